@@ -1,0 +1,43 @@
+"""Attention Lab helpers: the code behind the notebooks (``import helpers``).
+
+Core modules are numpy-only and import fast; plotting, widgets and the real model load on
+first use. Each function's docstring names the notebook that teaches it.
+
+- :mod:`helpers.attention`  softmax, scaled dot-product attention, causal mask
+- :mod:`helpers.example`    the article's running example (年 假 怎么 申请)
+- :mod:`helpers.config`     published model configs and counts derived from them
+- :mod:`helpers.display`    figure/number display used by every notebook
+- :mod:`helpers.plots`      plot builders shared by static figures and explorers
+- :mod:`helpers.explorer`   the explorer pattern; :mod:`helpers.widgets` its entry points
+"""
+from __future__ import annotations
+
+import importlib
+
+from . import attention, config, example, validation
+from .attention import causal_mask, scaled_dot_product_attention, softmax
+from .config import LLAMA_3_1_8B, PRESETS
+
+__version__ = "0.1.0"
+
+_LAZY = {"display", "plots", "explorer", "widgets", "fonts", "exercises", "explorers"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")
+
+
+def setup() -> None:
+    """Prepare a notebook: register the bundled Chinese font for matplotlib (every notebook's
+    setup cell calls this; see ``00_index``). Prints nothing."""
+    from .fonts import register_cjk_font
+
+    register_cjk_font()
+
+
+__all__ = ["attention", "config", "example", "validation", "softmax", "causal_mask",
+           "scaled_dot_product_attention", "LLAMA_3_1_8B", "PRESETS", "setup"]

@@ -1,0 +1,111 @@
+"""Model configurations (published ``config.json`` values) and the counts derived from them.
+
+Taught in ``02_qkv`` (projection shapes and parameter counts), ``06_attention_layer`` (heads,
+GQA, RoPE θ) and ``07_cost_of_length`` (the cost model). Every preset cites where its numbers
+are published; nothing downstream types a shape by hand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .validation import one_of
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The fields of a Llama-style ``config.json`` that attention needs."""
+
+    name: str
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    rope_theta: float
+    tie_word_embeddings: bool
+    source: str
+
+    def __post_init__(self):
+        for field in ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
+                      "intermediate_size", "vocab_size"):
+            value = getattr(self, field)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{field} must be a positive integer, got {value!r}")
+        if self.num_heads % self.num_kv_heads:
+            raise ValueError(
+                f"num_kv_heads ({self.num_kv_heads}) must divide num_heads ({self.num_heads})")
+
+    # ---- shapes (02_qkv) -------------------------------------------------------------
+    @property
+    def q_dim(self) -> int:
+        return self.num_heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        return self.num_kv_heads * self.head_dim
+
+    @property
+    def group_size(self) -> int:
+        """Query heads served by one KV head (GQA)."""
+        return self.num_heads // self.num_kv_heads
+
+    def projection_shapes(self) -> dict:
+        """``{name: (in, out)}`` for q_proj, k_proj, v_proj, o_proj."""
+        h = self.hidden_size
+        return {"q_proj": (h, self.q_dim), "k_proj": (h, self.kv_dim),
+                "v_proj": (h, self.kv_dim), "o_proj": (self.q_dim, h)}
+
+    # ---- parameter counts (02_qkv, 07_cost_of_length) --------------------------------
+    def attention_params_per_layer(self) -> int:
+        return sum(a * b for a, b in self.projection_shapes().values())
+
+    def mlp_params_per_layer(self) -> int:
+        return 3 * self.hidden_size * self.intermediate_size  # gate, up, down
+
+    def params_per_layer(self) -> int:
+        """Attention + MLP + the two RMSNorm weight vectors."""
+        return self.attention_params_per_layer() + self.mlp_params_per_layer() + 2 * self.hidden_size
+
+    def embedding_params(self) -> int:
+        return self.vocab_size * self.hidden_size
+
+    def matmul_params(self) -> int:
+        """Parameters a token is multiplied by: all layers, final norm and lm_head (not the
+        embedding lookup). With tied embeddings lm_head reuses the embedding matrix but is
+        still a matmul per token."""
+        return self.num_layers * self.params_per_layer() + self.hidden_size + self.embedding_params()
+
+    def total_params(self) -> int:
+        untied = 0 if self.tie_word_embeddings else self.embedding_params()
+        return self.num_layers * self.params_per_layer() + self.hidden_size + self.embedding_params() + untied
+
+
+LLAMA_3_1_8B = ModelConfig(
+    name="Llama-3.1-8B", hidden_size=4096, num_layers=32, num_heads=32, num_kv_heads=8,
+    head_dim=128, intermediate_size=14336, vocab_size=128256, rope_theta=500000.0,
+    tie_word_embeddings=False, source="meta-llama/Llama-3.1-8B, config.json")
+LLAMA_3_1_70B = ModelConfig(
+    name="Llama-3.1-70B", hidden_size=8192, num_layers=80, num_heads=64, num_kv_heads=8,
+    head_dim=128, intermediate_size=28672, vocab_size=128256, rope_theta=500000.0,
+    tie_word_embeddings=False, source="meta-llama/Llama-3.1-70B, config.json")
+LLAMA_3_2_3B = ModelConfig(
+    name="Llama-3.2-3B", hidden_size=3072, num_layers=28, num_heads=24, num_kv_heads=8,
+    head_dim=128, intermediate_size=8192, vocab_size=128256, rope_theta=500000.0,
+    tie_word_embeddings=True, source="meta-llama/Llama-3.2-3B, config.json")
+LLAMA_3_2_1B = ModelConfig(
+    name="Llama-3.2-1B", hidden_size=2048, num_layers=16, num_heads=32, num_kv_heads=8,
+    head_dim=64, intermediate_size=8192, vocab_size=128256, rope_theta=500000.0,
+    tie_word_embeddings=True, source="meta-llama/Llama-3.2-1B, config.json")
+SMOLLM2_135M = ModelConfig(
+    name="SmolLM2-135M", hidden_size=576, num_layers=30, num_heads=9, num_kv_heads=3,
+    head_dim=64, intermediate_size=1536, vocab_size=49152, rope_theta=100000.0,
+    tie_word_embeddings=True, source="HuggingFaceTB/SmolLM2-135M-Instruct, config.json")
+
+PRESETS = {c.name: c for c in (LLAMA_3_1_8B, LLAMA_3_1_70B, LLAMA_3_2_3B, LLAMA_3_2_1B, SMOLLM2_135M)}
+
+
+def preset(name: str) -> ModelConfig:
+    """Look up a published configuration by name (see :data:`PRESETS`)."""
+    return PRESETS[one_of("name", name, PRESETS)]

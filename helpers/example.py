@@ -1,0 +1,105 @@
+"""The article's running example: 年 假 怎么 申请, 4 input features, one 2-dim head.
+
+Introduced in ``01_weighted_average`` and ``02_qkv``; computed by hand in
+``03_hand_calculation``; masked in ``05_causal_mask``. The article fixes the rows of 申请 and 假
+and the q/k/v table; the other inputs are one consistent choice that reproduces that table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import softmax
+from .validation import as_float_array
+
+TOKENS = ("年", "假", "怎么", "申请")
+FEATURES = ("事项", "时间", "疑问", "动作")
+QUERY_TOKEN = "申请"
+
+
+def _frozen(rows):
+    arr = np.array(rows, dtype=np.float64)
+    arr.setflags(write=False)
+    return arr
+
+
+X = _frozen([[0, 1, 0, 0], [2, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+W_Q = _frozen([[0, 1], [1, 1], [1, 0], [2, 0]])
+W_K = _frozen([[1, 0], [1, 0], [0, 1], [0, 0]])
+W_V = _frozen([[1, 0], [1, 0], [0, 1], [0, 1]])
+
+# A fifth token for the KV-cache demonstration of 05_causal_mask (the article's sentence ends
+# with "？"); its input features are a teaching choice: mostly 疑问, a little 事项.
+NEXT_TOKEN = "？"
+X_NEXT = _frozen([[0.5, 0, 1, 0]])
+
+
+def project(x, weight, *, name: str = "weight") -> np.ndarray:
+    """``x @ weight`` with shape checks: rows of ``x`` are tokens, rows of ``weight`` features.
+
+    Taught in ``02_qkv``: each of q, k, v is the input row times one learned matrix.
+    """
+    x_arr = as_float_array("x", x, ndim=(1, 2))
+    w_arr = as_float_array(name, weight, ndim=2)
+    if x_arr.shape[-1] != w_arr.shape[0]:
+        raise ValueError(
+            f"x has {x_arr.shape[-1]} features (shape {x_arr.shape}) but {name} expects "
+            f"{w_arr.shape[0]} rows (shape {w_arr.shape})")
+    return x_arr @ w_arr
+
+
+@dataclass(frozen=True)
+class QKV:
+    """q, k and v of every token, each ``(n_tokens, d)``."""
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+
+
+def running_qkv(x=X) -> QKV:
+    """q, k, v of the running example (the article's table in ``02_qkv``)."""
+    return QKV(project(x, W_Q, name="W_Q"), project(x, W_K, name="W_K"), project(x, W_V, name="W_V"))
+
+
+@dataclass(frozen=True)
+class HandRow:
+    """Every intermediate of one attention row, as computed by hand in ``03_hand_calculation``."""
+
+    dots: np.ndarray      # q · k_j
+    scale: float          # 1/√d, or 1.0 when unscaled
+    scores: np.ndarray    # dots * scale
+    exps: np.ndarray      # e^(score - 0); the article does not subtract the max
+    total: float          # Σ exps
+    weights: np.ndarray   # exps / total
+    output: np.ndarray    # Σ weights_j v_j
+
+
+def hand_row(q, k, v, *, scaled: bool = True) -> HandRow:
+    """One query row step by step: dots → ÷√d → e^s → Σ → weights → weighted sum of v.
+
+    ``q`` is ``(d,)``, ``k`` is ``(n, d)``, ``v`` is ``(n, d_v)``. The exponentials are taken
+    on the raw scores, as the article prints them; the weights use the stable :func:`softmax`
+    and equal ``exps / total``.
+    """
+    q_arr = as_float_array("q", q, ndim=1)
+    k_arr = as_float_array("k", k, ndim=2)
+    v_arr = as_float_array("v", v, ndim=2)
+    if k_arr.shape[1] != q_arr.shape[0]:
+        raise ValueError(f"q has d={q_arr.shape[0]} but k has shape {k_arr.shape}; they must share d")
+    if v_arr.shape[0] != k_arr.shape[0]:
+        raise ValueError(f"k and v must have one row per token, got k {k_arr.shape} and v {v_arr.shape}")
+    dots = k_arr @ q_arr
+    scale = 1.0 / np.sqrt(q_arr.shape[0]) if scaled else 1.0
+    scores = dots * scale
+    exps = np.exp(scores)
+    weights = softmax(scores)
+    return HandRow(dots, float(scale), scores, exps, float(exps.sum()), weights, weights @ v_arr)
+
+
+def query_index(token: str = QUERY_TOKEN) -> int:
+    """Position of ``token`` in :data:`TOKENS`."""
+    if token not in TOKENS:
+        raise ValueError(f"token must be one of {TOKENS}, got {token!r}")
+    return TOKENS.index(token)

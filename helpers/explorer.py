@@ -1,0 +1,128 @@
+"""The explorer pattern behind every live control in the series.
+
+An :class:`Explorer` builds its controls and its figure once. When a control changes it
+recomputes only the state (memoised per combination of control values), updates the existing
+artists in place and re-renders one small PNG into an ``ipywidgets.Image``. Its update path runs
+without a frontend: set ``explorer.controls[name].value`` (or call :meth:`Explorer.set`) and
+read ``explorer.state`` / ``explorer.readout.value`` back, which is what the widget tests and
+``make bench`` do. Only APIs shared by ipywidgets 7.7 (Colab) and 8 are used.
+
+``naive=True`` builds a new figure on every move instead; it exists so the benchmark can
+compare the two ways in one run.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from .display import DPI, figure_png, new_figure
+
+
+class Explorer:
+    """Base class: subclasses define ``make_controls``, ``compute``, ``build`` and ``draw``."""
+
+    #: figure size in inches
+    figsize = (6.0, 2.8)
+    #: how many computed states to remember
+    cache_size = 128
+
+    def __init__(self, *, naive: bool = False):
+        import ipywidgets as widgets
+
+        self.naive = naive
+        self.controls = self.make_controls()
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png", layout=widgets.Layout(
+            width=f"{int(self.figsize[0] * DPI)}px", height="auto"))
+        self.renders = 0
+        self.state = None
+        self.png = b""
+        self._cache: OrderedDict = OrderedDict()
+        self._holding = False
+        self.fig = None
+        if not naive:
+            self.fig = new_figure(*self.figsize)
+            self.build(self.fig)
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.widget = widgets.VBox(self.layout_children())
+        self.update()
+
+    # ---- to implement ---------------------------------------------------------------------
+    def make_controls(self) -> dict:
+        """Return ``{name: widget}``; each widget's ``value`` feeds :meth:`compute`."""
+        raise NotImplementedError
+
+    def compute(self, **values):
+        """Pure function of the control values; returns the state the figure and text show."""
+        raise NotImplementedError
+
+    def build(self, fig) -> None:
+        """Create the axes and artists once (store them on ``self``)."""
+        raise NotImplementedError
+
+    def draw(self, state) -> None:
+        """Update the artists made in :meth:`build` to show ``state``."""
+        raise NotImplementedError
+
+    def describe(self, state) -> str:
+        """HTML for the readout under the controls (numbers formatted explicitly)."""
+        return ""
+
+    def layout_children(self) -> list:
+        import ipywidgets as widgets
+
+        return [widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")),
+                self.readout, self.image]
+
+    # ---- machinery --------------------------------------------------------------------------
+    @property
+    def values(self) -> dict:
+        return {name: control.value for name, control in self.controls.items()}
+
+    def state_for(self, **values):
+        """The memoised state for a combination of control values."""
+        key = tuple(sorted(values.items()))
+        try:
+            state = self._cache.pop(key)
+        except KeyError:
+            state = self.compute(**values)
+        except TypeError:  # unhashable control value: no caching
+            return self.compute(**values)
+        self._cache[key] = state
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return state
+
+    def update(self) -> None:
+        """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
+        self.state = self.state_for(**self.values)
+        if self.naive:
+            self.fig = new_figure(*self.figsize)
+            self.build(self.fig)
+        self.draw(self.state)
+        self.png = figure_png(self.fig)
+        self.image.value = self.png
+        self.readout.value = self.describe(self.state)
+        self.renders += 1
+
+    def set(self, **values) -> None:
+        """Set several controls at once with a single update (tests, reset buttons)."""
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}; this explorer has {list(self.controls)}")
+        self._holding = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        self.update()
+
+    def _on_change(self, _change) -> None:
+        if not self._holding:
+            self.update()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)

@@ -1,0 +1,1 @@
+"""Live explorers, one module per notebook; created through :mod:`helpers.widgets`."""

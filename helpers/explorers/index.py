@@ -1,0 +1,50 @@
+"""The small explorer of ``00_index``: turn 申请's query, watch its four weights move."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import example
+from ..attention import scaled_dot_product_attention
+from ..display import fmt
+from ..explorer import Explorer
+from ..plots import BarPanel
+
+
+def query_slider(description: str, value: float):
+    """A slider for one component of a 2-dim query (shared by 00 and 03)."""
+    import ipywidgets as widgets
+
+    return widgets.FloatSlider(value=value, min=-3.0, max=3.0, step=0.1, description=description,
+                               continuous_update=True, readout_format=".1f")
+
+
+def weights_html(tokens, weights, *, css_class="weights") -> str:
+    """``年 0.179 · 假 0.735 …`` as HTML with one span per token (the browser test reads it)."""
+    parts = [f'<span class="{css_class}-{i}">{tok} {fmt(w)}</span>'
+             for i, (tok, w) in enumerate(zip(tokens, weights))]
+    return " · ".join(parts)
+
+
+class QueryWeightsExplorer(Explorer):
+    """申请's q = (q1, q2) against the fixed keys of the running example."""
+
+    figsize = (4.6, 2.4)
+
+    def make_controls(self):
+        q = example.running_qkv().q[example.query_index()]
+        return {"q1": query_slider("q[0]", float(q[0])), "q2": query_slider("q[1]", float(q[1]))}
+
+    def compute(self, q1, q2):
+        qkv = example.running_qkv()
+        _, weights = scaled_dot_product_attention(np.array([[q1, q2]]), qkv.k, qkv.v)
+        return {"weights": weights[0]}
+
+    def build(self, fig):
+        self.bars = BarPanel(fig.add_subplot(), example.TOKENS, np.zeros(4), title="“申请”的注意力权重",
+                             highlight=1)
+
+    def draw(self, state):
+        self.bars.update(state["weights"])
+
+    def describe(self, state):
+        return "权重：" + weights_html(example.TOKENS, state["weights"])
