@@ -13,6 +13,7 @@ first use. Each function's docstring names the notebook that teaches it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 from . import attention, config, example, validation
 from .attention import causal_mask, scaled_dot_product_attention, softmax
@@ -20,11 +21,9 @@ from .config import LLAMA_3_1_8B, PRESETS
 
 __version__ = "0.1.0"
 
-_LAZY = {"display", "plots", "explorer", "widgets", "fonts", "exercises", "explorers"}
-
-
 def __getattr__(name):
-    if name in _LAZY:
+    """Load submodules (plots, widgets, the real model, …) on first use: ``import helpers`` stays fast."""
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module

@@ -73,7 +73,8 @@ class HandRow:
     exps: np.ndarray      # e^(score - 0); the article does not subtract the max
     total: float          # Σ exps
     weights: np.ndarray   # exps / total
-    output: np.ndarray    # Σ weights_j v_j
+    parts: np.ndarray     # weights_j · v_j, one row per token
+    output: np.ndarray    # Σ_j parts_j
 
 
 def hand_row(q, k, v, *, scaled: bool = True) -> HandRow:
@@ -95,7 +96,8 @@ def hand_row(q, k, v, *, scaled: bool = True) -> HandRow:
     scores = dots * scale
     exps = np.exp(scores)
     weights = softmax(scores)
-    return HandRow(dots, float(scale), scores, exps, float(exps.sum()), weights, weights @ v_arr)
+    parts = weights[:, None] * v_arr
+    return HandRow(dots, float(scale), scores, exps, float(exps.sum()), weights, parts, parts.sum(axis=0))
 
 
 def query_index(token: str = QUERY_TOKEN) -> int:
@@ -103,3 +105,17 @@ def query_index(token: str = QUERY_TOKEN) -> int:
     if token not in TOKENS:
         raise ValueError(f"token must be one of {TOKENS}, got {token!r}")
     return TOKENS.index(token)
+
+
+# The contrast sentence of 01_weighted_average: 报销单怎么申请, split at the same positions as
+# 年假怎么申请. Here the thing being applied for (报销) sits at position 0, not 1; the inputs are
+# a teaching choice in the same four features (单 carries a little 事项).
+TOKENS_B = ("报销", "单", "怎么", "申请")
+X_B = _frozen([[2, 0, 0, 0], [0.5, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+
+
+def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
+    """The input rows as a text table with the feature names (``01_weighted_average``, ``02_qkv``)."""
+    from .display import text_table
+
+    return text_table(["token", *FEATURES], [[t, *row] for t, row in zip(tokens, np.asarray(x))], digits=digits)

@@ -30,6 +30,7 @@ class Explorer:
 
         self.naive = naive
         self.controls = self.make_controls()
+        self.actions = self.make_actions()
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             width=f"{int(self.figsize[0] * DPI)}px", height="auto"))
@@ -52,6 +53,14 @@ class Explorer:
         """Return ``{name: widget}``; each widget's ``value`` feeds :meth:`compute`."""
         raise NotImplementedError
 
+    def make_actions(self) -> dict:
+        """Optional extra widgets (buttons, pickers) that act by calling :meth:`set`."""
+        return {}
+
+    def compute_args(self) -> dict:
+        """Arguments for :meth:`compute`; by default the control values (must be hashable to cache)."""
+        return self.values
+
     def compute(self, **values):
         """Pure function of the control values; returns the state the figure and text show."""
         raise NotImplementedError
@@ -71,8 +80,8 @@ class Explorer:
     def layout_children(self) -> list:
         import ipywidgets as widgets
 
-        return [widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")),
-                self.readout, self.image]
+        row = list(self.actions.values()) + list(self.controls.values())
+        return [widgets.HBox(row, layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
 
     # ---- machinery --------------------------------------------------------------------------
     @property
@@ -95,7 +104,7 @@ class Explorer:
 
     def update(self) -> None:
         """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
-        self.state = self.state_for(**self.values)
+        self.state = self.state_for(**self.compute_args())
         if self.naive:
             self.fig = new_figure(*self.figsize)
             self.build(self.fig)

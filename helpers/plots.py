@@ -123,17 +123,27 @@ def heatmaps(matrices, titles, row_labels, col_labels, *, vmin=0.0, vmax=1.0, cm
 
 
 class VectorPanel:
-    """2-D arrows from the origin (value vectors, their weighted parts and the sum)."""
+    """2-D arrows (q/k/v vectors, or weighted parts of a sum drawn head to tail).
 
-    def __init__(self, ax, vectors, labels, *, colors=None, lim=2.2, title=""):
+    With ``chain=True`` all arrows but the last are drawn head to tail and the last (the sum)
+    from the origin, so the picture shows ``Σ w_j v_j`` being built. Labels of arrows shorter
+    than ``min_label`` are hidden so tiny parts do not pile up.
+    """
+
+    def __init__(self, ax, vectors, labels, *, colors=None, lim=2.2, title="", chain=False,
+                 min_label=0.0):
         self.ax = ax
+        self.chain = chain
+        self.min_label = min_label
         n = len(labels)
         colors = colors or [BASE] * n
         self.arrows = [ax.annotate("", xy=(0, 0), xytext=(0, 0),
-                                   arrowprops=dict(arrowstyle="-|>", color=c, lw=2)) for c in colors]
+                                   arrowprops=dict(arrowstyle="-|>", color=c, lw=2, shrinkA=0, shrinkB=0))
+                       for c in colors]
         self.texts = [ax.text(0, 0, lab, fontsize=9, color=c) for lab, c in zip(labels, colors)]
-        ax.set_xlim(-lim, lim)
-        ax.set_ylim(-lim, lim)
+        lo, hi = (lim if isinstance(lim, tuple) else (-lim, lim))
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
         ax.axhline(0, color="#bbbbbb", lw=0.8)
         ax.axvline(0, color="#bbbbbb", lw=0.8)
         ax.set_aspect("equal")
@@ -141,6 +151,44 @@ class VectorPanel:
         self.update(vectors)
 
     def update(self, vectors):
-        for arrow, text, vec in zip(self.arrows, self.texts, np.asarray(vectors, dtype=float)):
-            arrow.xy = (vec[0], vec[1])
-            text.set_position((vec[0] * 1.05 + 0.05, vec[1] * 1.05 + 0.05))
+        vecs = np.asarray(vectors, dtype=float)
+        starts = np.zeros_like(vecs)
+        if self.chain:
+            starts[1:-1] = np.cumsum(vecs[:-1], axis=0)[:-1]
+        for i, (arrow, text, start, vec) in enumerate(zip(self.arrows, self.texts, starts, vecs)):
+            end = start + vec
+            arrow.xy = (end[0], end[1])
+            arrow.set_position((start[0], start[1]))
+            if self.chain and i == len(vecs) - 1:  # the sum: label under its tip
+                text.set_position((end[0] - 0.1, end[1] - 0.3))
+            else:
+                mid = start + 0.5 * vec if self.chain else end
+                text.set_position((mid[0] + 0.04, mid[1] + 0.08))
+            text.set_visible(bool(np.hypot(*vec) >= self.min_label))
+
+
+def fixed_vs_content_figure(results):
+    """``01_weighted_average``: per sentence, fixed weights (grey) beside content weights."""
+    fig = new_figure(7.2, 2.6)
+    axes = fig.subplots(1, len(results))
+    for ax, r in zip(np.atleast_1d(axes), results):
+        x = np.arange(len(r.tokens))
+        ax.bar(x - 0.2, r.fixed_weights, width=0.4, label="固定权重", color="#bbbbbb")
+        ax.bar(x + 0.2, r.content_weights, width=0.4, label="按内容", color=BASE)
+        ax.set_xticks(x, list(r.tokens))
+        ax.set_ylim(0, 1)
+        ax.set_title("".join(r.tokens))
+        ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(loc="upper right")
+    return fig
+
+
+QKV_COLORS = ("#d95f02", "#1b9e77", "#7570b3")
+
+
+def vectors_figure(vectors, labels, *, colors=None, lim=2.5, title="", chain=False, width=3.4, height=3.2):
+    """Static 2-D arrow picture (``02_qkv``'s q/k/v, ``03``'s weighted sum of v)."""
+    fig = new_figure(width, height)
+    VectorPanel(fig.add_subplot(), vectors, labels, colors=colors, lim=lim, title=title, chain=chain,
+                min_label=0.15 if chain else 0.0)
+    return fig

@@ -14,6 +14,28 @@ def query_weights_explorer(**kwargs):
     return QueryWeightsExplorer(**kwargs)
 
 
+
+def weighted_average_explorer(**kwargs):
+    """``01_weighted_average``: four weight sliders (renormalised) → the new 申请 vector."""
+    from .explorers.weighted_average import WeightedAverageExplorer
+
+    return WeightedAverageExplorer(**kwargs)
+
+
+def qkv_explorer(**kwargs):
+    """``02_qkv``: a token's four input features → its q, k, v through W_Q, W_K, W_V."""
+    from .explorers.qkv import QKVExplorer
+
+    return QKVExplorer(**kwargs)
+
+
+def hand_calculation_explorer(**kwargs):
+    """``03_hand_calculation``: 申请's q and any token's k, v → every step of the row."""
+    from .explorers.hand import HandCalculationExplorer
+
+    return HandCalculationExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

@@ -135,8 +135,13 @@ class NotebookPage:
         """The ``index``-th live explorer (an ipywidgets VBox) in the notebook."""
         return self.page.locator(".jp-OutputArea .widget-vbox").nth(index)
 
-    def press_on_slider(self, explorer, slider_index: int, key: str, timeout_ms: int = 5000):
-        """Focus a slider handle, press ``key`` and return (new readout value text, latency ms)."""
+    def press_on_slider(self, explorer, slider_index: int, key: str, *, watch: str = ".widget-html-content",
+                        timeout_ms: int = 5000):
+        """Focus a slider handle, press ``key``; return (slider readout, watched text, latency ms).
+
+        The latency is key press to the explorer's readout changing; ``watch`` selects the element
+        whose text is then returned (by default the whole readout).
+        """
         slider = explorer.locator(".widget-slider").nth(slider_index)
         handle = slider.locator(".noUi-handle, .ui-slider-handle").first
         readout = explorer.locator(".widget-html-content").first
@@ -150,4 +155,4 @@ class NotebookPage:
         latency = (time.perf_counter() - start) * 1000
         value = slider.locator(".widget-readout").first
         text = value.input_value() if value.evaluate("e => e.tagName") == "INPUT" else value.inner_text()
-        return text.strip(), readout.inner_text(), latency
+        return text.strip(), explorer.locator(watch).first.inner_text(), latency

@@ -60,21 +60,35 @@ def open_and_run(lab, name):
     return nb
 
 
-def test_index_notebook_runs_and_slider_drives_weights(lab):
-    nb = open_and_run(lab, "00_index.ipynb")
+def expected_query_weights(q1, q2):
+    qkv = example.running_qkv()
+    _, w = scaled_dot_product_attention(np.array([[q1, q2]]), qkv.k, qkv.v)
+    return w[0]
+
+
+# notebook → (explorer index, slider index, key, CSS of the shown result, expected numbers(slider value))
+CASES = {
+    "00_index.ipynb": (0, 0, "ArrowRight", ".widget-html-content",
+                       lambda q1: [float(f"{x:.3f}") for x in expected_query_weights(q1, 0.0)]),
+    "03_hand_calculation.ipynb": (0, 0, "ArrowLeft", ".weights-1",
+                                  lambda q1: [float(f"{expected_query_weights(q1, 0.0)[1]:.3f}")]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_notebook_runs_clean_and_control_drives_result(lab, name):
+    explorer_index, slider_index, key, watch, expected = CASES[name]
+    nb = open_and_run(lab, name)
     try:
         assert nb.error_outputs() == []
         text = nb.output_text()
         assert "Glyph" not in text and "Traceback" not in text
-        explorer = nb.explorer(0)
-        q1_text, readout, latency = nb.press_on_slider(explorer, 0, "ArrowRight")
-        q1 = float(q1_text)
-        assert q1 != 2.0
-        qkv = example.running_qkv()
-        _, w = scaled_dot_product_attention(np.array([[q1, 0.0]]), qkv.k, qkv.v)
-        assert numbers(readout) == [float(f"{x:.3f}") for x in w[0]]
+        explorer = nb.explorer(explorer_index)
+        value_text, shown, latency = nb.press_on_slider(explorer, slider_index, key, watch=watch)
+        value = float(value_text)
+        assert numbers(shown) == expected(value), (value, shown)
         assert latency < 2000
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        nb.page.screenshot(path=str(ARTIFACTS / "00_index.png"), full_page=True)
+        nb.page.screenshot(path=str(ARTIFACTS / name.replace(".ipynb", ".png")), full_page=True)
     finally:
         nb.page.close()

@@ -70,3 +70,98 @@ def test_state_is_cached_per_control_values():
     e.set(q1=1.5)
     e.set(q1=1.0)
     assert e.state is first
+
+
+# ---- 01_weighted_average -----------------------------------------------------------------------
+@pytest.mark.parametrize("control", ["w0", "w1", "w2", "w3"])
+def test_weighted_average_explorer_each_control(control):
+    e = widgets.weighted_average_explorer()
+    e.controls[control].value = 1.0
+    raw = np.array([e.values[f"w{i}"] for i in range(4)])
+    expected_w = raw / raw.sum()
+    np.testing.assert_allclose(e.state["weights"], expected_w)
+    np.testing.assert_allclose(e.state["vector"], expected_w @ example.X)
+    shown = shown_numbers(e.readout.value)
+    assert shown[0] == 1.0  # the sum after renormalising
+    assert shown[1:5] == [round(x, 3) for x in expected_w]
+    assert shown[5:] == [round(x, 3) for x in expected_w @ example.X]
+    np.testing.assert_allclose([b.get_height() for b in e.vector_bars.bars], expected_w @ example.X)
+
+
+def test_weighted_average_explorer_all_zero_gives_equal_weights():
+    e = widgets.weighted_average_explorer()
+    e.set(w0=0.0, w1=0.0, w2=0.0, w3=0.0)
+    np.testing.assert_allclose(e.state["weights"], 0.25)
+
+
+# ---- 02_qkv ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("control, value", [("x0", 2.0), ("x1", -1.0), ("x2", 1.5), ("x3", 0.0)])
+def test_qkv_explorer_each_feature(control, value):
+    e = widgets.qkv_explorer()
+    e.controls[control].value = value
+    x = np.array([e.values[f"x{i}"] for i in range(4)])
+    for name, w in (("q", example.W_Q), ("k", example.W_K), ("v", example.W_V)):
+        np.testing.assert_allclose(e.state[name], x @ w)
+    import re
+
+    shown = re.search(r'class="k">k = \[([^\]]+)\]', e.readout.value).group(1)
+    assert [float(s) for s in shown.split(",")] == [round(c, 2) for c in x @ example.W_K]
+
+
+def test_qkv_explorer_token_picker_loads_rows_of_x():
+    e = widgets.qkv_explorer()
+    for token in example.TOKENS:
+        e.actions["token"].value = token
+        np.testing.assert_array_equal(e.state["x"], example.X[example.query_index(token)])
+        np.testing.assert_array_equal(e.state["q"], example.running_qkv().q[example.query_index(token)])
+
+
+# ---- 03_hand_calculation -----------------------------------------------------------------------
+def reference_row(q, k, v):
+    scores = k @ q / np.sqrt(2)
+    w = np.exp(scores) / np.exp(scores).sum()
+    return w, w @ v
+
+
+def test_hand_explorer_q_sliders():
+    e = widgets.hand_calculation_explorer()
+    qkv = example.running_qkv()
+    e.controls["q1"].value = 1.0
+    e.controls["q2"].value = 0.5
+    w, out = reference_row(np.array([1.0, 0.5]), qkv.k, qkv.v)
+    np.testing.assert_allclose(e.state.weights, w)
+    np.testing.assert_allclose(e.state.output, out)
+    assert f"假 {w[1]:.3f}" in e.readout.value
+    assert f"[{out[0]:.3f}, {out[1]:.3f}]" in e.readout.value
+
+
+@pytest.mark.parametrize("token", ["年", "怎么", "申请"])
+def test_hand_explorer_k_and_v_of_any_token(token):
+    e = widgets.hand_calculation_explorer()
+    qkv = example.running_qkv()
+    e.actions["token"].value = token
+    i = example.query_index(token)
+    assert (e.values["k1"], e.values["k2"]) == tuple(qkv.k[i])
+    e.controls["k1"].value = 3.0
+    e.controls["v2"].value = -2.0
+    k, v = qkv.k.copy(), qkv.v.copy()
+    k[i, 0] = 3.0
+    v[i, 1] = -2.0
+    w, out = reference_row(qkv.q[3], k, v)
+    np.testing.assert_allclose(e.state.weights, w)
+    np.testing.assert_allclose(e.state.output, out)
+    np.testing.assert_allclose(e.state.dots, k @ qkv.q[3])
+    # switching token keeps the edit; reset restores the article's numbers
+    e.actions["token"].value = "假"
+    np.testing.assert_allclose(e.state.weights, w)
+    e.actions["reset"].click()
+    assert [round(x, 3) for x in e.state.weights] == [0.179, 0.735, 0.043, 0.043]
+    assert [round(x, 3) for x in e.state.output] == [1.648, 0.087]
+
+
+def test_hand_explorer_figure_follows_state():
+    e = widgets.hand_calculation_explorer()
+    e.set(q1=-1.0, q2=2.0)
+    np.testing.assert_allclose([b.get_height() for b in e.bars.bars], e.state.weights)
+    tip = e.vectors.arrows[-1].xy
+    np.testing.assert_allclose(tip, e.state.output)

@@ -1,0 +1,87 @@
+"""``03_hand_calculation``: every step of 申请's row, live; sliders for q and any token's k, v."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import example
+from ..display import fmt, fmt_vec
+from ..explorer import Explorer
+from ..plots import BarPanel, VectorPanel
+from .index import query_slider, weights_html
+
+PART_COLORS = ["#66a61e", "#d95f02", "#7570b3", "#e7298a", "#000000"]
+
+
+class HandCalculationExplorer(Explorer):
+    """q of 申请 (2 sliders) and k, v of the token picked in the dropdown (4 sliders)."""
+
+    figsize = (6.6, 2.9)
+
+    def __init__(self, **kwargs):
+        qkv = example.running_qkv()
+        self.original_k, self.original_v = qkv.k, qkv.v
+        self.k, self.v = qkv.k.copy(), qkv.v.copy()
+        self.token = example.query_index("假")
+        super().__init__(**kwargs)
+
+    def make_controls(self):
+        q = example.running_qkv().q[example.query_index()]
+        t = example.query_index("假")
+        return {
+            "q1": query_slider("q[0]", float(q[0])), "q2": query_slider("q[1]", float(q[1])),
+            "k1": query_slider("k[0]", float(self.k[t, 0])), "k2": query_slider("k[1]", float(self.k[t, 1])),
+            "v1": query_slider("v[0]", float(self.v[t, 0])), "v2": query_slider("v[1]", float(self.v[t, 1])),
+        }
+
+    def make_actions(self):
+        import ipywidgets as widgets
+
+        picker = widgets.Dropdown(options=list(example.TOKENS), value="假", description="改 k、v：")
+        picker.observe(self._pick_token, names="value")
+        reset = widgets.Button(description="恢复文章数字")
+        reset.on_click(lambda _button: self.reset())
+        return {"token": picker, "reset": reset}
+
+    def _pick_token(self, change):
+        self.token = example.query_index(change["new"])
+        t = self.token
+        self.set(k1=float(self.k[t, 0]), k2=float(self.k[t, 1]), v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
+
+    def reset(self):
+        """Back to the article's numbers (the reset button)."""
+        self.k, self.v = self.original_k.copy(), self.original_v.copy()
+        q = example.running_qkv().q[example.query_index()]
+        t = self.token
+        self.set(q1=float(q[0]), q2=float(q[1]), k1=float(self.k[t, 0]), k2=float(self.k[t, 1]),
+                 v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
+
+    def compute_args(self):
+        values = self.values
+        self.k[self.token] = (values["k1"], values["k2"])
+        self.v[self.token] = (values["v1"], values["v2"])
+        return {"q": (values["q1"], values["q2"]),
+                "k": tuple(map(tuple, self.k.tolist())), "v": tuple(map(tuple, self.v.tolist()))}
+
+    def compute(self, q, k, v):
+        return example.hand_row(np.array(q), np.array(k), np.array(v))
+
+    def build(self, fig):
+        ax_w, ax_v = fig.subplots(1, 2)
+        self.bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="权重 w = softmax(q·k/√2)", highlight=1)
+        labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
+        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=(-1.0, 2.6),
+                                   title="按权重把 v 首尾相接", chain=True, min_label=0.15)
+
+    def draw(self, row):
+        self.bars.update(row.weights)
+        self.vectors.update(np.vstack([row.parts, row.output]))
+
+    def describe(self, row):
+        lines = [
+            f"点积 q·k：{fmt_vec(row.dots)}",
+            f"÷√2：{fmt_vec(row.scores)}",
+            f"e^s：{fmt_vec(row.exps)}，合计 {fmt(row.total)}",
+            "权重：" + weights_html(example.TOKENS, row.weights),
+            f'输出：<span class="output">{fmt_vec(row.output)}</span>',
+        ]
+        return "<br>".join(lines)

@@ -1,0 +1,52 @@
+"""``02_qkv``: a token's four input features → its q, k and v."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import example
+from ..display import fmt_vec
+from ..explorer import Explorer
+from ..plots import QKV_COLORS, VectorPanel
+
+
+class QKVExplorer(Explorer):
+    """Sliders for 事项 时间 疑问 动作 of one token; a picker loads any token's row of X."""
+
+    figsize = (3.4, 3.2)
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        x = example.X[example.query_index()]
+        return {f"x{i}": widgets.FloatSlider(value=float(x[i]), min=-2.0, max=2.0, step=0.1,
+                                             description=name, readout_format=".1f")
+                for i, name in enumerate(example.FEATURES)}
+
+    def make_actions(self):
+        import ipywidgets as widgets
+
+        picker = widgets.Dropdown(options=list(example.TOKENS), value=example.QUERY_TOKEN,
+                                  description="载入")
+        picker.observe(self._load_token, names="value")
+        return {"token": picker}
+
+    def _load_token(self, change):
+        x = example.X[example.query_index(change["new"])]
+        self.set(**{f"x{i}": float(v) for i, v in enumerate(x)})
+
+    def compute(self, x0, x1, x2, x3):
+        x = np.array([x0, x1, x2, x3])
+        return {"x": x, "q": x @ example.W_Q, "k": x @ example.W_K, "v": x @ example.W_V}
+
+    def build(self, fig):
+        self.panel = VectorPanel(fig.add_subplot(), np.zeros((3, 2)), ["q", "k", "v"], colors=list(QKV_COLORS),
+                                 lim=4.2, title="q、k、v（2 维）")
+
+    def draw(self, state):
+        self.panel.update([state["q"], state["k"], state["v"]])
+
+    def describe(self, state):
+        return (f"x = {fmt_vec(state['x'], 1)} → "
+                f'<span class="q">q = {fmt_vec(state["q"], 2)}</span> · '
+                f'<span class="k">k = {fmt_vec(state["k"], 2)}</span> · '
+                f'<span class="v">v = {fmt_vec(state["v"], 2)}</span>')

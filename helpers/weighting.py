@@ -1,0 +1,69 @@
+"""A weighted average of the context, with fixed or content-computed weights (``01_weighted_average``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import example
+from .attention import scaled_dot_product_attention
+from .validation import as_float_array
+
+
+def normalise_weights(raw) -> np.ndarray:
+    """Scale non-negative ``raw`` weights so they sum to 1 (``01_weighted_average``).
+
+    All-zero input gives equal weights (the explorer's sliders can all sit at 0).
+    """
+    w = as_float_array("raw", raw, ndim=1)
+    if (w < 0).any():
+        raise ValueError(f"raw weights must be >= 0, got {np.round(w, 3).tolist()}")
+    total = w.sum()
+    return np.full_like(w, 1.0 / len(w)) if total == 0 else w / total
+
+
+def weighted_average(vectors, weights) -> np.ndarray:
+    """``Σ_j w_j · vectors[j]`` with ``w`` summing to 1 (``01_weighted_average``)."""
+    v = as_float_array("vectors", vectors, ndim=2)
+    w = as_float_array("weights", weights, ndim=1)
+    if len(w) != len(v):
+        raise ValueError(f"weights has {len(w)} entries but vectors has {len(v)} rows (shape {v.shape})")
+    if (w < 0).any() or not np.isclose(w.sum(), 1.0):
+        raise ValueError(f"weights must be >= 0 and sum to 1, got {np.round(w, 3).tolist()} (sum {w.sum():.3f})")
+    return w @ v
+
+
+def content_weights(x, query_position: int = -1) -> np.ndarray:
+    """Weights the query at ``query_position`` computes from content via W_Q and W_K (``01``)."""
+    x_arr = as_float_array("x", x, ndim=2)
+    q = example.project(x_arr, example.W_Q, name="W_Q")
+    k = example.project(x_arr, example.W_K, name="W_K")
+    _, w = scaled_dot_product_attention(q[[query_position]], k, k)
+    return w[0]
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    tokens: tuple
+    target: int             # position of the thing being applied for
+    fixed_weights: np.ndarray
+    content_weights: np.ndarray
+
+    @property
+    def fixed_on_target(self) -> float:
+        return float(self.fixed_weights[self.target])
+
+    @property
+    def content_on_target(self) -> float:
+        return float(self.content_weights[self.target])
+
+
+def fixed_vs_content(fixed=None) -> list:
+    """Both sentences of ``01``: one fixed weight vector (tuned for 年假怎么申请) vs content weights.
+
+    ``fixed`` defaults to the weights 申请 computes in 年假怎么申请, so the fixed choice is as
+    good as possible for sentence A; the question is what it does to sentence B.
+    """
+    fixed_w = content_weights(example.X) if fixed is None else normalise_weights(fixed)
+    return [SentenceResult(example.TOKENS, 1, fixed_w, content_weights(example.X)),
+            SentenceResult(example.TOKENS_B, 0, fixed_w, content_weights(example.X_B))]
