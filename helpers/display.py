@@ -30,6 +30,17 @@ def figure_png(fig, dpi: int = DPI) -> bytes:
     return buffer.getvalue()
 
 
+def rgba_png(canvas) -> bytes:
+    """Encode an Agg canvas's current pixels as PNG (fast compression: explorers re-encode often)."""
+    from PIL import Image
+
+    width, height = canvas.get_width_height(physical=True)
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
 def show(fig) -> None:
     """Display ``fig`` as a PNG image in the notebook (static figures in every notebook)."""
     from IPython.display import Image, display

@@ -29,11 +29,6 @@ W_Q = _frozen([[0, 1], [1, 1], [1, 0], [2, 0]])
 W_K = _frozen([[1, 0], [1, 0], [0, 1], [0, 0]])
 W_V = _frozen([[1, 0], [1, 0], [0, 1], [0, 1]])
 
-# A fifth token for the KV-cache demonstration of 05_causal_mask (the article's sentence ends
-# with "？"); its input features are a teaching choice: mostly 疑问, a little 事项.
-NEXT_TOKEN = "？"
-X_NEXT = _frozen([[0.5, 0, 1, 0]])
-
 
 def project(x, weight, *, name: str = "weight") -> np.ndarray:
     """``x @ weight`` with shape checks: rows of ``x`` are tokens, rows of ``weight`` features.
@@ -119,3 +114,17 @@ def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
     from .display import text_table
 
     return text_table(["token", *FEATURES], [[t, *row] for t, row in zip(tokens, np.asarray(x))], digits=digits)
+
+
+# Tokens that 05_causal_mask appends after 年假怎么申请 (the sentence goes on: ？需要审批吗),
+# with teaching-choice inputs in the same four features.
+EXTRA_TOKENS = ("？", "需要", "审批", "吗")
+X_EXTRA = _frozen([[0.5, 0, 1, 0], [0, 0, 0, 0.5], [1, 0, 0, 0.5], [0, 0, 1, 0]])
+
+
+def extended_qkv(n_extra: int) -> tuple:
+    """Tokens and q/k/v of the running example with the first ``n_extra`` extra tokens appended."""
+    if not 0 <= n_extra <= len(EXTRA_TOKENS):
+        raise ValueError(f"n_extra must be in 0…{len(EXTRA_TOKENS)}, got {n_extra}")
+    tokens = TOKENS + EXTRA_TOKENS[:n_extra]
+    return tokens, running_qkv(np.vstack([X, X_EXTRA[:n_extra]]))

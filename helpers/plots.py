@@ -32,6 +32,10 @@ class BarPanel:
         self.labels = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in x]
         self.update(values)
 
+    @property
+    def artists(self) -> list:
+        return [*self.bars, *self.labels]
+
     def update(self, values):
         top = self.ax.get_ylim()[1]
         for bar, label, value in zip(self.bars, self.labels, np.ravel(values)):
@@ -50,8 +54,7 @@ class HeatmapPanel:
                  title="", digits=3, annotate=True, highlight_row=None, xlabel="key", ylabel="query"):
         import matplotlib
 
-        cmap_obj = matplotlib.colormaps[cmap].copy()
-        cmap_obj.set_bad("#dddddd")
+        cmap_obj = matplotlib.colormaps[cmap].with_extremes(bad="#dddddd")
         self.ax = ax
         self.digits = digits
         m = np.asarray(matrix, dtype=float)
@@ -71,6 +74,10 @@ class HeatmapPanel:
                                  visible=highlight_row is not None)
         ax.add_patch(self.row_box)
         self.update(m, highlight_row=highlight_row)
+
+    @property
+    def artists(self) -> list:
+        return [self.image, *(t for row in self.texts for t in row), self.row_box]
 
     def update(self, matrix, highlight_row=None):
         m = np.asarray(matrix, dtype=float)
@@ -150,6 +157,10 @@ class VectorPanel:
         ax.set_title(title)
         self.update(vectors)
 
+    @property
+    def artists(self) -> list:
+        return [*self.arrows, *self.texts]
+
     def update(self, vectors):
         vecs = np.asarray(vectors, dtype=float)
         starts = np.zeros_like(vecs)
@@ -191,4 +202,49 @@ def vectors_figure(vectors, labels, *, colors=None, lim=2.5, title="", chain=Fal
     fig = new_figure(width, height)
     VectorPanel(fig.add_subplot(), vectors, labels, colors=colors, lim=lim, title=title, chain=chain,
                 min_label=0.15 if chain else 0.0)
+    return fig
+
+
+def std_vs_d_figure(ds, stds):
+    """``04_sqrt_d``: measured std of q·k against d on log axes, with the √d curve."""
+    fig = new_figure(4.6, 3.0)
+    ax = fig.add_subplot()
+    d = np.asarray(ds, dtype=float)
+    ax.plot(d, np.sqrt(d), color="#bbbbbb", lw=3, label="√d（理论）")
+    ax.plot(d, stds, "o", color=ACCENT, label="模拟")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("每个头的维度 d")
+    ax.set_ylabel("点积 q·k 的标准差")
+    ax.legend()
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def saturation_figure(rows):
+    """``04_sqrt_d``: as scores are multiplied up, the largest weight → 1 and ‖J‖ → 0."""
+    fig = new_figure(4.6, 3.0)
+    ax = fig.add_subplot()
+    factors = [r[0] for r in rows]
+    ax.plot(factors, [r[1] for r in rows], "o-", color=BASE, label="最大的权重")
+    ax.plot(factors, [r[2] for r in rows], "s-", color=MUTED, label="softmax 雅可比范数 ‖J‖")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("分数放大的倍数")
+    ax.set_ylim(0, 1.05)
+    ax.legend()
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def causal_heatmaps(tokens, scores, weights_causal):
+    """``05_causal_mask``: raw scores, scores + mask (−∞ above the diagonal), masked weights."""
+    from .attention import causal_mask
+
+    masked = scores + causal_mask(len(tokens))
+    finite = scores[np.isfinite(scores)]
+    fig = new_figure(9.6, 3.3)
+    for ax, m, title, lo, hi in zip(fig.subplots(1, 3), [scores, masked, weights_causal],
+                                    ["分数 QKᵀ/√d", "加上因果掩码", "softmax 后的权重"],
+                                    [finite.min(), finite.min(), 0.0], [finite.max(), finite.max(), 1.0]):
+        HeatmapPanel(ax, m, tokens, tokens, title=title, vmin=float(lo), vmax=float(hi))
     return fig

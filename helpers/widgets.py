@@ -36,6 +36,21 @@ def hand_calculation_explorer(**kwargs):
     return HandCalculationExplorer(**kwargs)
 
 
+
+def sqrt_d_explorer(**kwargs):
+    """``04_sqrt_d``: d (log steps), n, scale on/off → score histogram and largest weights."""
+    from .explorers.sqrt_d import SqrtDExplorer
+
+    return SqrtDExplorer(**kwargs)
+
+
+def causal_mask_explorer(**kwargs):
+    """``05_causal_mask``: mask on/off, query row, appended tokens → weights and cache validity."""
+    from .explorers.causal import CausalMaskExplorer
+
+    return CausalMaskExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

@@ -66,12 +66,28 @@ def expected_query_weights(q1, q2):
     return w[0]
 
 
+def expected_causal_row(row):
+    qkv = example.running_qkv()
+    _, w = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v, causal=True)
+    return [float(f"{x:.3f}") for x in w[int(row)]]
+
+
+def expected_sqrt_d_max(d):
+    from helpers import softmax
+    from helpers.scaling import ScorePool
+
+    scores = ScorePool().scores(5, int(d)) / np.sqrt(int(d))
+    return [float(f"{softmax(scores).max(axis=-1).mean():.3f}")]
+
+
 # notebook → (explorer index, slider index, key, CSS of the shown result, expected numbers(slider value))
 CASES = {
     "00_index.ipynb": (0, 0, "ArrowRight", ".widget-html-content",
                        lambda q1: [float(f"{x:.3f}") for x in expected_query_weights(q1, 0.0)]),
     "03_hand_calculation.ipynb": (0, 0, "ArrowLeft", ".weights-1",
                                   lambda q1: [float(f"{expected_query_weights(q1, 0.0)[1]:.3f}")]),
+    "04_sqrt_d.ipynb": (0, 0, "ArrowLeft", ".maxw", expected_sqrt_d_max),
+    "05_causal_mask.ipynb": (0, 0, "ArrowLeft", ".row", expected_causal_row),
 }
 
 

@@ -165,3 +165,58 @@ def test_hand_explorer_figure_follows_state():
     np.testing.assert_allclose([b.get_height() for b in e.bars.bars], e.state.weights)
     tip = e.vectors.arrows[-1].xy
     np.testing.assert_allclose(tip, e.state.output)
+
+
+# ---- 04_sqrt_d ------------------------------------------------------------------------------
+def test_sqrt_d_explorer_each_control():
+    from helpers.attention import softmax
+
+    e = widgets.sqrt_d_explorer()
+    pool = e.pool
+    for values in ({"d": 1024}, {"n": 1000}, {"scaled": False}, {"d": 2, "n": 2, "scaled": True}):
+        e.set(**values)
+        d, n, scaled = e.values["d"], e.values["n"], e.values["scaled"]
+        scores = pool.scores(n, d) / (np.sqrt(d) if scaled else 1.0)
+        expected = softmax(scores).max(axis=-1).mean()
+        assert e.state["mean_max"] == pytest.approx(expected, rel=1e-12)
+        assert e.state["score_std"] == pytest.approx(np.std(scores), rel=1e-12)
+        assert f'class="maxw">{expected:.3f}' in e.readout.value
+        top = np.sort(softmax(scores)[0])[::-1][:10]
+        np.testing.assert_allclose([b.get_height() for b in e.top_bars][: len(top)], top)
+
+
+def test_sqrt_d_explorer_unscaled_collapses():
+    e = widgets.sqrt_d_explorer()
+    e.set(d=1024, n=5, scaled=False)
+    assert e.state["mean_max"] > 0.9
+    e.set(scaled=True)
+    assert e.state["mean_max"] < 0.6
+    assert e.state["score_std"] == pytest.approx(1.0, abs=0.15)
+
+
+# ---- 05_causal_mask -----------------------------------------------------------------------
+def test_causal_explorer_each_control():
+    e = widgets.causal_mask_explorer()
+    qkv = example.running_qkv()
+    # mask off: the 假 row puts 0.578 on 怎么
+    e.set(causal=False, row=1)
+    _, w = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v)
+    np.testing.assert_allclose(e.state["weights"], w)
+    assert "怎么 0.578" in e.readout.value
+    # mask on: 怎么's row
+    e.set(causal=True, row=2)
+    assert "年 0.284 · 假 0.576 · 怎么 0.140" in e.readout.value
+    # append tokens: with the mask earlier outputs do not change; without they do
+    e.controls["extra"].value = 4
+    assert len(e.state["tokens"]) == 8 and e.state["change"] == 0.0
+    assert 'class="change">0.000' in e.readout.value
+    e.controls["causal"].value = False
+    tokens, qkv8 = example.extended_qkv(4)
+    before, _ = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v)
+    after, _ = scaled_dot_product_attention(qkv8.q, qkv8.k, qkv8.v)
+    change = np.abs(after[:4] - before).max()
+    assert e.state["change"] == pytest.approx(change) and change > 0.05
+    # the highlighted row follows the slider and is clamped to the sequence
+    e.set(extra=0, row=7)
+    assert e.state["row"] == 3
+    assert e.heat.row_box.get_y() == pytest.approx(2.5)

@@ -71,6 +71,7 @@ class HandCalculationExplorer(Explorer):
         labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
         self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=(-1.0, 2.6),
                                    title="按权重把 v 首尾相接", chain=True, min_label=0.15)
+        self.animate(*self.bars.artists, *self.vectors.artists)
 
     def draw(self, row):
         self.bars.update(row.weights)

@@ -42,6 +42,7 @@ class QueryWeightsExplorer(Explorer):
     def build(self, fig):
         self.bars = BarPanel(fig.add_subplot(), example.TOKENS, np.zeros(4), title="“申请”的注意力权重",
                              highlight=1)
+        self.animate(*self.bars.artists)
 
     def draw(self, state):
         self.bars.update(state["weights"])

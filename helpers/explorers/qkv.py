@@ -41,6 +41,7 @@ class QKVExplorer(Explorer):
     def build(self, fig):
         self.panel = VectorPanel(fig.add_subplot(), np.zeros((3, 2)), ["q", "k", "v"], colors=list(QKV_COLORS),
                                  lim=4.2, title="q、k、v（2 维）")
+        self.animate(*self.panel.artists)
 
     def draw(self, state):
         self.panel.update([state["q"], state["k"], state["v"]])

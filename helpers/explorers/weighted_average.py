@@ -32,6 +32,7 @@ class WeightedAverageExplorer(Explorer):
         self.weight_bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="归一化后的权重")
         self.vector_bars = BarPanel(ax_v, example.FEATURES, np.zeros(4), ylim=(0, 2.1),
                                     title="新的“申请”向量", digits=2)
+        self.animate(*self.weight_bars.artists, *self.vector_bars.artists)
 
     def draw(self, state):
         self.weight_bars.update(state["weights"])

@@ -1,0 +1,69 @@
+"""``05_causal_mask``: mask on/off, the query row, appended tokens → weight matrix and row."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import example
+from ..attention import scaled_dot_product_attention
+from ..display import fmt
+from ..explorer import Explorer
+from ..kv_cache import earlier_output_change
+from ..plots import HeatmapPanel
+
+N_MAX = len(example.TOKENS) + len(example.EXTRA_TOKENS)
+
+
+class CausalMaskExplorer(Explorer):
+    figsize = (4.4, 4.0)
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        return {
+            "causal": widgets.Checkbox(value=True, description="因果掩码"),
+            "row": widgets.IntSlider(value=3, min=0, max=N_MAX - 1, description="查询行"),
+            "extra": widgets.IntSlider(value=0, min=0, max=len(example.EXTRA_TOKENS), description="追加 token"),
+        }
+
+    def compute(self, causal, row, extra):
+        tokens, qkv = example.extended_qkv(extra)
+        n = len(tokens)
+        row = min(row, n - 1)
+        _, weights = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v, causal=causal)
+        change = earlier_output_change(qkv.q, qkv.k, qkv.v, len(example.TOKENS), causal=causal) if extra else 0.0
+        return {"tokens": tokens, "weights": weights, "row": row, "causal": causal, "change": change}
+
+    def build(self, fig):
+        ax = fig.add_subplot()
+        self.heat = HeatmapPanel(ax, np.full((N_MAX, N_MAX), np.nan), [""] * N_MAX, [""] * N_MAX,
+                                 title="注意力权重（行 = 查询，列 = 键）", digits=2, highlight_row=0)
+        self.animate(*self.heat.artists)
+        self.shown_tokens = None
+
+    def draw(self, s):
+        n = len(s["tokens"])
+        padded = np.full((N_MAX, N_MAX), np.nan)
+        padded[:n, :n] = s["weights"]
+        self.heat.update(padded, highlight_row=s["row"])
+        for row_texts in self.heat.texts:
+            for t in row_texts:
+                if t.get_text() == "nan":
+                    t.set_text("")
+        if s["tokens"] != self.shown_tokens:  # ticks and limits are background: redraw it
+            self.shown_tokens = s["tokens"]
+            labels = list(s["tokens"]) + [""] * (N_MAX - n)
+            self.heat.ax.set_xticks(range(N_MAX), labels)
+            self.heat.ax.set_yticks(range(N_MAX), labels)
+            self.heat.ax.set_xlim(-0.5, n - 0.5)
+            self.heat.ax.set_ylim(n - 0.5, -0.5)
+            self.invalidate_background()
+
+    def describe(self, s):
+        i = s["row"]
+        row = " · ".join(f"{t} {fmt(w)}" for t, w in zip(s["tokens"], s["weights"][i]))
+        text = f"“{s['tokens'][i]}”这一行：<span class=\"row\">{row}</span>"
+        if len(s["tokens"]) > len(example.TOKENS):
+            text += (f"<br>追加 token 后，前 4 个位置输出的最大变化："
+                     f'<span class="change">{fmt(s["change"])}</span>'
+                     + ("（有掩码：不变，可以缓存）" if s["causal"] else "（无掩码：变了，缓存会出错）"))
+        return text

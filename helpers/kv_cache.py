@@ -1,0 +1,62 @@
+"""Causal masking and the KV cache it makes possible (``05_causal_mask``).
+
+With the causal mask, position j's output depends only on positions ≤ j, and its k, v depend
+only on its own input. So when a token is appended, earlier k, v rows stay valid and can be
+cached: decoding one token at a time with a cache gives exactly the full masked computation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .attention import scaled_dot_product_attention
+from .validation import as_float_array
+
+
+@dataclass
+class KVCache:
+    """Keys and values of the positions seen so far; one :meth:`step` per new token."""
+
+    d_k: int
+    d_v: int
+    keys: np.ndarray = field(init=False)
+    values: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        self.keys = np.zeros((0, self.d_k))
+        self.values = np.zeros((0, self.d_v))
+
+    def __len__(self):
+        return len(self.keys)
+
+    def step(self, q_row, k_row, v_row, *, scale=None):
+        """Append this token's k, v; attend from its q over everything cached. Returns (out, weights)."""
+        q = as_float_array("q_row", q_row, ndim=1)
+        k = as_float_array("k_row", k_row, ndim=1)
+        v = as_float_array("v_row", v_row, ndim=1)
+        if k.shape != (self.d_k,) or v.shape != (self.d_v,) or q.shape != (self.d_k,):
+            raise ValueError(f"q_row and k_row must have shape ({self.d_k},) and v_row ({self.d_v},), "
+                             f"got {q.shape}, {k.shape}, {v.shape}")
+        self.keys = np.vstack([self.keys, k])
+        self.values = np.vstack([self.values, v])
+        out, w = scaled_dot_product_attention(q[None], self.keys, self.values, scale=scale)
+        return out[0], w[0]
+
+
+def decode_with_cache(q, k, v, *, scale=None) -> np.ndarray:
+    """Outputs for every position, computed one token at a time through a :class:`KVCache`."""
+    q_arr = as_float_array("q", q, ndim=2)
+    k_arr = as_float_array("k", k, ndim=2)
+    v_arr = as_float_array("v", v, ndim=2)
+    if not (len(q_arr) == len(k_arr) == len(v_arr)):
+        raise ValueError(f"q, k, v need one row per token, got {q_arr.shape}, {k_arr.shape}, {v_arr.shape}")
+    cache = KVCache(k_arr.shape[1], v_arr.shape[1])
+    return np.array([cache.step(qi, ki, vi, scale=scale)[0] for qi, ki, vi in zip(q_arr, k_arr, v_arr)])
+
+
+def earlier_output_change(q, k, v, n_before: int, *, causal: bool) -> float:
+    """Largest change of the first ``n_before`` outputs when the rest of the tokens are appended."""
+    before, _ = scaled_dot_product_attention(q[:n_before], k[:n_before], v[:n_before], causal=causal)
+    after, _ = scaled_dot_product_attention(q, k, v, causal=causal)
+    return float(np.abs(after[:n_before] - before).max())

@@ -1,0 +1,102 @@
+"""Why divide by √d: Monte-Carlo experiments of ``04_sqrt_d``.
+
+q and k have i.i.d. N(0, 1) components. Then q·k has variance d (std √d); without the 1/√d
+scale, softmax over n positions saturates onto one position and its Jacobian vanishes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attention import softmax
+from .validation import positive_int
+
+SEED = 20260501
+D_STEPS = tuple(2 ** i for i in range(11))  # 1 … 1024, the explorer's log steps
+
+
+def dot_products(d: int, n_samples: int = 20_000, seed: int = SEED) -> np.ndarray:
+    """``n_samples`` dot products of two random d-dim vectors with N(0,1) components (literal)."""
+    d = positive_int("d", d)
+    n_samples = positive_int("n_samples", n_samples)
+    rng = np.random.default_rng([seed, d])
+    q = rng.standard_normal((n_samples, d))
+    k = rng.standard_normal((n_samples, d))
+    return np.einsum("sd,sd->s", q, k)
+
+
+def dot_product_std(d: int, n_samples: int = 20_000, seed: int = SEED) -> float:
+    """Sample std of q·k at width ``d`` (theory: √d)."""
+    return float(np.std(dot_products(d, n_samples, seed)))
+
+
+def random_scores(n: int, d: int, trials: int, seed: int = SEED) -> np.ndarray:
+    """Raw scores q·k_j of ``trials`` random queries against ``n`` random keys, shape (trials, n)."""
+    n, d, trials = positive_int("n", n), positive_int("d", d), positive_int("trials", trials)
+    rng = np.random.default_rng([seed, n, d])
+    q = rng.standard_normal((trials, 1, d))
+    k = rng.standard_normal((trials, n, d))
+    return (q * k).sum(axis=-1)
+
+
+def mean_max_weight(n: int, d: int, *, scaled: bool, trials: int = 20_000, seed: int = SEED) -> float:
+    """Mean over trials of the largest softmax weight among ``n`` positions (``04_sqrt_d``)."""
+    scores = random_scores(n, d, trials, seed)
+    if scaled:
+        scores = scores / np.sqrt(d)
+    return float(softmax(scores).max(axis=-1).mean())
+
+
+def softmax_jacobian(weights) -> np.ndarray:
+    """∂softmax/∂scores = diag(p) − p pᵀ for one row of weights ``p``."""
+    p = np.asarray(weights, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"weights must be one row (rank 1), got shape {p.shape}")
+    return np.diag(p) - np.outer(p, p)
+
+
+def jacobian_norms(weights) -> np.ndarray:
+    """‖diag(p) − p pᵀ‖_F for every row p of ``weights`` without building the n×n matrices:
+    ‖J‖² = Σp² − 2Σp³ + (Σp²)²."""
+    p = np.asarray(weights, dtype=float)
+    p2 = (p * p).sum(axis=-1)
+    p3 = (p * p * p).sum(axis=-1)
+    return np.sqrt(np.maximum(p2 - 2 * p3 + p2 * p2, 0.0))
+
+
+def jacobian_norm(scores) -> float:
+    """Frobenius norm of softmax's Jacobian at ``scores``: how much a score change can move weights."""
+    return float(np.linalg.norm(softmax_jacobian(softmax(np.asarray(scores, dtype=float)))))
+
+
+def standard_scores(n: int, seed: int = SEED) -> np.ndarray:
+    """``n`` scores with N(0, 1) entries (a fixed seed), the starting point of the saturation demo."""
+    return np.random.default_rng([seed, positive_int("n", n)]).standard_normal(n)
+
+
+def jacobian_vs_temperature(scores, factors) -> list:
+    """``(factor, max weight, ‖J‖_F)`` for the same scores multiplied by each factor."""
+    s = np.asarray(scores, dtype=float)
+    return [(float(f), float(softmax(s * f).max()), jacobian_norm(s * f)) for f in factors]
+
+
+class ScorePool:
+    """Precomputed draws behind the ``04_sqrt_d`` explorer, so a slider move computes almost nothing.
+
+    Conditional on q, the scores q·k_j of independent N(0, I) keys are i.i.d. N(0, ‖q‖²), and
+    ‖q‖² follows a χ² law with d degrees of freedom. So ``scores = ‖q‖ · z`` with a fixed pool of
+    standard normals ``z`` has exactly the distribution of the literal simulation, for every d and
+    n at once (checked against :func:`random_scores` in the tests).
+    """
+
+    def __init__(self, n_max: int = 1000, trials: int = 200, seed: int = SEED):
+        rng = np.random.default_rng(seed)
+        self.n_max, self.trials = n_max, trials
+        self.z = rng.standard_normal((trials, n_max))
+        self.chi2 = {d: rng.chisquare(d, size=trials) for d in D_STEPS}
+
+    def scores(self, n: int, d: int) -> np.ndarray:
+        if d not in self.chi2:
+            raise ValueError(f"d must be one of {D_STEPS}, got {d}")
+        if not 2 <= n <= self.n_max:
+            raise ValueError(f"n must be in 2…{self.n_max}, got {n}")
+        return np.sqrt(self.chi2[d])[:, None] * self.z[:, :n]
