@@ -92,3 +92,8 @@ def text_table(headers, rows, *, digits: int = 3) -> str:
 
 def _width(text: str) -> int:
     return sum(2 if ord(ch) > 0x2E7F else 1 for ch in text)
+
+
+def pad(text: str, width: int) -> str:
+    """Left-align ``text`` in ``width`` columns, counting CJK characters as two."""
+    return text + " " * max(1, width - _width(text))

@@ -248,3 +248,60 @@ def causal_heatmaps(tokens, scores, weights_causal):
                                     [finite.min(), finite.min(), 0.0], [finite.max(), finite.max(), 1.0]):
         HeatmapPanel(ax, m, tokens, tokens, title=title, vmin=float(lo), vmax=float(hi))
     return fig
+
+
+def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
+    """Tile per-head ``(H, n, n)`` weight maps into one array (NaN gaps), so a whole grid of
+    heads is a single image: one ``set_data`` per update (``06_attention_layer``, ``09``)."""
+    a = np.asarray(attn, dtype=float)
+    heads, n, m = a.shape
+    rows = -(-heads // cols)
+    out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), np.nan)
+    for h in range(heads):
+        r, c = divmod(h, cols)
+        out[r * (n + gap): r * (n + gap) + n, c * (m + gap): c * (m + gap) + m] = a[h]
+    return out
+
+
+def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6):
+    """Static grid of per-head heatmaps; ``kv_groups`` labels which KV head each query head uses."""
+    a = np.asarray(attn, dtype=float)
+    heads = a.shape[0]
+    rows = -(-heads // cols)
+    fig = new_figure(width, max(1.6, width / cols * rows + 0.6))
+    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
+    for h, ax in enumerate(axes):
+        ax.set_xticks([])
+        ax.set_yticks([])
+        if h < heads:
+            ax.imshow(a[h], vmin=0, vmax=1, cmap="viridis")
+            label = f"头 {h}" + (f" · KV {h // kv_groups}" if kv_groups else "")
+            ax.set_title(label, fontsize=7)
+        else:
+            ax.set_visible(False)
+    fig.suptitle(title)
+    return fig
+
+
+def rope_rotation_figure(vector, positions, theta_step):
+    """``06_attention_layer``: one 2-D pair of q rotated by position · θ (RoPE's picture)."""
+    fig = new_figure(3.4, 3.4)
+    ax = fig.add_subplot()
+    v = np.asarray(vector, dtype=float)
+    import matplotlib
+
+    cmap = matplotlib.colormaps["viridis"]
+    for i, p in enumerate(positions):
+        a = p * theta_step
+        rotated = np.array([v[0] * np.cos(a) - v[1] * np.sin(a), v[0] * np.sin(a) + v[1] * np.cos(a)])
+        color = cmap(i / max(1, len(positions) - 1))
+        ax.annotate("", xy=rotated, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=color, lw=1.8))
+        ax.text(*(rotated * 1.12), f"m={p}", fontsize=8, ha="center", va="center", color=color)
+    lim = 1.35 * float(np.hypot(*v))
+    ax.set_xlim(-lim, lim)
+    ax.set_ylim(-lim, lim)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="#bbbbbb", lw=0.8)
+    ax.axvline(0, color="#bbbbbb", lw=0.8)
+    ax.set_title("同一对分量在位置 m 处转过 m·θ")
+    return fig

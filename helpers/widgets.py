@@ -51,6 +51,14 @@ def causal_mask_explorer(**kwargs):
     return CausalMaskExplorer(**kwargs)
 
 
+
+def attention_layer_explorer(**kwargs):
+    """``06_attention_layer``: heads, KV heads, length, RoPE → shape trace, per-head maps, KV cache."""
+    from .explorers.layer import LayerExplorer
+
+    return LayerExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

@@ -220,3 +220,29 @@ def test_causal_explorer_each_control():
     e.set(extra=0, row=7)
     assert e.state["row"] == 3
     assert e.heat.row_box.get_y() == pytest.approx(2.5)
+
+
+# ---- 06_attention_layer --------------------------------------------------------------------
+def test_layer_explorer_each_control():
+    from helpers.explorers.layer import HEAD_DIM, _inputs, _weights
+    from helpers.layer import LayerShape, attention_layer
+
+    e = widgets.attention_layer_explorer()
+    assert "128 KiB" in e.readout.value and "[8, 32, 16]" in e.readout.value
+    e.controls["kv"].value = 32
+    assert "512 KiB" in e.readout.value and "MHA" in e.readout.value
+    e.controls["heads"].value = 8  # 32 KV heads no longer divide: clamps to the largest divisor ≤ 32
+    assert list(e.controls["kv"].options) == [1, 2, 4, 8] and e.values["kv"] == 8
+    e.controls["kv"].value = 1
+    assert "MQA" in e.readout.value and "16 KiB" in e.readout.value
+    e.controls["n"].value = 12
+    e.controls["rope"].value = False
+    shape = LayerShape(8 * HEAD_DIM, 8, 1, HEAD_DIM)
+    _, attn = attention_layer(_inputs(shape.hidden)[:12], _weights(8, 1), shape, rope_theta=None)
+    np.testing.assert_allclose(e.state["attn"], attn)
+    assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
+    assert "RoPE(q), RoPE(k)" not in dict(e.state["trace"])
+    shown = e.mosaic.get_array()
+    np.testing.assert_allclose(shown[:12, :12], attn[0])
+    e.controls["rope"].value = True
+    assert not np.allclose(e.state["attn"], attn)
