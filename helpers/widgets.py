@@ -59,6 +59,21 @@ def attention_layer_explorer(**kwargs):
     return LayerExplorer(**kwargs)
 
 
+
+def cost_explorer(**kwargs):
+    """``07_cost_of_length``: n (log), model preset, dtype, batch → FLOPs and memory."""
+    from .explorers.cost import CostExplorer
+
+    return CostExplorer(**kwargs)
+
+
+def online_softmax_explorer(**kwargs):
+    """``07_cost_of_length``: block size → the online-softmax recurrence, step by step."""
+    from .explorers.cost import OnlineSoftmaxExplorer
+
+    return OnlineSoftmaxExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

@@ -1,0 +1,94 @@
+"""Cost model against the article's figures; tiled attention against the plain one."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import config, cost, softmax
+from helpers.tiled import measure, naive_attention, online_softmax_steps, tiled_attention
+
+C = config.LLAMA_3_1_8B
+GiB, KiB = 2 ** 30, 2 ** 10
+
+
+def test_article_flops():
+    assert round(cost.attention_flops_per_token(C, 8192) / 1e9, 1) == 4.3
+    assert round(cost.attention_flops_per_token(C, 131072) / 1e9, 1) == 68.7
+    assert round(cost.weight_flops_per_token(C) / 1e9, 1) == 15.0
+
+
+def test_article_prefill_shares():
+    assert round(cost.prefill_share(C, 8192) * 100) == 14
+    assert round(cost.prefill_share(C, 32768) * 100) == 57
+    assert round(cost.prefill_share(C, 131072), 1) == 2.3
+
+
+def test_article_memory():
+    assert [cost.score_table_bytes(C, n) / GiB for n in (8192, 32768, 131072)] == [4, 64, 1024]
+    assert cost.kv_cache_bytes_per_token(C) == 128 * KiB
+    assert cost.kv_cache_bytes(C, 131072) == 16 * GiB
+    assert cost.kv_cache_bytes(C, 1000, dtype="fp8", batch=4) == 4 * 1000 * 64 * KiB
+
+
+def test_param_counts_from_config():
+    assert C.total_params() == 8_030_261_248  # Llama-3.1-8B's published size (8.03B)
+    assert config.preset("Llama-3.2-1B").total_params() == 1_235_814_400  # tied embeddings
+    assert C.projection_shapes()["k_proj"] == (4096, 1024)
+
+
+def test_crossovers_are_where_curves_meet():
+    cross = cost.crossovers(C)
+    n = cross["per_token"]
+    assert 4 * n * C.q_dim * C.num_layers == pytest.approx(cost.weight_flops_per_token(C))
+    assert cost.prefill_share(C, int(round(cross["prefill"]))) == pytest.approx(1.0, rel=1e-4)
+    m = int(cross["table_vs_cache"])
+    assert cost.score_table_bytes(C, m) == cost.kv_cache_bytes(C, m)
+
+
+def test_cost_validation():
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        cost.score_table_bytes(C, 10, dtype="int3")
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        cost.attention_flops_per_token(C, 0)
+    with pytest.raises(ValueError, match="num_kv_heads .* must divide"):
+        config.ModelConfig("bad", 64, 1, 6, 4, 8, 128, 10, 1e4, False, "test")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 70), st.integers(1, 70), st.integers(1, 16), st.integers(1, 80), st.booleans(),
+       st.integers(0, 10_000))
+def test_tiled_equals_naive(n_q, extra_keys, d, block, causal, seed):
+    rng = np.random.default_rng(seed)
+    n_k = n_q + extra_keys if causal else extra_keys
+    q = rng.standard_normal((n_q, d)) * 3
+    k = rng.standard_normal((n_k, d)) * 3
+    v = rng.standard_normal((n_k, d + 1))
+    from helpers import scaled_dot_product_attention
+
+    expected, _ = scaled_dot_product_attention(q, k, v, causal=causal)
+    np.testing.assert_allclose(tiled_attention(q, k, v, block=block, causal=causal), expected, atol=1e-10)
+
+
+def test_online_softmax_last_step_is_exact():
+    rng = np.random.default_rng(1)
+    s, v = rng.standard_normal(13) * 5, rng.standard_normal((13, 3))
+    for block in (1, 4, 13, 20):
+        steps = online_softmax_steps(s, v, block)
+        assert len(steps) == -(-13 // block)
+        np.testing.assert_allclose(steps[-1].output, softmax(s) @ v, atol=1e-12)
+        assert steps[-1].running_max == s.max()
+
+
+def test_tiled_peak_memory_is_small_at_4096():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((3, 4096, 64))
+    _, naive_peak = measure(naive_attention, q, k, v)
+    _, tiled_peak = measure(tiled_attention, q, k, v, block=128, causal=True)
+    assert tiled_peak <= naive_peak / 8, (tiled_peak, naive_peak)
+
+
+def test_tiled_validation():
+    with pytest.raises(ValueError, match="block must be >= 1"):
+        tiled_attention(np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 2)), block=0)
+    with pytest.raises(ValueError, match="k and v need the same number of rows"):
+        tiled_attention(np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((3, 2)))
