@@ -56,3 +56,43 @@ def check_largest_after_turn(answer, q=(0.0, 2.0)):
     row, working = row_working("申请", q=q)
     best = example.TOKENS[int(np.argmax(row.weights))]
     return _verdict(answer == best, working + f"\n最大的权重落在“{best}”上：q 转向了它的 k 的方向。")
+
+
+QUIZ = {
+    "q1": ("softmax(QKᵀ/√d + 掩码)·V 里，哪个矩阵的每一行表示“这个位置想找什么”？（填 Q、K 或 V）", "Q"),
+    "q2": ("第 05 篇带掩码的 4×4 权重矩阵里，“怎么”那一行最大的权重落在哪个 token 上？", "假"),
+    "q3": ("Llama-3.1-8B 在 128K 长度下，Prefill 的注意力是固定开销的几倍？（保留一位小数）", None),
+}
+
+
+def _quiz_answer(key):
+    if key == "q3":
+        from .config import LLAMA_3_1_8B
+        from .cost import prefill_share
+
+        return round(prefill_share(LLAMA_3_1_8B, 131072), 1)
+    return QUIZ[key][1]
+
+
+def closing_quiz(answers: dict) -> dict:
+    """The closing quiz of ``08_reading_attention``: checks the three reading outcomes of
+    ``00_index``. ``answers`` maps ``"q1"…"q3"`` to the reader's answers (``None`` = unanswered).
+    Prints one verdict per question; returns ``{key: True/False/None}``."""
+    results = {}
+    for key, (question, _) in QUIZ.items():
+        given = answers.get(key)
+        expected = _quiz_answer(key)
+        if given is None:
+            results[key] = None
+            print(f"{key}. {question}\n   还没有作答")
+            continue
+        if isinstance(expected, float):
+            try:
+                ok = abs(float(given) - expected) <= 0.1
+            except (TypeError, ValueError):
+                ok = False
+        else:
+            ok = str(given).strip().upper() == expected.upper()
+        results[key] = ok
+        print(f"{key}. {question}\n   {'✔ 正确' if ok else '✘ 不对'}（答案：{expected}）")
+    return results

@@ -356,3 +356,48 @@ def timing_figure(rows, exponent):
         ax.set_xlabel("n")
         ax.legend(fontsize=8)
     return fig
+
+
+def sink_figure(weights, only, with_first, window):
+    """``08_reading_attention``: the bright first column, and what evicting the first tokens does."""
+    fig = new_figure(7.4, 3.0)
+    ax_w, ax_c = fig.subplots(1, 2)
+    ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
+    ax_w.set_title("因果注意力权重（第一列特别亮）")
+    ax_w.set_xlabel("键")
+    ax_w.set_ylabel("查询")
+    x = np.arange(len(only))
+    ax_c.plot(x, only, "o-", ms=3, color=ACCENT, label="只留最近窗口")
+    ax_c.plot(x, with_first, "s-", ms=3, color=BASE, label="首 token + 窗口")
+    ax_c.axvline(window - 0.5, color="#bbbbbb", ls="--", lw=1)
+    ax_c.set_xlabel("位置")
+    ax_c.set_title(f"窗口 {window}：输出变化 ‖Δout‖")
+    ax_c.legend(fontsize=8)
+    return fig
+
+
+def influence_figure(example_result):
+    """``08_reading_attention``: weight and ablation influence side by side."""
+    fig = new_figure(6.4, 2.6)
+    ax_w, ax_i = fig.subplots(1, 2)
+    labels = [str(i) for i in range(len(example_result["weights"]))]
+    BarPanel(ax_w, labels, example_result["weights"], title="注意力权重", highlight=0)
+    BarPanel(ax_i, labels, example_result["influence"], ylim=(0, 1.2), title="遮掉它以后输出的变化", highlight=0)
+    return fig
+
+
+def dilution_figure(deltas, ns, closed, simulated):
+    """``08_reading_attention``: the relevant position's weight against n, closed form and simulation."""
+    fig = new_figure(5.0, 3.0)
+    ax = fig.add_subplot()
+    colors = [ACCENT, BASE, MUTED, "#e7298a"]
+    for delta, c, cl, sim in zip(deltas, colors, closed, simulated):
+        ax.plot(ns, cl, color=c, label=f"Δ = {delta:g}")
+        ax.plot(ns, sim, "o", ms=3, color=c)
+    ax.axhline(0.5, color="#bbbbbb", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("长度 n")
+    ax.set_ylabel("相关位置的权重")
+    ax.set_title("线：闭式解；点：模拟")
+    ax.legend(fontsize=8)
+    return fig

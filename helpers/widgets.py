@@ -74,6 +74,28 @@ def online_softmax_explorer(**kwargs):
     return OnlineSoftmaxExplorer(**kwargs)
 
 
+
+def sink_explorer(**kwargs):
+    """``08_reading_attention``: sink strength and window size → bright first column, eviction damage."""
+    from .explorers.reading import SinkExplorer
+
+    return SinkExplorer(**kwargs)
+
+
+def influence_explorer(**kwargs):
+    """``08_reading_attention``: value size of the high-weight position → rank by weight vs influence."""
+    from .explorers.reading import InfluenceExplorer
+
+    return InfluenceExplorer(**kwargs)
+
+
+def dilution_explorer(**kwargs):
+    """``08_reading_attention``: margin Δ and length n (log, to 128K) → the relevant position's weight."""
+    from .explorers.reading import DilutionExplorer
+
+    return DilutionExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

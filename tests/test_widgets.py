@@ -281,3 +281,42 @@ def test_online_softmax_explorer_block_control():
         np.testing.assert_allclose(e.state["steps"][-1].output, softmax(scores) @ values, atol=1e-12)
         assert e.state["steps"][0].running_max == scores[:block].max()
         assert "True" in e.readout.value
+
+
+# ---- 08_reading_attention ---------------------------------------------------------------------
+def test_sink_explorer_each_control():
+    from helpers import reading
+
+    e = widgets.sink_explorer()
+    for values in ({"strength": 0.0}, {"window": 3}, {"strength": 8.0, "window": 12}):
+        e.set(**values)
+        strength, window = e.values["strength"], e.values["window"]
+        seq = reading.sink_sequence(24, strength=strength)
+        only = reading.eviction_change(seq, window, keep_first=0)
+        np.testing.assert_allclose(e.state["only"], only)
+        assert f"class='only'>{only[window:].mean():.3f}" in e.readout.value
+        np.testing.assert_allclose(e.only_line.get_ydata(), only)
+    assert e.state["first_col"] > 0.95
+
+
+def test_influence_explorer_control():
+    from helpers import reading
+
+    e = widgets.influence_explorer()
+    assert "by-influence'>4 > 0" in e.readout.value
+    e.controls["value_scale"].value = 3.0
+    ex = reading.weight_vs_influence_example(3.0)
+    np.testing.assert_allclose([b.get_height() for b in e.influence_bars.bars], ex["influence"])
+    assert "by-influence'>0 >" in e.readout.value
+
+
+def test_dilution_explorer_each_control():
+    from helpers import reading
+
+    e = widgets.dilution_explorer()
+    e.controls["n"].value = 131072
+    e.controls["delta"].value = 10.0
+    expected = float(reading.dilution_weight(10.0, 131072, sigma=0.5))
+    assert f"class='closed'>{expected:.3f}" in e.readout.value
+    assert e.state["simulated"] == pytest.approx(expected, abs=0.02)
+    assert e.point.get_xdata()[0] == 131072

@@ -1,0 +1,129 @@
+"""``08_reading_attention``: three explorers — sink, weight vs influence, dilution."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import reading
+from ..attention import scaled_dot_product_attention
+from ..display import fmt
+from ..explorer import Explorer
+from ..plots import BarPanel
+
+N_SINK = 24
+DIL_N = [2 ** i for i in range(1, 18)]  # 2 … 131072
+SIGMA = 0.5
+
+
+class SinkExplorer(Explorer):
+    figsize = (6.8, 2.8)
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        return {"strength": widgets.FloatSlider(value=5.0, min=0.0, max=8.0, step=0.5, description="汇聚强度"),
+                "window": widgets.IntSlider(value=8, min=1, max=N_SINK - 1, description="窗口")}
+
+    def compute(self, strength, window):
+        seq = reading.sink_sequence(N_SINK, strength=strength)
+        _, w = scaled_dot_product_attention(seq.q, seq.k, seq.v, causal=True)
+        only = reading.eviction_change(seq, window, keep_first=0)
+        with_first = reading.eviction_change(seq, window, keep_first=1)
+        later = slice(window, None)
+        return {"weights": w, "first_col": float(w[4:, 0].mean()), "only": only, "with_first": with_first,
+                "only_mean": float(only[later].mean()) if window < N_SINK else 0.0,
+                "with_first_mean": float(with_first[later].mean()) if window < N_SINK else 0.0}
+
+    def build(self, fig):
+        ax_w, ax_c = fig.subplots(1, 2)
+        self.heat = ax_w.imshow(np.zeros((N_SINK, N_SINK)), vmin=0, vmax=1, cmap="viridis")
+        ax_w.set_title("因果注意力权重")
+        ax_w.set_xlabel("键")
+        ax_w.set_ylabel("查询")
+        x = np.arange(N_SINK)
+        (self.only_line,) = ax_c.plot(x, np.zeros(N_SINK), "o-", ms=3, color="#d95f02", label="只留最近窗口")
+        (self.first_line,) = ax_c.plot(x, np.zeros(N_SINK), "s-", ms=3, color="#1b9e77", label="首 token + 窗口")
+        ax_c.set_ylim(0, 1.6)
+        ax_c.set_xlabel("位置")
+        ax_c.set_title("丢掉前文后，输出变了多少")
+        ax_c.legend(fontsize=7, loc="upper left")
+        self.animate(self.heat, self.only_line, self.first_line)
+
+    def draw(self, s):
+        self.heat.set_data(s["weights"])
+        self.only_line.set_ydata(s["only"])
+        self.first_line.set_ydata(s["with_first"])
+
+    def describe(self, s):
+        return (f"后面的查询平均把 <span class='sink'>{fmt(s['first_col'])}</span> 的权重放在第 1 个 token 上 · "
+                f"窗口外的位置平均输出变化：只留窗口 <span class='only'>{fmt(s['only_mean'])}</span>，"
+                f"首 token + 窗口 <span class='first'>{fmt(s['with_first_mean'])}</span>")
+
+
+class InfluenceExplorer(Explorer):
+    figsize = (6.4, 2.5)
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        return {"value_scale": widgets.FloatSlider(value=0.05, min=0.0, max=3.0, step=0.05,
+                                                   description="位置 0 的 ‖v‖", readout_format=".2f")}
+
+    def compute(self, value_scale):
+        return reading.weight_vs_influence_example(value_scale)
+
+    def build(self, fig):
+        ax_w, ax_i = fig.subplots(1, 2)
+        labels = [str(i) for i in range(6)]
+        self.weight_bars = BarPanel(ax_w, labels, np.zeros(6), title="注意力权重", highlight=0)
+        self.influence_bars = BarPanel(ax_i, labels, np.zeros(6), ylim=(0, 1.2), title="遮掉它以后输出的变化",
+                                       highlight=0)
+        self.animate(*self.weight_bars.artists, *self.influence_bars.artists)
+
+    def draw(self, s):
+        self.weight_bars.update(s["weights"])
+        self.influence_bars.update(s["influence"])
+
+    def describe(self, s):
+        by_w = " > ".join(str(i) for i in s["by_weight"])
+        by_i = " > ".join(str(i) for i in s["by_influence"])
+        return (f"按权重排序：<span class='by-weight'>{by_w}</span> · 按影响排序："
+                f"<span class='by-influence'>{by_i}</span>")
+
+
+class DilutionExplorer(Explorer):
+    figsize = (4.8, 2.8)
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        return {"delta": widgets.FloatSlider(value=4.0, min=0.0, max=12.0, step=0.5, description="分数差 Δ"),
+                "n": widgets.SelectionSlider(options=[(f"{n:,}", n) for n in DIL_N], value=1024, description="长度 n")}
+
+    def compute(self, delta, n):
+        trials = max(2, min(200, 300_000 // n))  # large n concentrates: fewer trials suffice
+        return {"delta": delta, "n": n,
+                "closed": float(reading.dilution_weight(delta, n, sigma=SIGMA)),
+                "simulated": reading.dilution_simulated(delta, n, sigma=SIGMA, trials=trials),
+                "curve": reading.dilution_weight(delta, np.array(DIL_N), sigma=SIGMA),
+                "half": reading.half_weight_n(delta, sigma=SIGMA)}
+
+    def build(self, fig):
+        ax = fig.add_subplot()
+        (self.curve,) = ax.plot(DIL_N, np.zeros(len(DIL_N)), color="#7570b3", label="闭式解")
+        (self.point,) = ax.plot([1024], [0.5], "o", color="#d95f02", label="模拟")
+        ax.axhline(0.5, color="#bbbbbb", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("长度 n")
+        ax.set_ylabel("相关位置的权重")
+        ax.legend(fontsize=8)
+        self.animate(self.curve, self.point)
+
+    def draw(self, s):
+        self.curve.set_ydata(s["curve"])
+        self.point.set_data([s["n"]], [s["simulated"]])
+
+    def describe(self, s):
+        return (f"Δ = {s['delta']:.1f}，n = {s['n']:,}：闭式解 <span class='closed'>{fmt(s['closed'])}</span>，"
+                f"模拟 <span class='sim'>{fmt(s['simulated'])}</span>；"
+                f"权重在 n ≈ <span class='half'>{s['half']:,.0f}</span> 时降到 50%")

@@ -1,0 +1,149 @@
+"""What attention weights can and cannot tell you: the experiments of ``08_reading_attention``.
+
+1. Attention sink (Xiao et al. 2023, StreamingLLM): rows must sum to 1, so spare weight lands on
+   a token whose key every query matches and whose value is near zero; evicting it hurts.
+2. Weight ≠ influence (Jain & Wallace 2019; Wiegreffe & Pinter 2019): rank positions by weight
+   and by the output change when each is dropped from the softmax.
+3. Dilution: one relevant position with margin Δ among n − 1 distractors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import scaled_dot_product_attention, softmax
+from .validation import as_float_array, positive_float, positive_int
+
+SEED = 2023
+
+
+# ---- 1. attention sink ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class SinkSequence:
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+
+
+def sink_sequence(n: int = 24, d: int = 16, *, strength: float = 4.0, sink_value: float = 0.01,
+                  seed: int = SEED) -> SinkSequence:
+    """A causal sequence whose first token is a sink: every query shares a direction ``u`` that
+    the first key matches with score ≈ ``strength``; the first value has norm ``sink_value``.
+    The other keys and values are random and only weakly relevant to the queries."""
+    n, d = positive_int("n", n), positive_int("d", d)
+    rng = np.random.default_rng([seed, n, d])
+    u = np.zeros(d)
+    u[0] = 1.0
+    q = 0.3 * rng.standard_normal((n, d))
+    q[:, 0] = np.sqrt(strength * np.sqrt(d))  # q·k_0/√d = strength (with k_0 = same size · u)
+    k = 0.3 * rng.standard_normal((n, d))
+    k[:, 0] = 0.0
+    k[0] = u * np.sqrt(strength * np.sqrt(d))
+    v = rng.standard_normal((n, d))
+    v[0] = v[0] / np.linalg.norm(v[0]) * sink_value
+    return SinkSequence(q, k, v)
+
+
+def window_mask(n: int, window: int, *, keep_first: int = 0) -> np.ndarray:
+    """Additive mask: query i sees keys ``i−window+1 … i`` and the first ``keep_first`` keys."""
+    n, window = positive_int("n", n), positive_int("window", window)
+    rows = np.arange(n)[:, None]
+    cols = np.arange(n)[None, :]
+    visible = (cols <= rows) & ((cols > rows - window) | (cols < keep_first))
+    return np.where(visible, 0.0, -np.inf)
+
+
+def eviction_change(seq: SinkSequence, window: int, *, keep_first: int) -> np.ndarray:
+    """Per position: ‖out_window − out_full‖ for a recent window (plus the first ``keep_first``
+    tokens) against full causal attention. Positions that still see everything change by 0."""
+    full, _ = scaled_dot_product_attention(seq.q, seq.k, seq.v, causal=True)
+    mask = window_mask(len(seq.q), window, keep_first=keep_first)
+    win, _ = scaled_dot_product_attention(seq.q, seq.k, seq.v, mask=mask)
+    return np.linalg.norm(win - full, axis=1)
+
+
+# ---- 2. weight versus influence --------------------------------------------------------------
+def ablation_influence(weights, values) -> np.ndarray:
+    """‖out − out_without_j‖ for each position j, recomputing the softmax without j."""
+    w = as_float_array("weights", weights, ndim=1)
+    v = as_float_array("values", values, ndim=2)
+    if len(v) != len(w):
+        raise ValueError(f"values needs one row per weight, got {v.shape} for {len(w)} weights")
+    out = w @ v
+    changes = []
+    for j in range(len(w)):
+        keep = np.arange(len(w)) != j
+        rest = w[keep]
+        changes.append(np.linalg.norm(out - (rest / rest.sum()) @ v[keep]))
+    return np.array(changes)
+
+
+def ablation_influence_analytic(weights, values) -> np.ndarray:
+    """The same without recomputing: ``w_j / (1 − w_j) · ‖v_j − out‖``."""
+    w = as_float_array("weights", weights, ndim=1)
+    v = as_float_array("values", values, ndim=2)
+    out = w @ v
+    return w / (1 - w) * np.linalg.norm(v - out, axis=1)
+
+
+def weight_vs_influence_example(value_scale: float = 0.05) -> dict:
+    """Six positions: 0 has the highest weight but a value of size ``value_scale``; 4 has a low
+    weight and a large value; the rest have small values. Returns weights, values, influence
+    (ablation) and both rankings."""
+    value_scale = float(value_scale)
+    if not np.isfinite(value_scale) or value_scale < 0:
+        raise ValueError(f"value_scale must be finite and >= 0, got {value_scale!r}")
+    scores = np.array([1.5, 0.8, 0.6, 0.4, 0.3, 0.2])
+    rng = np.random.default_rng(SEED)
+    values = rng.standard_normal((6, 4)) * 0.1
+    values[0] = values[0] / np.linalg.norm(values[0]) * value_scale
+    values[4] = values[4] / np.linalg.norm(values[4]) * 5.0
+    weights = softmax(scores)
+    influence = ablation_influence(weights, values)
+    return {"weights": weights, "values": values, "influence": influence,
+            "by_weight": np.argsort(-weights), "by_influence": np.argsort(-influence)}
+
+
+def same_output_weights(weights, values, *, step: float = 0.5):
+    """A second, different weight row giving exactly the same output (n > d_v + 1 needed):
+    move along a direction ``δ`` with ``Vᵀδ = 0`` and ``Σδ = 0``, as far as weights stay ≥ 0."""
+    w = as_float_array("weights", weights, ndim=1)
+    v = as_float_array("values", values, ndim=2)
+    constraints = np.vstack([v.T, np.ones(len(w))])
+    _, sing, vt = np.linalg.svd(constraints)
+    rank = int((sing > 1e-10).sum())
+    if rank >= len(w):
+        raise ValueError(f"need more positions than value dimensions + 1, got values of shape {v.shape}")
+    delta = vt[rank]
+    delta = delta * np.sign(delta[np.argmax(np.abs(delta))])  # fix the SVD's arbitrary sign
+    negative = delta < 0
+    limit = np.min(w[negative] / -delta[negative]) if negative.any() else 1.0
+    return w + step * limit * delta
+
+
+# ---- 3. dilution ----------------------------------------------------------------------------
+def dilution_weight(delta: float, n, *, sigma: float = 0.0) -> np.ndarray:
+    """Weight of one relevant position with score margin Δ among n − 1 distractors.
+
+    σ = 0 (all distractors score 0): ``e^Δ / (e^Δ + n − 1)``. Distractor scores ~ N(0, σ²):
+    the distractor sum concentrates at ``(n − 1)·e^{σ²/2}``, so the same form with that sum.
+    """
+    n_arr = np.asarray(n, dtype=float)
+    if (n_arr < 1).any():
+        raise ValueError(f"n must be >= 1, got {n}")
+    return np.exp(delta) / (np.exp(delta) + (n_arr - 1) * np.exp(sigma ** 2 / 2))
+
+
+def dilution_simulated(delta: float, n: int, *, sigma: float = 0.5, trials: int = 200, seed: int = SEED) -> float:
+    """Monte-Carlo mean weight of the relevant position with N(0, σ²) distractor scores."""
+    n, trials = positive_int("n", n), positive_int("trials", trials)
+    rng = np.random.default_rng([seed, n])
+    distractors = rng.normal(0.0, sigma, size=(trials, n - 1))
+    total = np.exp(delta) + np.exp(distractors).sum(axis=1)
+    return float(np.mean(np.exp(delta) / total))
+
+
+def half_weight_n(delta: float, *, sigma: float = 0.0) -> float:
+    """The n at which the relevant position's weight falls to 50%: ``1 + e^Δ / e^{σ²/2}``."""
+    return 1.0 + np.exp(delta - sigma ** 2 / 2)
