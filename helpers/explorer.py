@@ -91,18 +91,27 @@ class Explorer:
         return {name: control.value for name, control in self.controls.items()}
 
     def state_for(self, **values):
-        """The memoised state for a combination of control values."""
-        key = tuple(sorted(values.items()))
-        try:
-            state = self._cache.pop(key)
-        except KeyError:
-            state = self.compute(**values)
-        except TypeError:  # unhashable control value: no caching
-            return self.compute(**values)
-        self._cache[key] = state
+        """The memoised ``(state, png)`` for a combination of control values (png ``None`` until rendered)."""
+        key = self._key(values)
+        if key is None:
+            return self.compute(**values), None
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        entry = (self.compute(**values), None)
+        self._cache[key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
-        return state
+        return entry
+
+    @staticmethod
+    def _key(values):
+        key = tuple(sorted(values.items()))
+        try:
+            hash(key)
+        except TypeError:  # unhashable control value: no caching
+            return None
+        return key
 
     # ---- rendering: blit the artists that change over a cached background -------------------
     def animate(self, *artists) -> None:
@@ -130,7 +139,8 @@ class Explorer:
 
     def update(self) -> None:
         """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
-        self.state = self.state_for(**self.compute_args())
+        args = self.compute_args()
+        self.state, png = self.state_for(**args)
         if self.naive:  # the way the benchmark compares against: a new figure per move
             self.fig = new_figure(*self.figsize)
             self.build(self.fig)
@@ -140,8 +150,11 @@ class Explorer:
             self._animated = []
             self.png = figure_png(self.fig)
         else:
-            self.draw(self.state)
-            self.png = self.render()
+            self.draw(self.state)  # keeps the artists in step even when the picture is cached
+            self.png = png if png is not None else self.render()
+            key = self._key(args)
+            if key in self._cache:  # remember the picture of this state too
+                self._cache[key] = (self.state, self.png)
         self.image.value = self.png
         self.readout.value = self.describe(self.state)
         self.renders += 1

@@ -128,13 +128,15 @@ class LayerCache:
 
 
 def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=None, positions=None,
-                    causal: bool = True, cache: LayerCache | None = None, trace: list | None = None):
+                    causal: bool = True, cache: LayerCache | None = None, trace: list | None = None,
+                    mask=None):
     """Llama's attention for ``x`` of shape ``(n, hidden)``; returns ``(out, weights)``.
 
     ``out`` is ``(n, hidden)``; ``weights`` is ``(num_heads, n, n_keys)``. ``rope_theta=None``
     switches RoPE off. ``positions`` default to ``len(cache) … len(cache)+n−1``. With a ``cache``
     the new K, V are appended and the queries attend over everything cached (``05``'s idea).
     ``trace``, if a list, receives ``(step, shape)`` pairs for the shape trace of ``06``.
+    ``mask`` is an extra additive mask ``(n, n_keys)`` on top of the causal one.
     """
     x = as_float_array("x", x, ndim=2)
     if x.shape[1] != shape.hidden:
@@ -160,7 +162,7 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     k_rep, v_rep = repeat_kv(k, h // kv), repeat_kv(v, h // kv)
     record(("repeat_kv(k), repeat_kv(v)", k_rep.shape))
     out, attn = scaled_dot_product_attention(q.transpose(1, 0, 2), k_rep.transpose(1, 0, 2),
-                                             v_rep.transpose(1, 0, 2), causal=causal)
+                                             v_rep.transpose(1, 0, 2), causal=causal, mask=mask)
     record(("每个头的分数 / 权重", attn.shape))
     record(("每个头的输出", out.shape))
     merged = out.transpose(1, 0, 2).reshape(n, h * d)

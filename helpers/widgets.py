@@ -96,6 +96,14 @@ def dilution_explorer(**kwargs):
     return DilutionExplorer(**kwargs)
 
 
+
+def real_attention_explorer(**kwargs):
+    """``09_real_model``: layer and head sliders → SmolLM2-135M's real attention weights."""
+    from .explorers.real_model import RealAttentionExplorer
+
+    return RealAttentionExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

