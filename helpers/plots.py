@@ -51,7 +51,7 @@ class HeatmapPanel:
     """
 
     def __init__(self, ax, matrix, row_labels, col_labels, *, vmin=0.0, vmax=1.0, cmap="viridis",
-                 title="", digits=3, annotate=True, highlight_row=None, xlabel="key", ylabel="query"):
+                 title="", digits=3, annotate=True, highlight_row=None, xlabel="键（K）", ylabel="查询（Q）"):
         import matplotlib
 
         cmap_obj = matplotlib.colormaps[cmap].with_extremes(bad="#dddddd")

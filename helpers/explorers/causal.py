@@ -36,7 +36,7 @@ class CausalMaskExplorer(Explorer):
     def build(self, fig):
         ax = fig.add_subplot()
         self.heat = HeatmapPanel(ax, np.full((N_MAX, N_MAX), np.nan), [""] * N_MAX, [""] * N_MAX,
-                                 title="注意力权重（行 = 查询，列 = 键）", digits=2, highlight_row=0)
+                                 title="注意力权重（行 = 查询，列 = 键；框内是正在读的行）", digits=2, highlight_row=0)
         self.animate(*self.heat.artists)
         self.shown_tokens = None
 
@@ -47,7 +47,8 @@ class CausalMaskExplorer(Explorer):
         self.heat.update(padded, highlight_row=s["row"])
         for i, row_texts in enumerate(self.heat.texts):
             for j, t in enumerate(row_texts):
-                t.set_visible(i < n and j < n and (j <= i or not s["causal"]))  # masked cells: colour only
+                # numbers only on the row being read (the rest is colour), and not on masked cells
+                t.set_visible(i == s["row"] and j < n and (j <= i or not s["causal"]))
         if s["tokens"] != self.shown_tokens:  # ticks and limits are background: redraw it
             self.shown_tokens = s["tokens"]
             labels = list(s["tokens"]) + [""] * (N_MAX - n)
