@@ -115,6 +115,27 @@ def cold_import_seconds(repeats: int = 3) -> float:
     return min(runs)
 
 
+RSS_SCRIPT = """
+import contextlib, io, resource, sys, time
+import matplotlib
+matplotlib.use("Agg")
+import nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+code = "\\n".join(c.source for c in nb.cells if c.cell_type == "code" and "helpers.widgets" not in c.source)
+start = time.perf_counter()
+with contextlib.redirect_stdout(io.StringIO()):
+    exec(compile(code, sys.argv[1], "exec"), {})
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def notebook_peak_rss(path: Path) -> tuple:
+    """(seconds, peak RSS MiB) of a notebook's code run in one fresh process (widget cells skipped)."""
+    out = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(path)], capture_output=True, text=True,
+                         check=True, cwd=path.parent).stdout.split()
+    return float(out[0]), float(out[1])
+
+
 def naive_growth_exponent() -> float:
     from helpers.tiled import growth_exponent, time_naive_vs_tiled
 
@@ -141,6 +162,8 @@ def main():
         real = sorted((ROOT / "notebooks").glob("09_*.ipynb"))
         if real:
             print(f"execute notebook 09 (real model): {execute_notebooks(real):.1f} s")
+            seconds, rss = notebook_peak_rss(real[0])
+            print(f"notebook 09 code in one process: {seconds:.1f} s, peak RSS {rss:.0f} MiB")
     worst_median = max(r["median"] for r in rows)
     worst_p95 = max(r["p95"] for r in rows)
     worst_ratio = max(r["ratio"] for r in rows)
