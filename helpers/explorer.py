@@ -91,27 +91,19 @@ class Explorer:
         return {name: control.value for name, control in self.controls.items()}
 
     def state_for(self, **values):
-        """The memoised ``(state, png)`` for a combination of control values (png ``None`` until rendered)."""
-        key = self._key(values)
-        if key is None:
-            return self.compute(**values), None
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        entry = (self.compute(**values), None)
-        self._cache[key] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return entry
-
-    @staticmethod
-    def _key(values):
+        """The memoised ``[state, png]`` for a combination of control values (png ``None`` until
+        rendered; :meth:`update` fills it in, so returning to a state costs no drawing)."""
         key = tuple(sorted(values.items()))
         try:
-            hash(key)
-        except TypeError:  # unhashable control value: no caching
-            return None
-        return key
+            entry = self._cache[key]
+        except TypeError:  # unhashable control value: no memo
+            return [self.compute(**values), None]
+        except KeyError:
+            entry = self._cache[key] = [self.compute(**values), None]
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        self._cache.move_to_end(key)
+        return entry
 
     # ---- rendering: blit the artists that change over a cached background -------------------
     def animate(self, *artists) -> None:
@@ -139,8 +131,8 @@ class Explorer:
 
     def update(self) -> None:
         """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
-        args = self.compute_args()
-        self.state, png = self.state_for(**args)
+        entry = self.state_for(**self.compute_args())
+        self.state = entry[0]
         if self.naive:  # the way the benchmark compares against: a new figure per move
             self.fig = new_figure(*self.figsize)
             self.build(self.fig)
@@ -150,11 +142,10 @@ class Explorer:
             self._animated = []
             self.png = figure_png(self.fig)
         else:
-            self.draw(self.state)  # keeps the artists in step even when the picture is cached
-            self.png = png if png is not None else self.render()
-            key = self._key(args)
-            if key in self._cache:  # remember the picture of this state too
-                self._cache[key] = (self.state, self.png)
+            self.draw(self.state)  # keeps the artists in step even when the picture is memoised
+            if entry[1] is None:
+                entry[1] = self.render()
+            self.png = entry[1]
         self.image.value = self.png
         self.readout.value = self.describe(self.state)
         self.renders += 1

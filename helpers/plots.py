@@ -358,31 +358,67 @@ def timing_figure(rows, exponent):
     return fig
 
 
+class SinkPanels:
+    """``08_reading_attention``: the causal weight map and the per-position output change after
+    eviction (only a recent window vs first token + window); ``update`` changes them in place."""
+
+    def __init__(self, fig, weights, only, with_first, *, ylim=None):
+        ax_w, ax_c = fig.subplots(1, 2)
+        self.ax_change = ax_c
+        self.heat = ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
+        ax_w.set_title("因果注意力权重")
+        ax_w.set_xlabel("键（K）")
+        ax_w.set_ylabel("查询（Q）")
+        x = np.arange(len(only))
+        (self.only_line,) = ax_c.plot(x, only, "o-", ms=3, color=ACCENT, label="只留最近窗口")
+        (self.first_line,) = ax_c.plot(x, with_first, "s-", ms=3, color=BASE, label="首 token + 窗口")
+        if ylim is not None:
+            ax_c.set_ylim(*ylim)
+        ax_c.set_xlabel("位置")
+        ax_c.set_title("丢掉前文后，输出变化 ‖Δout‖")
+        ax_c.legend(fontsize=7, loc="upper left")
+
+    @property
+    def artists(self) -> list:
+        return [self.heat, self.only_line, self.first_line]
+
+    def update(self, weights, only, with_first):
+        self.heat.set_data(weights)
+        self.only_line.set_ydata(only)
+        self.first_line.set_ydata(with_first)
+
+
 def sink_figure(weights, only, with_first, window):
-    """``08_reading_attention``: the bright first column, and what evicting the first tokens does."""
+    """Static version of :class:`SinkPanels`, with the window's edge marked."""
     fig = new_figure(7.4, 3.0)
-    ax_w, ax_c = fig.subplots(1, 2)
-    ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
-    ax_w.set_title("因果注意力权重（第一列特别亮）")
-    ax_w.set_xlabel("键")
-    ax_w.set_ylabel("查询")
-    x = np.arange(len(only))
-    ax_c.plot(x, only, "o-", ms=3, color=ACCENT, label="只留最近窗口")
-    ax_c.plot(x, with_first, "s-", ms=3, color=BASE, label="首 token + 窗口")
-    ax_c.axvline(window - 0.5, color="#bbbbbb", ls="--", lw=1)
-    ax_c.set_xlabel("位置")
-    ax_c.set_title(f"窗口 {window}：输出变化 ‖Δout‖")
-    ax_c.legend(fontsize=8)
+    panels = SinkPanels(fig, weights, only, with_first)
+    panels.ax_change.axvline(window - 0.5, color="#bbbbbb", ls="--", lw=1)
     return fig
 
 
+class InfluencePanels:
+    """``08_reading_attention``: attention weight and ablation influence per position, side by side."""
+
+    def __init__(self, fig, weights, influence):
+        ax_w, ax_i = fig.subplots(1, 2)
+        labels = [str(i) for i in range(len(weights))]
+        self.weight_bars = BarPanel(ax_w, labels, weights, title="注意力权重", highlight=0)
+        self.influence_bars = BarPanel(ax_i, labels, influence, ylim=(0, 1.2), title="遮掉它以后输出的变化",
+                                       highlight=0)
+
+    @property
+    def artists(self) -> list:
+        return [*self.weight_bars.artists, *self.influence_bars.artists]
+
+    def update(self, weights, influence):
+        self.weight_bars.update(weights)
+        self.influence_bars.update(influence)
+
+
 def influence_figure(example_result):
-    """``08_reading_attention``: weight and ablation influence side by side."""
+    """Static version of :class:`InfluencePanels`."""
     fig = new_figure(6.4, 2.6)
-    ax_w, ax_i = fig.subplots(1, 2)
-    labels = [str(i) for i in range(len(example_result["weights"]))]
-    BarPanel(ax_w, labels, example_result["weights"], title="注意力权重", highlight=0)
-    BarPanel(ax_i, labels, example_result["influence"], ylim=(0, 1.2), title="遮掉它以后输出的变化", highlight=0)
+    InfluencePanels(fig, example_result["weights"], example_result["influence"])
     return fig
 
 

@@ -276,12 +276,6 @@ def head_values(model: Model, result: ForwardResult, layer: int) -> np.ndarray:
     return v.transpose(1, 0, 2)
 
 
-def kv_cache_bytes_per_token_of(model: Model, dtype: str = "bf16") -> int:
-    from .cost import kv_cache_bytes_per_token
-
-    return kv_cache_bytes_per_token(model.config, dtype=dtype)
-
-
 def permute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
     """llama.cpp's permutation (the inverse of :func:`unpermute_qk`), on ``(out, in)`` weights."""
     out, inp = weight.shape

@@ -14,7 +14,6 @@ def query_weights_explorer(**kwargs):
     return QueryWeightsExplorer(**kwargs)
 
 
-
 def weighted_average_explorer(**kwargs):
     """``01_weighted_average``: four weight sliders (renormalised) → the new 申请 vector."""
     from .explorers.weighted_average import WeightedAverageExplorer
@@ -36,7 +35,6 @@ def hand_calculation_explorer(**kwargs):
     return HandCalculationExplorer(**kwargs)
 
 
-
 def sqrt_d_explorer(**kwargs):
     """``04_sqrt_d``: d (log steps), n, scale on/off → score histogram and largest weights."""
     from .explorers.sqrt_d import SqrtDExplorer
@@ -51,13 +49,11 @@ def causal_mask_explorer(**kwargs):
     return CausalMaskExplorer(**kwargs)
 
 
-
 def attention_layer_explorer(**kwargs):
     """``06_attention_layer``: heads, KV heads, length, RoPE → shape trace, per-head maps, KV cache."""
     from .explorers.layer import LayerExplorer
 
     return LayerExplorer(**kwargs)
-
 
 
 def cost_explorer(**kwargs):
@@ -72,7 +68,6 @@ def online_softmax_explorer(**kwargs):
     from .explorers.cost import OnlineSoftmaxExplorer
 
     return OnlineSoftmaxExplorer(**kwargs)
-
 
 
 def sink_explorer(**kwargs):
@@ -94,7 +89,6 @@ def dilution_explorer(**kwargs):
     from .explorers.reading import DilutionExplorer
 
     return DilutionExplorer(**kwargs)
-
 
 
 def real_attention_explorer(**kwargs):

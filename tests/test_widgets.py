@@ -295,7 +295,7 @@ def test_sink_explorer_each_control():
         only = reading.eviction_change(seq, window, keep_first=0)
         np.testing.assert_allclose(e.state["only"], only)
         assert f"class='only'>{only[window:].mean():.3f}" in e.readout.value
-        np.testing.assert_allclose(e.only_line.get_ydata(), only)
+        np.testing.assert_allclose(e.panels.only_line.get_ydata(), only)
     assert e.state["first_col"] > 0.95
 
 
@@ -306,7 +306,7 @@ def test_influence_explorer_control():
     assert "by-influence'>4 > 0" in e.readout.value
     e.controls["value_scale"].value = 3.0
     ex = reading.weight_vs_influence_example(3.0)
-    np.testing.assert_allclose([b.get_height() for b in e.influence_bars.bars], ex["influence"])
+    np.testing.assert_allclose([b.get_height() for b in e.panels.influence_bars.bars], ex["influence"])
     assert "by-influence'>0 >" in e.readout.value
 
 

@@ -56,6 +56,7 @@ class HandCalculationExplorer(Explorer):
                  v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
 
     def compute_args(self):
+        """The k/v sliders edit the picked token's row: store them there, then pass all rows."""
         values = self.values
         self.k[self.token] = (values["k1"], values["k2"])
         self.v[self.token] = (values["v1"], values["v2"])

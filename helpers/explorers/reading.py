@@ -7,7 +7,7 @@ from .. import reading
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import BarPanel
+from ..plots import InfluencePanels, SinkPanels
 
 N_SINK = 24
 DIL_N = [2 ** i for i in range(1, 18)]  # 2 … 131072
@@ -34,24 +34,12 @@ class SinkExplorer(Explorer):
                 "with_first_mean": float(with_first[later].mean()) if window < N_SINK else 0.0}
 
     def build(self, fig):
-        ax_w, ax_c = fig.subplots(1, 2)
-        self.heat = ax_w.imshow(np.zeros((N_SINK, N_SINK)), vmin=0, vmax=1, cmap="viridis")
-        ax_w.set_title("因果注意力权重")
-        ax_w.set_xlabel("键")
-        ax_w.set_ylabel("查询")
-        x = np.arange(N_SINK)
-        (self.only_line,) = ax_c.plot(x, np.zeros(N_SINK), "o-", ms=3, color="#d95f02", label="只留最近窗口")
-        (self.first_line,) = ax_c.plot(x, np.zeros(N_SINK), "s-", ms=3, color="#1b9e77", label="首 token + 窗口")
-        ax_c.set_ylim(0, 1.6)
-        ax_c.set_xlabel("位置")
-        ax_c.set_title("丢掉前文后，输出变了多少")
-        ax_c.legend(fontsize=7, loc="upper left")
-        self.animate(self.heat, self.only_line, self.first_line)
+        blank = np.zeros(N_SINK)
+        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, ylim=(0, 1.6))
+        self.animate(*self.panels.artists)
 
     def draw(self, s):
-        self.heat.set_data(s["weights"])
-        self.only_line.set_ydata(s["only"])
-        self.first_line.set_ydata(s["with_first"])
+        self.panels.update(s["weights"], s["only"], s["with_first"])
 
     def describe(self, s):
         return (f"后面的查询平均把 <span class='sink'>{fmt(s['first_col'])}</span> 的权重放在第 1 个 token 上 · "
@@ -72,16 +60,11 @@ class InfluenceExplorer(Explorer):
         return reading.weight_vs_influence_example(value_scale)
 
     def build(self, fig):
-        ax_w, ax_i = fig.subplots(1, 2)
-        labels = [str(i) for i in range(6)]
-        self.weight_bars = BarPanel(ax_w, labels, np.zeros(6), title="注意力权重", highlight=0)
-        self.influence_bars = BarPanel(ax_i, labels, np.zeros(6), ylim=(0, 1.2), title="遮掉它以后输出的变化",
-                                       highlight=0)
-        self.animate(*self.weight_bars.artists, *self.influence_bars.artists)
+        self.panels = InfluencePanels(fig, np.zeros(6), np.zeros(6))
+        self.animate(*self.panels.artists)
 
     def draw(self, s):
-        self.weight_bars.update(s["weights"])
-        self.influence_bars.update(s["influence"])
+        self.panels.update(s["weights"], s["influence"])
 
     def describe(self, s):
         by_w = " > ".join(str(i) for i in s["by_weight"])
