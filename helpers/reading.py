@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention, softmax
-from .validation import as_float_array, positive_float, positive_int
+from .validation import as_float_array, positive_int
 
 SEED = 2023
 

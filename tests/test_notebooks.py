@@ -1,50 +1,109 @@
-"""The committed notebooks: built from their sources with the shared header, and clean."""
+"""The committed notebooks: paired with their sources, one shared header and footer, one list, clean."""
 import subprocess
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from series import NOTEBOOKS  # noqa: E402
+
 import notebooks as nbtool  # noqa: E402
 
-PLANNED = ["00_index", "01_weighted_average", "02_qkv", "03_hand_calculation", "04_sqrt_d",
-           "05_causal_mask", "06_attention_layer", "07_cost_of_length", "08_reading_attention",
-           "09_real_model"]
 AUDIT = ROOT.parent / "shared" / "tools" / "notebook_audit.py"
 
 
-def test_notebooks_match_their_sources_and_shared_header():
-    assert nbtool.drift() == []
+def read(name):
+    return nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+
+
+def test_pairs_in_sync_with_shared_header_and_footer_and_all_listed():
+    assert nbtool.problems() == []
+
+
+def test_check_fails_on_a_notebook_missing_from_the_list(tmp_path, monkeypatch):
+    monkeypatch.setattr(nbtool, "NOTEBOOKS", NOTEBOOKS[:-1])
+    assert any(NOTEBOOKS[-1] in line and "not in tools/series.py" in line for line in nbtool.problems())
+
+
+def test_check_fails_when_a_source_is_edited_but_not_synced(tmp_path, monkeypatch):
+    src = tmp_path / "notebook_sources"
+    out = tmp_path / "notebooks"
+    src.mkdir()
+    out.mkdir()
+    for name in NOTEBOOKS:
+        (src / f"{name}.md").write_text((ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8"),
+                                        encoding="utf-8")
+        (out / f"{name}.ipynb").write_bytes((ROOT / "notebooks" / f"{name}.ipynb").read_bytes())
+    monkeypatch.setattr(nbtool, "SRC", src)
+    monkeypatch.setattr(nbtool, "OUT", out)
+    assert nbtool.problems() == []
+    path = src / f"{NOTEBOOKS[1]}.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("## 本篇目标", "## 本篇的目标", 1), encoding="utf-8")
+    assert any("differs from" in line for line in nbtool.problems())
+    nbtool.sync(NOTEBOOKS[1])
+    assert nbtool.problems() == []
+    assert "## 本篇的目标" in "".join(c.source for c in nbformat.read(out / f"{NOTEBOOKS[1]}.ipynb", 4).cells)
+
+
+def test_saving_the_notebook_through_jupyterlab_updates_its_source(tmp_path):
+    """JupyterLab saves through jupytext's contents manager, which writes both files of a pair."""
+    from jupytext import TextFileContentsManager
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebook_sources").mkdir()
+    (tmp_path / "jupytext.toml").write_text((ROOT / "jupytext.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    manager = TextFileContentsManager(root_dir=str(tmp_path))
+    nb = read(NOTEBOOKS[2])
+    nb.cells[-2].source += "\n\n（在 JupyterLab 里改的一句）"
+    manager.save({"type": "notebook", "content": nb}, f"notebooks/{NOTEBOOKS[2]}.ipynb")
+    text = (tmp_path / "notebook_sources" / f"{NOTEBOOKS[2]}.md").read_text(encoding="utf-8")
+    assert "（在 JupyterLab 里改的一句）" in text
 
 
 def test_every_notebook_has_the_same_setup_cell_and_its_own_badge():
     setups = set()
-    for name in nbtool.names():
-        cells = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    for name in NOTEBOOKS:
+        cells = read(name).cells
         assert f"notebooks/{name}.ipynb" in cells[1].source and "colab-badge" in cells[1].source
         setups.add(cells[2].source)
     assert len(setups) == 1
     assert nbtool.repository_url() in setups.pop()
 
 
-def test_index_links_every_planned_notebook():
+def test_every_notebook_ends_with_links_to_its_neighbours():
+    for i, name in enumerate(NOTEBOOKS):
+        last = read(name).cells[-1].source
+        assert "(00_index.ipynb)" in last or i == 0
+        if i + 1 < len(NOTEBOOKS):
+            assert f"({NOTEBOOKS[i + 1]}.ipynb)" in last and "下一篇" in last
+        else:
+            assert "(00_index.ipynb)" in last and "回到目录" in last
+        if i > 0:
+            assert f"({NOTEBOOKS[i - 1]}.ipynb)" in last and "上一篇" in last
+
+
+def test_index_links_every_notebook():
     index = (ROOT / "notebook_sources" / "00_index.md").read_text(encoding="utf-8")
-    for name in PLANNED[1:]:
-        assert f"({name}.ipynb)" in index
+    body = index.rsplit(nbtool.NAV_PREFIX, 1)[0]  # not counting the generated footer
+    missing = [name for name in NOTEBOOKS[1:] if f"({name}.ipynb)" not in body]
+    assert missing == [], f"00_index does not link {missing}"
 
 
-def test_notebook_names_follow_the_plan():
-    assert set(nbtool.names()) <= set(PLANNED)
+def test_readme_lists_every_notebook():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in NOTEBOOKS if name not in readme]
+    assert missing == [], f"README.md does not mention {missing}"
 
 
 def test_widget_cells_are_the_only_ignored_ones_and_are_one_line_calls():
-    for name in nbtool.names():
-        for cell in nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells:
+    for name in NOTEBOOKS:
+        for cell in read(name).cells:
             if cell.cell_type == "code" and "NBVAL_IGNORE_OUTPUT" in cell.source:
-                body = [l for l in cell.source.splitlines() if l.strip() and not l.startswith("#")]
+                body = [line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")]
                 is_widget = len(body) == 1 and body[0].startswith("helpers.widgets.")
                 is_timing = "perf_counter" in cell.source or "timing" in cell.source
                 assert is_widget or is_timing, f"{name}: {cell.source!r}"
@@ -56,3 +115,10 @@ def test_notebook_audit_reports_zero_findings():
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     assert result.stdout.strip().endswith(", 0 findings")
+
+
+def test_jupytext_reads_every_source_as_myst():
+    for name in NOTEBOOKS:
+        text = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
+        assert "format_name: myst" in text
+        assert jupytext.reads(text, fmt="md:myst").cells[0].source.startswith("# ")

@@ -22,6 +22,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
+
 MOVES = 32
 
 
@@ -156,14 +159,19 @@ def main():
     print(f"cold import helpers: {import_s:.3f} s")
     series = float("nan")
     if not args.skip_notebooks:
-        books = sorted((ROOT / "notebooks").glob("0[0-8]_*.ipynb"))
-        series = execute_notebooks(books)
-        print(f"execute notebooks 00–08 ({len(books)}): {series:.1f} s")
-        real = sorted((ROOT / "notebooks").glob("09_*.ipynb"))
-        if real:
-            print(f"execute notebook 09 (real model): {execute_notebooks(real):.1f} s")
-            seconds, rss = notebook_peak_rss(real[0])
-            print(f"notebook 09 code in one process: {seconds:.1f} s, peak RSS {rss:.0f} MiB")
+        light = [ROOT / "notebooks" / f"{name}.ipynb" for name in NOTEBOOKS if name not in REAL_MODEL]
+        series = 0.0
+        for book in light:  # every notebook of the list on its own line, then the series total
+            seconds = execute_notebooks([book])
+            series += seconds
+            print(f"execute {book.stem}: {seconds:.1f} s")
+        print(f"execute notebooks without the real model ({len(light)}): {series:.1f} s")
+        for name in NOTEBOOKS:
+            if name in REAL_MODEL:
+                book = ROOT / "notebooks" / f"{name}.ipynb"
+                print(f"execute {name} (real model): {execute_notebooks([book]):.1f} s")
+                seconds, rss = notebook_peak_rss(book)
+                print(f"{name} code in one process: {seconds:.1f} s, peak RSS {rss:.0f} MiB")
     worst_median = max(r["median"] for r in rows)
     worst_p95 = max(r["p95"] for r in rows)
     worst_ratio = max(r["ratio"] for r in rows)

@@ -1,27 +1,37 @@
 #!/usr/bin/env python3
-"""Build the notebooks from their sources, with one shared header.
+"""Paired notebooks (jupytext): the shared header and footer, and the pairing check.
 
-    python tools/notebooks.py build [NAME ...]   write notebooks/NAME.ipynb from notebook_sources/NAME.md
-    python tools/notebooks.py check              exit 1 if a notebook's cells drift from its source
+    python tools/notebooks.py fix     write the shared header and the navigation footer into
+                                      every source in notebook_sources/
+    python tools/notebooks.py sync    fix, then update notebooks/NAME.ipynb from its source
+                                      (jupytext --update: outputs and cell ids are kept)
+    python tools/notebooks.py check   exit 1 if a source lacks the shared header or footer, a pair
+                                      is out of sync, or a file is missing from tools/series.py
 
-A source file is Markdown-ish text split into cells by marker lines ``%% md`` and ``%% code``.
-The first cell (the title) comes first; the Colab badge and the setup cell, generated here from
-the repository URL in ``pyproject.toml``, follow it in every notebook. Stored outputs are made by
-``tools/execute_notebooks.py`` (``make outputs``); ``build`` keeps a cell's outputs when its
-source did not change, so a rebuild alone never loses checked outputs.
+Every notebook is a jupytext pair (``jupytext.toml``): ``notebook_sources/NAME.md`` (MyST Markdown,
+what is reviewed) and ``notebooks/NAME.ipynb`` (with stored outputs). Cell 0 is the notebook's
+title; cells 1–2 are the Colab badge and the setup cell, identical in every notebook except the
+badge's path, made here from the repository URL in ``pyproject.toml``; the last cell links to the
+previous notebook, the index and the next one, made here from ``tools/series.py``.
 """
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebook_sources"
 OUT = ROOT / "notebooks"
-MARKER = re.compile(r"^%% (md|code)\s*$")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from series import NOTEBOOKS  # noqa: E402
+
+SETUP_FIRST_LINE = "# 环境设置（每篇相同）"
+NAV_PREFIX = "---\n\n"
 
 
 def repository_url() -> str:
@@ -32,13 +42,16 @@ def repository_url() -> str:
     return match.group(1).rstrip("/")
 
 
-def header_cells(name: str) -> list:
+def badge_source(name: str) -> str:
+    github_path = repository_url().split("github.com/", 1)[1]
+    return (f"[![在 Colab 中打开](https://colab.research.google.com/assets/colab-badge.svg)]"
+            f"(https://colab.research.google.com/github/{github_path}/blob/main/notebooks/{name}.ipynb)")
+
+
+def setup_source() -> str:
     url = repository_url()
-    github_path = url.split("github.com/", 1)[1]
-    badge = (f"[![在 Colab 中打开](https://colab.research.google.com/assets/colab-badge.svg)]"
-             f"(https://colab.research.google.com/github/{github_path}/blob/main/notebooks/{name}.ipynb)")
-    setup = "\n".join([
-        "# 环境设置（每篇相同）：本地 make lab 或 conda 环境里 helpers 已经装好；",
+    return "\n".join([
+        f"{SETUP_FIRST_LINE}：本地 make lab 或 conda 环境里 helpers 已经装好；",
         "# 在 Colab 里先从仓库安装本项目（只装 numpy、matplotlib 等轻量依赖）。",
         "import sys",
         'if "google.colab" in sys.modules:',
@@ -47,89 +60,99 @@ def header_cells(name: str) -> list:
         "import helpers",
         "helpers.setup()  # 注册随包附带的中文字体，图里的中文不会变成方框",
     ])
-    return [nbformat.v4.new_markdown_cell(badge), nbformat.v4.new_code_cell(setup)]
 
 
-def parse_source(path: Path) -> list:
-    cells, kind, lines = [], None, []
+def title(name: str) -> str:
+    """The notebook's title, from the first line of its source's first cell (``# 02 · …``)."""
+    first = jupytext.read(SRC / f"{name}.md").cells[0].source.splitlines()[0]
+    return first.lstrip("#").strip()
 
-    def flush():
-        if kind is not None:
-            text = "\n".join(lines).strip("\n")
-            cells.append(nbformat.v4.new_markdown_cell(text) if kind == "md" else nbformat.v4.new_code_cell(text))
 
-    for line in path.read_text(encoding="utf-8").splitlines():
-        match = MARKER.match(line)
-        if match:
-            flush()
-            kind, lines = match.group(1), []
-        else:
-            lines.append(line)
-    flush()
-    if not cells or cells[0].cell_type != "markdown":
+def nav_source(name: str) -> str:
+    i = NOTEBOOKS.index(name)
+    parts = []
+    if i > 0:
+        prev = NOTEBOOKS[i - 1]
+        parts.append(f"[← 上一篇：{title(prev)}]({prev}.ipynb)")
+    parts.append("目录（本篇）" if i == 0 else f"[目录]({NOTEBOOKS[0]}.ipynb)")
+    if i + 1 < len(NOTEBOOKS):
+        nxt = NOTEBOOKS[i + 1]
+        parts.append(f"[下一篇：{title(nxt)} →]({nxt}.ipynb)")
+    else:
+        parts.append(f"[回到目录 →]({NOTEBOOKS[0]}.ipynb)")
+    return NAV_PREFIX + " · ".join(parts)
+
+
+def expected_frame(name: str) -> dict:
+    return {1: ("markdown", badge_source(name)), 2: ("code", setup_source()), -1: ("markdown", nav_source(name))}
+
+
+def fix(name: str) -> bool:
+    """Put the shared header and the footer into ``notebook_sources/NAME.md``; True if it changed."""
+    path = SRC / f"{name}.md"
+    nb = jupytext.read(path)
+    cells = nb.cells
+    if not cells or cells[0].cell_type != "markdown" or not cells[0].source.startswith("# "):
         raise SystemExit(f"{path}: the first cell must be the markdown title")
-    return cells
+    before = [(c.cell_type, c.source) for c in cells]
+    body = [c for c in cells[1:] if not (
+        (c.cell_type == "markdown" and ("colab-badge" in c.source or c.source.startswith(NAV_PREFIX)))
+        or (c.cell_type == "code" and c.source.startswith(SETUP_FIRST_LINE)))]
+    frame = expected_frame(name)
+    nb.cells = [cells[0], nbformat.v4.new_markdown_cell(frame[1][1]), nbformat.v4.new_code_cell(frame[2][1]),
+                *body, nbformat.v4.new_markdown_cell(frame[-1][1])]
+    if [(c.cell_type, c.source) for c in nb.cells] == before:
+        return False
+    jupytext.write(nb, path, fmt="md:myst")
+    return True
 
 
-def expected_cells(name: str) -> list:
-    cells = parse_source(SRC / f"{name}.md")
-    return [cells[0], *header_cells(name), *cells[1:]]
+def sync(name: str) -> None:
+    """Update ``notebooks/NAME.ipynb`` from its source, keeping outputs of unchanged cells."""
+    subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--update", "--to", "ipynb",
+                    "-o", str(OUT / f"{name}.ipynb"), str(SRC / f"{name}.md")], check=True)
 
 
-def build(name: str) -> Path:
-    target = OUT / f"{name}.ipynb"
-    old = {}
-    if target.exists():
-        for cell in nbformat.read(target, as_version=4).cells:
-            if cell.cell_type == "code":
-                old.setdefault(cell.source, cell)
-    nb = nbformat.v4.new_notebook()
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-    }
-    for i, cell in enumerate(expected_cells(name)):
-        cell.id = f"c{i:02d}"
-        previous = old.get(cell.source) if cell.cell_type == "code" else None
-        if previous is not None:
-            cell.outputs = previous.outputs
-            cell.execution_count = previous.execution_count
-        nb.cells.append(cell)
-    nbformat.write(nb, target)
-    return target
-
-
-def names() -> list:
-    return sorted(p.name[:-3] for p in SRC.glob("*.md"))
-
-
-def drift() -> list:
-    problems = []
-    for name in names():
-        target = OUT / f"{name}.ipynb"
-        if not target.exists():
-            problems.append(f"{target.name}: missing (run make notebooks)")
+def problems() -> list:
+    found = []
+    have_src = sorted(p.stem for p in SRC.glob("*.md"))
+    have_nb = sorted(p.stem for p in OUT.glob("*.ipynb"))
+    for stem in sorted(set(have_src) | set(have_nb)):
+        if stem not in NOTEBOOKS:
+            found.append(f"{stem}: not in tools/series.py NOTEBOOKS (add it there, see CONTRIBUTING.md)")
+    for name in NOTEBOOKS:
+        src, book = SRC / f"{name}.md", OUT / f"{name}.ipynb"
+        if not src.exists() or not book.exists():
+            found.append(f"{name}: {'source' if not src.exists() else 'notebook'} missing")
             continue
-        have = [(c.cell_type, c.source) for c in nbformat.read(target, as_version=4).cells]
-        want = [(c.cell_type, c.source) for c in expected_cells(name)]
-        if have != want:
-            first = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
-            problems.append(f"{target.name}: cell {first} differs from notebook_sources/{name}.md "
-                            f"or the shared header (run make notebooks)")
-    return problems
+        text_cells = [(c.cell_type, c.source) for c in jupytext.read(src).cells]
+        for index, want in expected_frame(name).items():
+            if len(text_cells) < 4 or text_cells[index] != want:
+                where = {1: "Colab badge", 2: "setup cell", -1: "navigation footer"}[index]
+                found.append(f"notebook_sources/{name}.md: the {where} is not the shared one (run make outputs)")
+        book_cells = [(c.cell_type, c.source) for c in nbformat.read(book, as_version=4).cells]
+        if book_cells != text_cells:
+            first = next((i for i, (a, b) in enumerate(zip(book_cells, text_cells)) if a != b),
+                         min(len(book_cells), len(text_cells)))
+            found.append(f"notebooks/{name}.ipynb: cell {first} differs from notebook_sources/{name}.md "
+                         f"(save it in JupyterLab, or run make outputs)")
+    return found
 
 
 def main(argv):
-    if not argv or argv[0] not in ("build", "check"):
+    if not argv or argv[0] not in ("fix", "sync", "check"):
         raise SystemExit(__doc__)
-    if argv[0] == "build":
-        for name in argv[1:] or names():
-            print(f"built {build(name).relative_to(ROOT)}")
+    if argv[0] in ("fix", "sync"):
+        for name in argv[1:] or NOTEBOOKS:
+            if fix(name):
+                print(f"fixed header/footer of notebook_sources/{name}.md")
+            if argv[0] == "sync":
+                sync(name)
         return 0
-    problems = drift()
-    for line in problems:
+    found = problems()
+    for line in found:
         print(line)
-    return 1 if problems else 0
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
