@@ -98,6 +98,9 @@ def real_attention_explorer(**kwargs):
     return RealAttentionExplorer(**kwargs)
 
 
+real_attention_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

