@@ -14,7 +14,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock clean
+	test-compat lock wheel-check clean
 
 setup: $(LAB_STAMP)
 setup-test: $(TEST_STAMP)
@@ -78,8 +78,12 @@ test-compat:
 lock:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q "pip-tools>=7.4"
-	CUSTOM_COMPILE_COMMAND="make lock" $(PY) -m piptools compile -q --strip-extras --no-emit-index-url \
+	CUSTOM_COMPILE_COMMAND="make lock" $(PY) -m piptools compile -q --strip-extras --no-emit-index-url --no-emit-find-links \
 		--extra lab --extra real --extra test -o $(CONSTRAINTS) pyproject.toml
+
+# Build the wheel (no warnings), check its contents, install it in a clean venv, render Chinese.
+wheel-check:
+	tools/check_wheel.sh
 
 # Rebuild the bundled CJK font from Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk).
 font: setup-test
