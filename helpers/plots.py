@@ -464,7 +464,7 @@ def rope_wavelengths_figure(config):
     pairs = np.arange(len(plain))
     fig = new_figure(6.6, 3.6)
     ax = fig.add_subplot()
-    ax.plot(pairs, plain, "o", ms=3.5, color=MUTED, label="原始 RoPE：2π/θᵢ")
+    ax.plot(pairs, plain, "o", ms=3.5, color=MUTED, label="基础公式：2π/θᵢ")
     ax.plot(pairs, scaled, "o", ms=3.5, mfc="none", mew=1.1, color=ACCENT, label=f"{scaling.rope_type} 缩放后")
     length = scaling.original_max_position_embeddings
     lines = [(length / scaling.high_freq_factor, ":", f"{length / scaling.high_freq_factor / 1024:.0f}K：波长更短的不变"),
