@@ -1,14 +1,42 @@
 """Model configurations (published ``config.json`` values) and the counts derived from them.
 
 Taught in ``02_qkv`` (projection shapes and parameter counts), ``06_attention_layer`` (heads,
-GQA, RoPE θ) and ``07_cost_of_length`` (the cost model). Every preset cites where its numbers
+GQA, RoPE θ and Llama-3.1's RoPE scaling) and ``07_cost_of_length`` (the cost model). Every preset cites where its numbers
 are published; nothing downstream types a shape by hand.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .validation import one_of
+from .validation import one_of, positive_float, positive_int
+
+ROPE_TYPES = ("llama3",)
+
+
+@dataclass(frozen=True)
+class RopeScaling:
+    """The ``rope_scaling`` entry of a ``config.json`` (``06_attention_layer``).
+
+    ``"llama3"`` (Llama-3.1, 3.2): pairs whose wavelength is shorter than
+    ``original_max_position_embeddings / high_freq_factor`` keep their frequency, those longer
+    than ``original_max_position_embeddings / low_freq_factor`` turn ``factor`` times slower, and
+    the pairs between blend the two (:func:`helpers.layer.rope_inv_freq` applies it).
+    """
+
+    rope_type: str
+    factor: float
+    low_freq_factor: float
+    high_freq_factor: float
+    original_max_position_embeddings: int
+
+    def __post_init__(self):
+        one_of("rope_type", self.rope_type, ROPE_TYPES)
+        for field in ("factor", "low_freq_factor", "high_freq_factor"):
+            positive_float(field, getattr(self, field))
+        if not float(self.high_freq_factor) > float(self.low_freq_factor):
+            raise ValueError(f"high_freq_factor must be greater than low_freq_factor "
+                             f"({self.low_freq_factor!r}), got {self.high_freq_factor!r}")
+        positive_int("original_max_position_embeddings", self.original_max_position_embeddings)
 
 
 @dataclass(frozen=True)
@@ -26,6 +54,8 @@ class ModelConfig:
     rope_theta: float
     tie_word_embeddings: bool
     source: str
+    rope_scaling: RopeScaling | None = None  # None: plain RoPE (SmolLM2)
+    max_position_embeddings: int | None = None  # the context length the model is published for
 
     def __post_init__(self):
         for field in ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
@@ -36,6 +66,10 @@ class ModelConfig:
         if self.num_heads % self.num_kv_heads:
             raise ValueError(
                 f"num_kv_heads ({self.num_kv_heads}) must divide num_heads ({self.num_heads})")
+        if self.rope_scaling is not None and not isinstance(self.rope_scaling, RopeScaling):
+            raise TypeError(f"rope_scaling must be a RopeScaling or None, got {self.rope_scaling!r}")
+        if self.max_position_embeddings is not None:
+            positive_int("max_position_embeddings", self.max_position_embeddings)
 
     # ---- shapes (02_qkv) -------------------------------------------------------------
     @property
@@ -82,26 +116,38 @@ class ModelConfig:
         return self.num_layers * self.params_per_layer() + self.hidden_size + self.embedding_params() + untied
 
 
+# Llama-3.1 was pre-trained at 8K and extended to 128K by slowing its low-frequency RoPE pairs 8×;
+# Llama-3.2 (1B, 3B) by 32×. Both config.json files carry these rope_scaling values.
+LLAMA_3_1_ROPE = RopeScaling(rope_type="llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                             original_max_position_embeddings=8192)
+LLAMA_3_2_ROPE = RopeScaling(rope_type="llama3", factor=32.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                             original_max_position_embeddings=8192)
+
 LLAMA_3_1_8B = ModelConfig(
     name="Llama-3.1-8B", hidden_size=4096, num_layers=32, num_heads=32, num_kv_heads=8,
     head_dim=128, intermediate_size=14336, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=False, source="meta-llama/Llama-3.1-8B, config.json")
+    tie_word_embeddings=False, source="meta-llama/Llama-3.1-8B, config.json",
+    rope_scaling=LLAMA_3_1_ROPE, max_position_embeddings=131072)
 LLAMA_3_1_70B = ModelConfig(
     name="Llama-3.1-70B", hidden_size=8192, num_layers=80, num_heads=64, num_kv_heads=8,
     head_dim=128, intermediate_size=28672, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=False, source="meta-llama/Llama-3.1-70B, config.json")
+    tie_word_embeddings=False, source="meta-llama/Llama-3.1-70B, config.json",
+    rope_scaling=LLAMA_3_1_ROPE, max_position_embeddings=131072)
 LLAMA_3_2_3B = ModelConfig(
     name="Llama-3.2-3B", hidden_size=3072, num_layers=28, num_heads=24, num_kv_heads=8,
     head_dim=128, intermediate_size=8192, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=True, source="meta-llama/Llama-3.2-3B, config.json")
+    tie_word_embeddings=True, source="meta-llama/Llama-3.2-3B, config.json",
+    rope_scaling=LLAMA_3_2_ROPE, max_position_embeddings=131072)
 LLAMA_3_2_1B = ModelConfig(
     name="Llama-3.2-1B", hidden_size=2048, num_layers=16, num_heads=32, num_kv_heads=8,
     head_dim=64, intermediate_size=8192, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=True, source="meta-llama/Llama-3.2-1B, config.json")
+    tie_word_embeddings=True, source="meta-llama/Llama-3.2-1B, config.json",
+    rope_scaling=LLAMA_3_2_ROPE, max_position_embeddings=131072)
 SMOLLM2_135M = ModelConfig(
     name="SmolLM2-135M", hidden_size=576, num_layers=30, num_heads=9, num_kv_heads=3,
     head_dim=64, intermediate_size=1536, vocab_size=49152, rope_theta=100000.0,
-    tie_word_embeddings=True, source="HuggingFaceTB/SmolLM2-135M-Instruct, config.json")
+    tie_word_embeddings=True, source="HuggingFaceTB/SmolLM2-135M-Instruct, config.json",
+    max_position_embeddings=8192)
 
 PRESETS = {c.name: c for c in (LLAMA_3_1_8B, LLAMA_3_1_70B, LLAMA_3_2_3B, LLAMA_3_2_1B, SMOLLM2_135M)}
 

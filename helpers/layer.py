@@ -11,22 +11,51 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention
+from .config import RopeScaling
 from .validation import as_float_array, positive_float, positive_int
 
 
 # ---- RoPE (Llama's rotate-half convention) ---------------------------------------------------
-def rope_angles(positions, head_dim: int, theta: float) -> tuple:
-    """``cos``, ``sin`` of shape ``(n, head_dim)`` for the given positions.
+def rope_inv_freq(head_dim: int, theta: float, scaling: RopeScaling | None = None) -> np.ndarray:
+    """The ``head_dim/2`` angles per position θᵢ = ``theta^(-2i/head_dim)`` (``06_attention_layer``).
 
-    Pair ``i`` (dims ``i`` and ``i + head_dim/2``) turns by ``position · theta^(-2i/head_dim)``,
-    as in Transformers' ``LlamaRotaryEmbedding`` (``emb = cat(freqs, freqs)``).
+    With a ``"llama3"`` ``scaling`` (Llama-3.1's ``rope_scaling``), as published in Meta's
+    ``apply_scaling`` and Transformers' ``_compute_llama3_parameters``: with wavelength
+    λᵢ = 2π/θᵢ and L = ``original_max_position_embeddings``, pairs with λᵢ < L/high_freq_factor
+    keep θᵢ, pairs with λᵢ > L/low_freq_factor get θᵢ/factor, and the pairs between get
+    (1 − s)·θᵢ/factor + s·θᵢ with s = (L/λᵢ − low_freq_factor)/(high_freq_factor − low_freq_factor).
+    ``scaling=None`` is plain RoPE (SmolLM2).
     """
     head_dim = positive_int("head_dim", head_dim)
     if head_dim % 2:
         raise ValueError(f"head_dim must be even for RoPE, got {head_dim}")
     theta = positive_float("theta", theta)
-    pos = as_float_array("positions", positions, ndim=1)
     inv_freq = theta ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    if scaling is None:
+        return inv_freq
+    if not isinstance(scaling, RopeScaling):
+        raise TypeError(f"scaling must be a helpers.config.RopeScaling or None, got {scaling!r}")
+    wavelength = 2 * np.pi / inv_freq
+    length = scaling.original_max_position_embeddings
+    smooth = (length / wavelength - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
+    blended = (1 - smooth) * inv_freq / scaling.factor + smooth * inv_freq
+    return np.where(wavelength < length / scaling.high_freq_factor, inv_freq,
+                    np.where(wavelength > length / scaling.low_freq_factor, inv_freq / scaling.factor, blended))
+
+
+def rope_wavelengths(head_dim: int, theta: float, scaling: RopeScaling | None = None) -> np.ndarray:
+    """Positions a pair needs to turn once, 2π/θᵢ, for each of the ``head_dim/2`` pairs (``06``)."""
+    return 2 * np.pi / rope_inv_freq(head_dim, theta, scaling)
+
+
+def rope_angles(positions, head_dim: int, theta: float, scaling: RopeScaling | None = None) -> tuple:
+    """``cos``, ``sin`` of shape ``(n, head_dim)`` for the given positions.
+
+    Pair ``i`` (dims ``i`` and ``i + head_dim/2``) turns by ``position · θᵢ`` with θᵢ from
+    :func:`rope_inv_freq`, as in Transformers' ``LlamaRotaryEmbedding`` (``emb = cat(freqs, freqs)``).
+    """
+    inv_freq = rope_inv_freq(head_dim, theta, scaling)
+    pos = as_float_array("positions", positions, ndim=1)
     freqs = np.outer(pos, inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1)
     return np.cos(emb), np.sin(emb)
@@ -38,13 +67,29 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
-def apply_rope(x, positions, theta: float) -> np.ndarray:
-    """Rotate ``x`` of shape ``(n, heads, head_dim)`` by its positions (``06_attention_layer``)."""
+def apply_rope(x, positions, theta: float, scaling: RopeScaling | None = None) -> np.ndarray:
+    """Rotate ``x`` of shape ``(n, heads, head_dim)`` by its positions (``06_attention_layer``);
+    ``scaling`` is a config's ``rope_scaling`` (see :func:`rope_inv_freq`)."""
     arr = as_float_array("x", x, ndim=3)
     if len(np.atleast_1d(positions)) != arr.shape[0]:
         raise ValueError(f"positions has {len(np.atleast_1d(positions))} entries but x has {arr.shape[0]} rows")
-    cos, sin = rope_angles(positions, arr.shape[-1], theta)
+    cos, sin = rope_angles(positions, arr.shape[-1], theta, scaling)
     return arr * cos[:, None, :] + rotate_half(arr) * sin[:, None, :]
+
+
+def rope_scores(q, k, distances, theta: float, scaling: RopeScaling | None = None) -> np.ndarray:
+    """``q·k/√d`` with q rotated to position m and k to position 0, for each m in ``distances``
+    (``06_attention_layer``: how a score depends on distance). ``q``, ``k``: ``(d,)`` or
+    ``(pairs, d)``; returns ``(len(distances),)`` or ``(len(distances), pairs)``."""
+    q_arr = as_float_array("q", q, ndim=(1, 2))
+    k_arr = as_float_array("k", k, ndim=(1, 2))
+    if q_arr.shape != k_arr.shape:
+        raise ValueError(f"q and k must have the same shape, got {q_arr.shape} and {k_arr.shape}")
+    dist = as_float_array("distances", distances, ndim=1)
+    pairs = q_arr.reshape(-1, q_arr.shape[-1])
+    rotated = apply_rope(np.broadcast_to(pairs, (len(dist), *pairs.shape)), dist, theta, scaling)
+    scores = (rotated * k_arr.reshape(pairs.shape)).sum(axis=-1) / np.sqrt(q_arr.shape[-1])
+    return scores[:, 0] if q_arr.ndim == 1 else scores
 
 
 # ---- GQA -------------------------------------------------------------------------------------
@@ -127,13 +172,15 @@ class LayerCache:
         return 0 if self.k is None else self.k.nbytes + self.v.nbytes
 
 
-def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=None, positions=None,
-                    causal: bool = True, cache: LayerCache | None = None, trace: list | None = None,
-                    mask=None):
+def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=None, rope_scaling=None,
+                    positions=None, causal: bool = True, cache: LayerCache | None = None,
+                    trace: list | None = None, mask=None):
     """Llama's attention for ``x`` of shape ``(n, hidden)``; returns ``(out, weights)``.
 
     ``out`` is ``(n, hidden)``; ``weights`` is ``(num_heads, n, n_keys)``. ``rope_theta=None``
-    switches RoPE off. ``positions`` default to ``len(cache) … len(cache)+n−1``. With a ``cache``
+    switches RoPE off (``rope_scaling`` is then unused); ``rope_scaling`` is a config's
+    :class:`~helpers.config.RopeScaling` (Llama-3.1's ``"llama3"``) or ``None`` for plain RoPE.
+    ``positions`` default to ``len(cache) … len(cache)+n−1``. With a ``cache``
     the new K, V are appended and the queries attend over everything cached (``05``'s idea).
     ``trace``, if a list, receives ``(step, shape)`` pairs for the shape trace of ``06``.
     ``mask`` is an extra additive mask ``(n, n_keys)`` on top of the causal one.
@@ -154,7 +201,7 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     record(("k = x @ W_k → 拆成头", k.shape))
     record(("v = x @ W_v → 拆成头", v.shape))
     if rope_theta is not None:
-        q, k = apply_rope(q, pos, rope_theta), apply_rope(k, pos, rope_theta)
+        q, k = apply_rope(q, pos, rope_theta, rope_scaling), apply_rope(k, pos, rope_theta, rope_scaling)
         record(("RoPE(q), RoPE(k)", q.shape))
     if cache is not None:
         k, v = cache.append(k, v)

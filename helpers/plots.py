@@ -449,3 +449,36 @@ def sink_by_layer_figure(first_weights):
     ax.set_title("查询放在第 1 个 token 上的平均权重")
     fig.colorbar(image, ax=ax, fraction=0.04)
     return fig
+
+
+def rope_wavelengths_figure(config):
+    """``06_attention_layer``: each RoPE pair's wavelength (positions per full turn), plain and
+    with the config's ``rope_scaling``, against the pre-training and published context lengths."""
+    from .layer import rope_wavelengths
+
+    scaling = config.rope_scaling
+    if scaling is None:
+        raise ValueError(f"config must have a rope_scaling to compare against, got {config.name} without one")
+    plain = rope_wavelengths(config.head_dim, config.rope_theta)
+    scaled = rope_wavelengths(config.head_dim, config.rope_theta, scaling)
+    pairs = np.arange(len(plain))
+    fig = new_figure(6.6, 3.6)
+    ax = fig.add_subplot()
+    ax.plot(pairs, plain, "o", ms=3.5, color=MUTED, label="基础公式：2π/θᵢ")
+    ax.plot(pairs, scaled, "o", ms=3.5, mfc="none", mew=1.1, color=ACCENT, label=f"{scaling.rope_type} 缩放后")
+    length = scaling.original_max_position_embeddings
+    lines = [(length / scaling.high_freq_factor, ":", f"{length / scaling.high_freq_factor / 1024:.0f}K：波长更短的不变"),
+             (length / scaling.low_freq_factor, "--", f"预训练长度 {length / 1024:.0f}K：波长更长的 ×{scaling.factor:g}")]
+    if config.max_position_embeddings is not None:
+        lines.append((config.max_position_embeddings, "-.", f"扩展后的上下文 {config.max_position_embeddings / 1024:.0f}K"))
+    for value, style, text in lines:
+        ax.axhline(value, color="#555555", ls=style, lw=1)
+        ax.text(0.5, value * 1.25, text, fontsize=8, color="#333333", va="bottom")
+    ax.set_yscale("log")
+    ax.set_xlim(-1, len(plain))
+    ax.set_xlabel(f"第 i 对（共 {len(plain)} 对，i 越大转得越慢）")
+    ax.set_ylabel("波长：转一整圈的位置（token）")
+    ax.set_title(f"{config.name}：每对分量的波长，缩放前后")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
