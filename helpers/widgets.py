@@ -98,6 +98,14 @@ def real_attention_explorer(**kwargs):
     return RealAttentionExplorer(**kwargs)
 
 
+def learning_explorer(**kwargs):
+    """``10_learning_to_attend``: training checkpoint slider and sentence picker → the last word's
+    weights, the learned score table, the accuracy reached."""
+    from .explorers.training import LearningExplorer
+
+    return LearningExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()
