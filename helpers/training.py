@@ -45,8 +45,8 @@ INPUT_DIM = len(KINDS) + IDENTITY_DIM
 MIN_LEN, MAX_LEN = 4, 7
 SEED = 20260510
 LEARNING_RATE = 0.02
-STEPS = 200
-CHECKPOINTS = (0, 5, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200)
+STEPS = 150
+CHECKPOINTS = (0, 5, 10, 15, 20, 25, 30, 35, 40, 50, 60, 80, 100, 150)
 #: example sentences of the notebook and its explorer (the first is the article's)
 EXAMPLES = (
     ("年", "假", "怎么", "申请"),
@@ -312,7 +312,7 @@ def _backward(p: dict, data: Sentences, fwd: Forward, keep=None) -> dict:
     d_output = d_logits @ p["W_O"].T                                   # (B, d)
     # 3. o = Σ_j p_j v_j: ∂p_j = ∂o·v_j = x_j·(W_V ∂o); ∂v_j = p_j ∂o, so ∂W_V = Σ_j x_jᵀ p_j ∂o
     d_weights = np.einsum("bli,bi->bl", data.x, d_output @ p["W_V"].T)  # (B, L)
-    grads["W_V"] = np.einsum("bi,bd->id", fwd.mixed, d_output)
+    grads["W_V"] = fwd.mixed.T @ d_output
     # 4. p = softmax(s): ∂s = (diag(p) − p pᵀ) ∂p                      (0 on padding: p = 0 there)
     d_scores = softmax_backward(fwd.weights, d_weights)
     if keep is not None:
@@ -324,8 +324,8 @@ def _backward(p: dict, data: Sentences, fwd: Forward, keep=None) -> dict:
     pulled = np.einsum("bl,bli->bi", d_scores, data.x)                 # (B, D): Σ_j ∂s_j x_j
     d_q = fwd.scale * pulled @ p["W_K"]                                # (B, d)
     # 6. q = x_last W_Q → ∂W_Q = x_lastᵀ ∂q;  k_j = x_j W_K → ∂W_K = Σ_j x_jᵀ ∂k_j = scale · pulledᵀ q
-    grads["W_Q"] = np.einsum("bi,bd->id", data.last, d_q)
-    grads["W_K"] = fwd.scale * np.einsum("bi,bd->id", pulled, fwd.q)
+    grads["W_Q"] = data.last.T @ d_q
+    grads["W_K"] = fwd.scale * pulled.T @ fwd.q
     return grads
 
 
@@ -409,6 +409,7 @@ class TrainingRun:
     fixed_positions: bool
     loss: list = field(default_factory=list)          # training loss
     train_accuracy: list = field(default_factory=list)
+    test_steps: list = field(default_factory=list)    # the steps at which the test set was scored
     test_accuracy: list = field(default_factory=list)
     item_weight: list = field(default_factory=list)   # mean weight on the 事项 word (training set)
     grad_norm_qk: list = field(default_factory=list)  # ‖(∂W_Q, ∂W_K)‖ (through the softmax)
@@ -423,9 +424,18 @@ class TrainingRun:
 
     def steps_to(self, accuracy: float, split: str = "train"):
         """First step at which the accuracy on ``split`` reaches ``accuracy``; ``None`` if never."""
-        values = self.train_accuracy if one_of("split", split, ("train", "test")) == "train" else self.test_accuracy
-        hits = [t for t, a in enumerate(values) if a >= accuracy]
+        if one_of("split", split, ("train", "test")) == "train":
+            pairs = enumerate(self.train_accuracy)
+        else:
+            pairs = zip(self.test_steps, self.test_accuracy)
+        hits = [t for t, a in pairs if a >= accuracy]
         return hits[0] if hits else None
+
+    def test_accuracy_at(self, step: int) -> float:
+        """Test accuracy at ``step`` (one of :attr:`test_steps`)."""
+        if step not in self.test_steps:
+            raise ValueError(f"step must be a step where the test set was scored (every few steps), got {step!r}")
+        return self.test_accuracy[self.test_steps.index(step)]
 
     def early_grad_norm(self, steps: int = 5) -> float:
         """Mean ‖(∂W_Q, ∂W_K)‖ over the first ``steps`` steps."""
@@ -439,16 +449,18 @@ class TrainingRun:
 
 def train(d: int = 2, *, scaled: bool = True, steps: int = STEPS, lr: float = LEARNING_RATE, seed: int = SEED,
           init_seed=None, fixed_positions: bool = False, checkpoints=CHECKPOINTS, stop_at=None,
-          test: bool = True) -> TrainingRun:
+          test_every=5) -> TrainingRun:
     """Full-batch Adam on the 512 training sentences for ``steps`` steps (deterministic).
 
     ``seed`` fixes the words' inputs and the sentences; ``init_seed`` (default: ``seed``) the
     initial parameters. Records loss, train and test accuracy and the gradient norms at every
     step, and parameter copies at ``checkpoints``. ``stop_at`` (an accuracy) ends the run early
-    once the *training* accuracy reaches it; ``test=False`` skips the test set (the √d experiment
-    needs only the step count).
+    once the *training* accuracy reaches it. The test set is scored every ``test_every`` steps
+    and at the last step (``None``: never; the √d experiment needs only the step count).
     """
     d, steps = positive_int("d", d), positive_int("steps", steps)
+    if test_every is not None:
+        test_every = positive_int("test_every", test_every)
     if stop_at is not None and not 0 < float(stop_at) <= 1:
         raise ValueError(f"stop_at must be an accuracy in (0, 1], got {stop_at!r}")
     train_set, test_set = dataset("train", seed), dataset("test", seed)
@@ -467,7 +479,8 @@ def train(d: int = 2, *, scaled: bool = True, steps: int = STEPS, lr: float = LE
         run.loss.append(fwd.loss)
         run.train_accuracy.append(fwd.accuracy)
         run.item_weight.append(float(fwd.weights[rows, train_set.item_pos].mean()))
-        if test:
+        if test_every is not None and (t % test_every == 0 or t == steps):
+            run.test_steps.append(t)
             run.test_accuracy.append(_forward(params, test_set, scaled).accuracy)
         qk = [grads[n] for n in ("W_Q", "W_K", "bias") if n in grads]
         run.grad_norm_qk.append(float(np.sqrt(sum(np.sum(g * g) for g in qk))))
@@ -546,7 +559,7 @@ def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
     for d in dims:
         for scaled in (True, False):
             runs = [train(positive_int("dims entry", d), scaled=scaled, steps=steps, stop_at=target,
-                          init_seed=s, checkpoints=(), test=False) for s in init_seeds]
+                          init_seed=s, checkpoints=(), test_every=None) for s in init_seeds]
             rows.append({"d": d, "scaled": scaled,
                          "steps_to_target": tuple(r.steps_to(target) for r in runs),
                          "final_accuracy": tuple(r.train_accuracy[-1] for r in runs),

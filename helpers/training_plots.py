@@ -55,16 +55,15 @@ def curves_figure(run, baseline):
     """Training loss and test accuracy against the step, attention vs the fixed-weight baseline."""
     fig = new_figure(7.6, 2.8)
     ax_loss, ax_acc = fig.subplots(1, 2)
-    steps = np.arange(run.steps + 1)
-    ax_loss.plot(steps, run.loss, color=ACCENT, label="注意力（按内容）")
+    ax_loss.plot(np.arange(run.steps + 1), run.loss, color=ACCENT, label="注意力（按内容）")
     ax_loss.plot(np.arange(baseline.steps + 1), baseline.loss, color=MUTED, label="固定位置权重")
     ax_loss.set_ylabel("训练集交叉熵（nats）")
     ax_loss.set_title("损失")
-    ax_acc.plot(steps, run.test_accuracy, color=ACCENT, label="注意力（按内容）")
-    ax_acc.plot(np.arange(baseline.steps + 1), baseline.test_accuracy, color=MUTED, label="固定位置权重")
+    ax_acc.plot(run.test_steps, run.test_accuracy, color=ACCENT, label="注意力（按内容）")
+    ax_acc.plot(baseline.test_steps, baseline.test_accuracy, color=MUTED, label="固定位置权重")
     ax_acc.axhline(1 / len(training.ITEMS), color="#999999", ls="--", lw=1, label="瞎猜（1/4）")
     ax_acc.set_ylim(0, 1.05)
-    ax_acc.set_ylabel("测试集准确率")
+    ax_acc.set_ylabel("测试集准确率（每 5 步测一次）")
     ax_acc.set_title("准确率（512 个没训练过的句子）")
     ax_acc.legend(fontsize=8, loc="lower right")
     for ax in (ax_loss, ax_acc):
@@ -92,4 +91,5 @@ def score_tables_figure(learned, article):
     ax_l, ax_a = fig.subplots(1, 2)
     score_panel(ax_l, learned, title="学出来的（d = 2）", vmax=float(np.abs(learned).max()))
     score_panel(ax_a, article, title="文章手选的", vmax=float(np.abs(article).max()))
+    fig.suptitle("每行减去这一行的均值；两张图的颜色各自按本表的范围", fontsize=9)
     return fig

@@ -46,7 +46,7 @@ class LearningExplorer(Explorer):
             "step": step, "words": words, "weights": fwd.weights[0, : len(words)],
             "item": int(data.item_pos[0]), "table": training.centred(self.table_at(step)),
             "predicted": training.ITEMS[predicted], "probability": float(fwd.probs[0, predicted]),
-            "accuracy": self.run.test_accuracy[step], "loss": self.run.loss[step],
+            "accuracy": self.run.test_accuracy_at(step), "loss": self.run.loss[step],
         }
 
     def build(self, fig):
@@ -55,8 +55,7 @@ class LearningExplorer(Explorer):
         self.weights = WeightsPanel(ax_w, first, np.zeros(len(first)), title="最后一个词的权重")
         self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax)
         self.table.ax.set_xticks(range(4), training.KINDS, fontsize=8)
-        steps = np.arange(self.run.steps + 1)
-        ax_c.plot(steps, self.run.test_accuracy, color="#999999")
+        ax_c.plot(self.run.test_steps, self.run.test_accuracy, color="#999999")
         (self.marker,) = ax_c.plot([0], [self.run.test_accuracy[0]], "o", color=ACCENT, ms=8)
         ax_c.set_ylim(0, 1.05)
         ax_c.set_xlabel("训练步数")
