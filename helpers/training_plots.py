@@ -16,39 +16,40 @@ KIND_LABELS = training.KINDS
 
 class WeightsPanel:
     """The last position's weights over a sentence of up to ``MAX_LEN`` words, the 事项 word in
-    the accent colour; ``update`` changes heights, labels and colours in place."""
+    the accent colour; ``update`` changes heights, colours and the words under the bars in place
+    (the words are text artists, not tick labels, so an explorer never redraws its background)."""
 
-    def __init__(self, ax, words, weights, *, title=""):
+    def __init__(self, ax, words, weights, *, title="", show_values=True):
+        self.show_values = show_values
         self.bars = BarPanel(ax, [""] * training.MAX_LEN, np.zeros(training.MAX_LEN), title=title,
                              ylabel="权重", digits=2)
         ax.set_xlim(-0.6, training.MAX_LEN - 0.4)
+        ax.tick_params(axis="x", length=0)
+        self.words = [ax.text(i, -0.03, "", transform=ax.get_xaxis_transform(), ha="center", va="top")
+                      for i in range(training.MAX_LEN)]
         self.ax = ax
         self.update(words, weights)
-        self.set_words(words)
 
     @property
     def artists(self) -> list:
-        return self.bars.artists
+        labels = self.bars.labels if self.show_values else []
+        return [*self.bars.bars, *labels, *self.words]
 
     def update(self, words, weights):
-        """Heights and colours; the words themselves are tick labels (:meth:`set_words`)."""
         n = len(words)
         padded = np.zeros(training.MAX_LEN)
         padded[:n] = weights
         self.bars.update(padded)
-        for i, (bar, label) in enumerate(zip(self.bars.bars, self.bars.labels)):
+        for i, (bar, label, text) in enumerate(zip(self.bars.bars, self.bars.labels, self.words)):
             bar.set_color(ACCENT if i < n and training.KIND_OF[words[i]] == "事项" else BASE)
-            label.set_visible(i < n)
-
-    def set_words(self, words):
-        labels = list(words) + [""] * (training.MAX_LEN - len(words))
-        self.ax.set_xticks(range(training.MAX_LEN), labels)
+            label.set_visible(self.show_values and i < n)
+            text.set_text(words[i] if i < n else "")
 
 
-def score_panel(ax, table, *, title, vmax):
+def score_panel(ax, table, *, title, vmax, highlight_row=None):
     """A 4×4 kind × kind score table (rows: the query's kind, columns: the key's kind)."""
     return HeatmapPanel(ax, table, KIND_LABELS, KIND_LABELS, vmin=-vmax, vmax=vmax, cmap="viridis",
-                        title=title, digits=2, xlabel="键的种类", ylabel="查询的种类")
+                        title=title, digits=2, xlabel="键的种类", ylabel="查询的种类", highlight_row=highlight_row)
 
 
 def curves_figure(run, baseline):

@@ -212,7 +212,7 @@ def test_learning_explorer_sentence_picker_and_memo():
     e.set(step=run.steps, sentence=sentence)
     words = tuple(sentence.split())
     assert e.state["words"] == words and e.state["item"] == 4
-    assert [t.get_text() for t in e.weights.ax.get_xticklabels()][:6] == list(words)
+    assert [t.get_text() for t in e.weights.words] == [*words, ""]
     fwd = training.forward(run.params_at(run.steps), training.encode([words]))
     assert shown_numbers(e.readout.value)[2:8] == [round(x, 3) for x in fwd.weights[0, :6]]
     final = run.params_at(run.steps)

@@ -52,26 +52,28 @@ class LearningExplorer(Explorer):
     def build(self, fig):
         ax_w, ax_t, ax_c = fig.subplots(1, 3, width_ratios=[1.25, 1.0, 1.0])
         first = training.EXAMPLES[0]
-        self.weights = WeightsPanel(ax_w, first, np.zeros(len(first)), title="最后一个词的权重")
-        self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax)
+        self.weights = WeightsPanel(ax_w, first, np.zeros(len(first)), title="最后一个词的权重（数值见上方文字）",
+                                    show_values=False)
+        action = self.action = training.KINDS.index("动作")
+        self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax,
+                                 highlight_row=action)
         self.table.ax.set_xticks(range(4), training.KINDS, fontsize=8)
+        for i, row in enumerate(self.table.texts):  # numbers on the trained row only; colour elsewhere
+            for text in row:
+                text.set_visible(i == action)
         ax_c.plot(self.run.test_steps, self.run.test_accuracy, color="#999999")
         (self.marker,) = ax_c.plot([0], [self.run.test_accuracy[0]], "o", color=ACCENT, ms=8)
         ax_c.set_ylim(0, 1.05)
         ax_c.set_xlabel("训练步数")
         ax_c.set_ylabel("测试集准确率")
         ax_c.spines[["top", "right"]].set_visible(False)
-        self.shown_words = first
-        self.animate(*self.weights.artists, *self.table.artists, self.marker)
+        self.animate(*self.weights.artists, self.table.image, self.table.row_box, *self.table.texts[action],
+                     self.marker)
 
     def draw(self, s):
         self.weights.update(s["words"], s["weights"])
-        self.table.update(s["table"])
+        self.table.update(s["table"], highlight_row=self.action)
         self.marker.set_data([s["step"]], [s["accuracy"]])
-        if s["words"] != self.shown_words:  # tick labels are background: redraw it
-            self.shown_words = s["words"]
-            self.weights.set_words(s["words"])
-            self.invalidate_background()
 
     def describe(self, s):
         words = " · ".join(f'<span class="w{i}">{w} {fmt(p)}</span>' for i, (w, p) in enumerate(zip(s["words"], s["weights"])))
