@@ -101,6 +101,14 @@ def real_attention_explorer(**kwargs):
 real_attention_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
 
 
+def learning_explorer(**kwargs):
+    """``10_learning_to_attend``: training checkpoint slider and sentence picker → the last word's
+    weights, the learned score table, the accuracy reached."""
+    from .explorers.training import LearningExplorer
+
+    return LearningExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

@@ -148,6 +148,14 @@ def expect_real(value):
     return r3([weights[int(value)][0][4:, 0].mean()])
 
 
+def expect_learning(value):
+    from helpers import training
+
+    run = training.trained_run()
+    data = training.encode([training.EXAMPLES[0]])
+    return r3([training.attention_on_item(run.params_at(int(value)), data)[0]])
+
+
 # notebook → [(explorer index, slider index, key, CSS of the shown result, expected(slider text))]
 CASES = {
     "00_index.ipynb": [(0, 0, "ArrowRight", ".widget-html-content", expect_index)],
@@ -163,6 +171,7 @@ CASES = {
                                    (1, 0, "ArrowRight", ".infl0", expect_influence),
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
+    "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
 }
 EXTRA_PRESSES = 4  # more key presses on the first explorer, for the latency median
 

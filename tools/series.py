@@ -17,6 +17,7 @@ NOTEBOOKS = [
     "07_cost_of_length",
     "08_reading_attention",
     "09_real_model",
+    "10_learning_to_attend",
 ]
 
 #: notebooks that load SmolLM2-135M (the model wheel): timed on their own line with peak memory

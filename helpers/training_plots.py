@@ -1,0 +1,96 @@
+"""Figures of ``10_learning_to_attend``: curves, weights at chosen steps, score tables.
+
+Built from the shared panels of :mod:`helpers.plots`; the explorer in
+:mod:`helpers.explorers.training` reuses :class:`WeightsPanel` and :func:`score_panel`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import training
+from .display import new_figure
+from .plots import ACCENT, BASE, MUTED, BarPanel, HeatmapPanel
+
+KIND_LABELS = training.KINDS
+
+
+class WeightsPanel:
+    """The last position's weights over a sentence of up to ``MAX_LEN`` words, the 事项 word in
+    the accent colour; ``update`` changes heights, colours and the words under the bars in place
+    (the words are text artists, not tick labels, so an explorer never redraws its background)."""
+
+    def __init__(self, ax, words, weights, *, title="", show_values=True):
+        self.show_values = show_values
+        self.bars = BarPanel(ax, [""] * training.MAX_LEN, np.zeros(training.MAX_LEN), title=title,
+                             ylabel="权重", digits=2)
+        ax.set_xlim(-0.6, training.MAX_LEN - 0.4)
+        ax.tick_params(axis="x", length=0)
+        self.words = [ax.text(i, -0.03, "", transform=ax.get_xaxis_transform(), ha="center", va="top")
+                      for i in range(training.MAX_LEN)]
+        self.ax = ax
+        self.update(words, weights)
+
+    @property
+    def artists(self) -> list:
+        labels = self.bars.labels if self.show_values else []
+        return [*self.bars.bars, *labels, *self.words]
+
+    def update(self, words, weights):
+        n = len(words)
+        padded = np.zeros(training.MAX_LEN)
+        padded[:n] = weights
+        self.bars.update(padded)
+        for i, (bar, label, text) in enumerate(zip(self.bars.bars, self.bars.labels, self.words)):
+            bar.set_color(ACCENT if i < n and training.KIND_OF[words[i]] == "事项" else BASE)
+            label.set_visible(self.show_values and i < n)
+            text.set_text(words[i] if i < n else "")
+
+
+def score_panel(ax, table, *, title, vmax, highlight_row=None):
+    """A 4×4 kind × kind score table (rows: the query's kind, columns: the key's kind)."""
+    return HeatmapPanel(ax, table, KIND_LABELS, KIND_LABELS, vmin=-vmax, vmax=vmax, cmap="viridis",
+                        title=title, digits=2, xlabel="键的种类", ylabel="查询的种类", highlight_row=highlight_row)
+
+
+def curves_figure(run, baseline):
+    """Training loss and test accuracy against the step, attention vs the fixed-weight baseline."""
+    fig = new_figure(7.6, 2.8)
+    ax_loss, ax_acc = fig.subplots(1, 2)
+    ax_loss.plot(np.arange(run.steps + 1), run.loss, color=ACCENT, label="注意力（按内容）")
+    ax_loss.plot(np.arange(baseline.steps + 1), baseline.loss, color=MUTED, label="固定位置权重")
+    ax_loss.set_ylabel("训练集交叉熵（nats）")
+    ax_loss.set_title("损失")
+    ax_acc.plot(run.test_steps, run.test_accuracy, color=ACCENT, label="注意力（按内容）")
+    ax_acc.plot(baseline.test_steps, baseline.test_accuracy, color=MUTED, label="固定位置权重")
+    ax_acc.axhline(1 / len(training.ITEMS), color="#999999", ls="--", lw=1, label="瞎猜（1/4）")
+    ax_acc.set_ylim(0, 1.05)
+    ax_acc.set_ylabel("测试集准确率（每 5 步测一次）")
+    ax_acc.set_title("准确率（512 个没训练过的句子）")
+    ax_acc.legend(fontsize=8, loc="lower right")
+    for ax in (ax_loss, ax_acc):
+        ax.set_xlabel("训练步数（Adam，整批）")
+        ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+def weights_at_steps_figure(run, words, steps):
+    """The last position's weights over ``words`` at each of ``steps`` (one panel per step)."""
+    fig = new_figure(2.2 * len(steps), 2.6)
+    data = training.encode([words])
+    for ax, step in zip(np.atleast_1d(fig.subplots(1, len(steps), sharey=True)), steps):
+        weights = training.forward(run.params_at(step), data).weights[0, : len(words)]
+        WeightsPanel(ax, words, weights, title=f"第 {step} 步")
+        ax.set_xlim(-0.6, len(words) - 0.4)
+        if step != steps[0]:
+            ax.set_ylabel("")
+    return fig
+
+
+def score_tables_figure(learned, article):
+    """The learned kind × kind score table beside the article's hand-chosen one (rows centred)."""
+    fig = new_figure(7.6, 3.3)
+    ax_l, ax_a = fig.subplots(1, 2)
+    score_panel(ax_l, learned, title="学出来的（d = 2）", vmax=float(np.abs(learned).max()))
+    score_panel(ax_a, article, title="文章手选的", vmax=float(np.abs(article).max()))
+    fig.suptitle("每行减去这一行的均值；两张图的颜色各自按本表的范围", fontsize=9)
+    return fig

@@ -1,0 +1,261 @@
+"""10_learning_to_attend: the task, the hand-written backward pass, training, the explorer, exercises."""
+import re
+
+import numpy as np
+import pytest
+
+from helpers import example, exercises_training, scaled_dot_product_attention, scaling, training, widgets
+
+
+def shown_numbers(html):
+    return [float(x) for x in re.findall(r"-?\d+\.\d+", re.sub(r"<[^>]+>", " ", html))]
+
+
+# ---- gradients -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("d, scaled, fixed, seed", [(1, True, False, 0), (3, False, False, 1), (2, True, True, 2),
+                                                     (5, True, False, 3), (4, False, False, 4)])
+def test_backward_matches_central_differences(d, scaled, fixed, seed):
+    errors = training.gradient_check(d, n_sentences=6, seed=seed, scaled=scaled, fixed_positions=fixed)
+    expected = {"W_V", "W_O", "b_O"} | ({"bias"} if fixed else {"W_Q", "W_K"})
+    assert set(errors) == expected
+    assert max(errors.values()) <= 1e-6, errors
+
+
+def test_a_wrong_gradient_is_caught_by_the_check():
+    """The check is not vacuous: perturbing the analytic gradient makes the error large."""
+    data = training.encode(training.random_sentences(4, 5))
+    params = training.init_params(2, 5)
+    _, grads = training.loss_and_grads(params, data)
+    numeric = training.numerical_gradient(params, data)
+    assert training.relative_error(grads["W_K"] * 1.01, numeric["W_K"]) > 1e-3
+
+
+def test_softmax_backward_is_the_jacobian_of_notebook_04():
+    rng = np.random.default_rng(0)
+    for n in (1, 3, 7):
+        p = training.softmax(rng.standard_normal(n))
+        g = rng.standard_normal(n)
+        np.testing.assert_allclose(training.softmax_backward(p, g), scaling.softmax_jacobian(p) @ g, atol=1e-15)
+    with pytest.raises(ValueError, match="same shape"):
+        training.softmax_backward([0.5, 0.5], [1.0, 0.0, 0.0])
+
+
+def test_backward_steps_expose_the_softmax_step():
+    data = training.encode([training.EXAMPLES[0]])
+    params = training.init_params(2)
+    steps = training.backward_steps(params, data)
+    p = training.forward(params, data).weights[0, :4]
+    np.testing.assert_allclose(scaling.softmax_jacobian(p) @ steps["d_weights"][0, :4], steps["d_scores"][0, :4],
+                               atol=1e-15)
+    _, grads = training.loss_and_grads(params, data)
+    for name in grads:
+        np.testing.assert_array_equal(steps["grads"][name], grads[name])
+
+
+def test_forward_equals_the_literal_attention_of_the_series():
+    """The regrouped forward (x·(W_K q), (Σ p x) W_V) equals forming every k_j and v_j."""
+    params = training.init_params(3, 7)
+    data = training.encode(training.EXAMPLES)
+    fwd = training.forward(params, data)
+    for b, words in enumerate(data.tokens):
+        x = data.x[b, : len(words)]
+        q, k, v = x[-1:] @ params["W_Q"], x @ params["W_K"], x @ params["W_V"]
+        out, weights = scaled_dot_product_attention(q, k, v)
+        np.testing.assert_allclose(fwd.weights[b, : len(words)], weights[0], rtol=1e-12)
+        np.testing.assert_allclose(fwd.output[b], out[0], rtol=1e-12)
+        assert np.all(fwd.weights[b, len(words):] == 0)
+    unscaled = training.forward(params, data, scaled=False)
+    assert not np.allclose(unscaled.weights, fwd.weights)
+
+
+# ---- the task and the training ---------------------------------------------------------------------
+def test_sentences_follow_the_rules():
+    data = training.dataset("train")
+    assert len(data) == 512
+    for words, target, pos in zip(data.tokens, data.target, data.item_pos):
+        kinds = [training.KIND_OF[w] for w in words]
+        assert kinds[-1] == "动作" and kinds.count("事项") == 1 and kinds.count("动作") == 1
+        assert words[pos] == training.ITEMS[target]
+        assert training.MIN_LEN <= len(words) <= training.MAX_LEN
+    # the 事项 word is not at a fixed place
+    assert len(set(data.item_pos.tolist())) == training.MAX_LEN - 1
+    assert set(training.dataset("test").tokens) != set(data.tokens)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([("猫", "假", "怎么", "申请")], "not in the vocabulary"),
+    ([("年", "假", "怎么", "如何")], "end with an 动作"),
+    ([("假", "报销", "怎么", "申请")], "exactly one 事项"),
+    ([("假", "申请")], "4…7 words"),
+    ([], "non-empty"),
+    ("年假怎么申请", "non-empty"),
+])
+def test_encode_rejects_bad_sentences(bad, match):
+    with pytest.raises(ValueError, match=match):
+        training.encode(bad)
+
+
+def test_argument_validation_names_the_argument():
+    with pytest.raises(ValueError, match="d must be"):
+        training.init_params(0)
+    with pytest.raises(ValueError, match="seed must be"):
+        training.embeddings(-1)
+    with pytest.raises(TypeError, match="params must be a dict"):
+        training.forward([1, 2], training.dataset("train"))
+    with pytest.raises(TypeError, match="data must be Sentences"):
+        training.forward(training.init_params(2), [("年", "假", "怎么", "申请")])
+    bad = training.init_params(2)
+    bad["W_K"] = np.zeros((3, 2))
+    with pytest.raises(ValueError, match=r"params\['W_K'\] must have shape"):
+        training.forward(bad, training.dataset("train"))
+    with pytest.raises(ValueError, match="split must be one of"):
+        training.dataset("dev")
+    with pytest.raises(ValueError, match="stop_at must be"):
+        training.train(2, steps=1, stop_at=2.0)
+    with pytest.raises(ValueError, match="step must be one of the checkpoints"):
+        training.trained_run().params_at(7)
+
+
+def test_adam_first_step_moves_every_entry_by_the_learning_rate():
+    params = {"w": np.array([1.0, -2.0, 0.5])}
+    training.Adam(0.1).step(params, {"w": np.array([3.0, -0.001, 1e-3])})
+    np.testing.assert_allclose(params["w"], [0.9, -1.9, 0.4], atol=1e-6)
+
+
+def test_training_is_deterministic():
+    a = training.train(2, steps=5, checkpoints=(5,))
+    b = training.train(2, steps=5, checkpoints=(5,))
+    assert a.loss == b.loss
+    for name in a.params_at(5):
+        np.testing.assert_array_equal(a.params_at(5)[name], b.params_at(5)[name])
+
+
+def test_fixed_weights_fail_and_attention_learns_to_find_the_item():
+    run, baseline = training.trained_run(), training.trained_run(fixed_positions=True)
+    assert baseline.test_accuracy_at(baseline.steps) < 0.6
+    assert run.test_accuracy_at(run.steps) > 0.95
+    assert run.loss[-1] < 0.1 * run.loss[0]
+    test = training.dataset("test")
+    start = training.attention_on_item(run.params_at(0), test).mean()
+    end = training.attention_on_item(run.params_at(run.steps), test).mean()
+    assert start < 0.3 < 0.9 < end
+
+
+def test_learned_table_points_action_at_items_and_untrained_rows_stay_put():
+    run = training.trained_run()
+    final, start = run.params_at(run.steps), run.params_at(0)
+    table = training.centred(training.kind_score_table(final["W_Q"], final["W_K"]))
+    assert training.KINDS[int(np.argmax(table[training.KINDS.index("动作")]))] == "事项"
+    # only the 动作 row of W_Q ever gets a gradient: the query is always an 动作 word
+    np.testing.assert_array_equal(final["W_Q"][:3], start["W_Q"][:3])
+    assert not np.allclose(final["W_Q"][3], start["W_Q"][3])
+
+
+def test_score_table_is_rotation_invariant_and_matches_the_article():
+    rng = np.random.default_rng(1)
+    w_q, w_k = rng.standard_normal((6, 3)), rng.standard_normal((6, 3))
+    rotation, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    np.testing.assert_allclose(training.kind_score_table(w_q @ rotation, w_k @ rotation),
+                               training.kind_score_table(w_q, w_k), atol=1e-12)
+    # the article's 动作 row: 申请's q = [2, 0] against unit 事项/时间/疑问/动作 keys, ÷√2
+    np.testing.assert_allclose(training.article_score_table()[3], np.array([2, 2, 0, 0]) / np.sqrt(2))
+    np.testing.assert_allclose(training.centred([[1.0, 3.0]]), [[-1.0, 1.0]])
+    with pytest.raises(ValueError, match="w_q and w_k"):
+        training.kind_score_table(example.W_Q, np.zeros((4, 3)))
+
+
+def test_sqrt_d_start_saturates_without_the_scale():
+    """Same initial draw, scaled vs not: at d = 128 the unscaled start is far more peaked."""
+    rows = {(r.d, r.scaled): r for r in (training.train(d, scaled=s, steps=1, checkpoints=(), test_every=None)
+                                          for d in (2, 128) for s in (True, False))}
+    assert rows[(128, False)].init_max_weight > 0.8 > 0.5 > rows[(128, True)].init_max_weight
+    assert rows[(128, False)].init_saturated > 0.2 and rows[(128, True)].init_saturated == 0
+    assert abs(rows[(2, False)].init_max_weight - rows[(2, True)].init_max_weight) < 0.1
+
+
+def test_sqrt_d_experiment_rows():
+    rows = training.sqrt_d_experiment((2,), steps=30, init_seeds=(0, 1))
+    assert [(r["d"], r["scaled"]) for r in rows] == [(2, True), (2, False)]
+    for r in rows:
+        assert len(r["steps_to_target"]) == 2 and len(r["final_item_weight"]) == 2
+        assert all(s is None or 0 <= s <= 30 for s in r["steps_to_target"])
+        assert r["grad_qk"] > 0 and 0 < r["init_max_weight"] < 1
+    ratios = exercises_training.slowdown_by_d(rows)
+    assert set(ratios) == {2} and ratios[2] > 0
+
+
+# ---- the explorer ---------------------------------------------------------------------------------------
+def test_learning_explorer_step_slider():
+    e = widgets.learning_explorer()
+    run = training.trained_run()
+    data = training.encode([training.EXAMPLES[0]])
+    for step in (0, 20, 40, run.steps):
+        before = e.renders
+        e.controls["step"].value = step
+        assert e.renders == before + 1 or step == 0
+        expected = training.attention_on_item(run.params_at(step), data)[0]
+        assert e.state["weights"][1] == pytest.approx(expected)
+        shown = re.search(r'class="item">([\d.]+)<', e.readout.value).group(1)
+        assert float(shown) == round(expected, 3)
+        assert float(re.search(r'class="acc">([\d.]+)<', e.readout.value).group(1)) == round(
+            run.test_accuracy_at(step), 3)
+        heights = [bar.get_height() for bar in e.weights.bars.bars[:4]]
+        np.testing.assert_allclose(heights, e.state["weights"])
+        assert e.marker.get_xdata()[0] == step
+    assert e.state["weights"][1] > 0.9  # at the end the weight sits on 假
+
+
+def test_learning_explorer_sentence_picker_and_memo():
+    e = widgets.learning_explorer()
+    run = training.trained_run()
+    sentence = "下周 年 怎么 如何 假 申请"
+    e.set(step=run.steps, sentence=sentence)
+    words = tuple(sentence.split())
+    assert e.state["words"] == words and e.state["item"] == 4
+    assert [t.get_text() for t in e.weights.words] == [*words, ""]
+    fwd = training.forward(run.params_at(run.steps), training.encode([words]))
+    assert shown_numbers(e.readout.value)[2:8] == [round(x, 3) for x in fwd.weights[0, :6]]
+    final = run.params_at(run.steps)
+    np.testing.assert_allclose(e.table.image.get_array(),
+                               training.centred(training.kind_score_table(final["W_Q"], final["W_K"])))
+    first = e.state
+    e.set(step=0)
+    e.set(step=run.steps)
+    assert e.state is first
+
+
+# ---- exercises ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_sqrt_d():
+    """A small √d experiment standing in for the notebook's (which takes seconds)."""
+    return training.sqrt_d_experiment((2, 16), steps=40, init_seeds=(0,))
+
+
+def test_softmax_backward_checker(capsys):
+    assert exercises_training.check_softmax_backward(None) is None
+    assert "还没有作答" in capsys.readouterr().out
+    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10]) is True
+    assert "正确" in capsys.readouterr().out
+    assert exercises_training.check_softmax_backward([0.5, 0.0, 0.0]) is False
+    assert "0.25, -0.15, -0.10" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("checker", [exercises_training.check_softmax_backward,
+                                     exercises_training.check_learned_kind, exercises_training.check_slowest_d])
+@pytest.mark.parametrize("garbage", ["abc", "", [1, 2], {"a": 1}, object(), float("nan"), [[1, 2], [3]], -1, 3.5])
+def test_checkers_never_raise(checker, garbage, capsys, monkeypatch, small_sqrt_d):
+    monkeypatch.setattr(training, "sqrt_d_experiment", lambda: small_sqrt_d)
+    assert checker(garbage) is False
+    assert "不对" in capsys.readouterr().out
+
+
+def test_kind_and_slowest_d_checkers(capsys, monkeypatch, small_sqrt_d):
+    assert exercises_training.check_learned_kind("事项") is True
+    assert exercises_training.check_learned_kind("时间") is False
+    monkeypatch.setattr(training, "sqrt_d_experiment", lambda: small_sqrt_d)
+    ratios = exercises_training.slowdown_by_d()
+    best = max(ratios, key=ratios.get)
+    assert exercises_training.check_slowest_d(best) is True
+    assert exercises_training.check_slowest_d(str(best)) is True
+    assert exercises_training.check_slowest_d(next(d for d in ratios if d != best)) is False
+    assert f"最慢的是 d = {best}" in capsys.readouterr().out
