@@ -74,11 +74,11 @@ def nav_source(name: str) -> str:
     if i > 0:
         prev = NOTEBOOKS[i - 1]
         parts.append(f"[← 上一篇：{title(prev)}]({prev}.ipynb)")
-    parts.append("目录（本篇）" if i == 0 else f"[目录]({NOTEBOOKS[0]}.ipynb)")
     if i + 1 < len(NOTEBOOKS):
         nxt = NOTEBOOKS[i + 1]
+        parts.append("目录（本篇）" if i == 0 else f"[目录]({NOTEBOOKS[0]}.ipynb)")
         parts.append(f"[下一篇：{title(nxt)} →]({nxt}.ipynb)")
-    else:
+    else:  # the last notebook: back to the index is the way forward
         parts.append(f"[回到目录 →]({NOTEBOOKS[0]}.ipynb)")
     return NAV_PREFIX + " · ".join(parts)
 
