@@ -53,7 +53,7 @@ EXAMPLES = (
     ("出差", "下周", "怎么", "办理"),
     ("今天", "如何", "加班", "申请"),
     ("哪里", "月底", "能否", "报销", "提交"),
-    ("下周", "年", "怎么", "如何", "假", "申请"),
+    ("假", "下周", "年", "怎么", "如何", "申请"),
 )
 PROJECTIONS = ("W_Q", "W_K", "W_V")
 
@@ -100,6 +100,11 @@ class Sentences:
         """Position counted from the end (0 = the last token), ``(B, L)``; padding gets -1."""
         pos = np.arange(self.x.shape[1])[None, :]
         return np.where(self.valid, self.lengths[:, None] - 1 - pos, -1)
+
+    @cached_property
+    def item_distance(self) -> np.ndarray:
+        """How many words before the last one each sentence's 事项 word sits (1 = right before it)."""
+        return self.lengths - 1 - self.item_pos
 
     @cached_property
     def mask(self) -> np.ndarray:
@@ -272,6 +277,11 @@ def softmax_backward(weights, upstream) -> np.ndarray:
     g = as_float_array("upstream", upstream)
     if p.shape != g.shape or p.ndim == 0:
         raise ValueError(f"weights and upstream must have the same shape (…, n), got {p.shape} and {g.shape}")
+    return _softmax_backward(p, g)
+
+
+def _softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """:func:`softmax_backward` without the argument checks (the training loop calls it every step)."""
     return p * (g - np.sum(p * g, axis=-1, keepdims=True))
 
 
@@ -314,7 +324,7 @@ def _backward(p: dict, data: Sentences, fwd: Forward, keep=None) -> dict:
     d_weights = np.einsum("bli,bi->bl", data.x, d_output @ p["W_V"].T)  # (B, L)
     grads["W_V"] = fwd.mixed.T @ d_output
     # 4. p = softmax(s): ∂s = (diag(p) − p pᵀ) ∂p                      (0 on padding: p = 0 there)
-    d_scores = softmax_backward(fwd.weights, d_weights)
+    d_scores = _softmax_backward(fwd.weights, d_weights)
     if keep is not None:
         keep.update(d_logits=d_logits, d_output=d_output, d_weights=d_weights, d_scores=d_scores)
     if "bias" in p:  # the baseline's scores are bias[offset]: add up ∂s per offset
@@ -506,17 +516,39 @@ def attention_on_item(params, data, *, scaled: bool = True) -> np.ndarray:
     return fwd.weights[np.arange(len(data)), data.item_pos]
 
 
+def by_item_distance(params, data, *, scaled: bool = True) -> dict:
+    """Per distance of the 事项 word from the end (:attr:`Sentences.item_distance`):
+    ``{distance: (count, mean weight on the 事项 word, accuracy)}`` — where a model that fails
+    puts its weight, and whether it fails more at some distances than at others."""
+    data = _check_data(data)
+    fwd = forward(params, data, scaled=scaled)
+    on_item = fwd.weights[np.arange(len(data)), data.item_pos]
+    right = np.argmax(fwd.logits, axis=1) == data.target
+    return {int(k): (int(np.sum(data.item_distance == k)), float(on_item[data.item_distance == k].mean()),
+                     float(right[data.item_distance == k].mean()))
+            for k in np.unique(data.item_distance)}
+
+
 # ---- the learned score table ---------------------------------------------------------------------
 def kind_score_table(w_q, w_k, *, scale=None) -> np.ndarray:
     """Score per unit of query feature (row) and key feature (column) over the four kinds:
-    the kind block of ``W_Q W_Kᵀ`` times ``scale`` (default 1/√d). Invariant to rotating the head
-    (W_Q R, W_K R), so a learned and a hand-chosen head can be compared."""
+    the kind block of ``W_Q W_Kᵀ`` times ``scale`` (default 1/√d). ``W_Q W_Kᵀ`` is unchanged by
+    any invertible A (W_Q A, W_K A⁻ᵀ; a rotation is one such A), so a learned and a hand-chosen
+    head can be compared. The block leaves out the identity dimensions' terms."""
     q = as_float_array("w_q", w_q, ndim=2)
     k = as_float_array("w_k", w_k, ndim=2)
     if q.shape[1] != k.shape[1] or q.shape[0] < len(KINDS) or k.shape[0] < len(KINDS):
         raise ValueError(f"w_q and w_k must be (features ≥ 4, d) with the same d, got {q.shape} and {k.shape}")
     factor = 1.0 / np.sqrt(q.shape[1]) if scale is None else positive_float("scale", scale)
     return q[: len(KINDS)] @ k[: len(KINDS)].T * factor
+
+
+def action_row(params) -> np.ndarray:
+    """The 动作 row of the centred kind score table of ``params`` (the only row the task trains)."""
+    p = _check_params(params)
+    if "W_Q" not in p:
+        raise ValueError("params must hold W_Q and W_K (the attention model, not the fixed-position baseline)")
+    return centred(kind_score_table(p["W_Q"], p["W_K"]))[KINDS.index("动作")]
 
 
 def centred(table) -> np.ndarray:
@@ -551,7 +583,8 @@ def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
     training sentences does not reach ``target`` within ``steps``), ``final_accuracy`` and
     ``final_item_weight`` (mean weight on the 事项 word when the run stopped); means
     over the draws of ``init_max_weight`` (the largest weight at step 0), ``init_saturated`` (share
-    of sentences whose largest weight is above :data:`SATURATED` at step 0) and ``grad_qk`` /
+    of sentences whose largest weight is above :data:`SATURATED` at step 0; per draw in
+    ``init_saturated_each``) and ``grad_qk`` /
     ``grad_v`` (‖∂W_Q, ∂W_K‖ and ‖∂W_V‖, mean over the first :data:`EARLY_STEPS` steps).
     Cached: the notebook and its exercise share one computation.
     """
@@ -566,9 +599,30 @@ def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
                          "final_item_weight": tuple(r.item_weight[-1] for r in runs),
                          "init_max_weight": float(np.mean([r.init_max_weight for r in runs])),
                          "init_saturated": float(np.mean([r.init_saturated for r in runs])),
+                         "init_saturated_each": tuple(r.init_saturated for r in runs),
                          "grad_qk": float(np.mean([r.early_grad_norm(EARLY_STEPS) for r in runs])),
                          "grad_v": float(np.mean([np.mean(r.grad_norm_v[:EARLY_STEPS]) for r in runs]))})
     return tuple(rows)
+
+
+def sqrt_d_pairs(rows=None) -> list:
+    """The √d experiment per (d, initial draw): the scaled and the unscaled run from the same start
+    side by side — ``d``, ``draw`` (0, 1, 2 …), ``steps`` and ``accuracy`` (``{True: scaled,
+    False: unscaled}``, steps ``None`` when the target was not reached), ``saturated`` (the
+    unscaled start's share of sentences above :data:`SATURATED`) and ``item_weight`` (per
+    scaling, when the run stopped)."""
+    rows = sqrt_d_experiment() if rows is None else rows
+    by = {(r["d"], r["scaled"]): r for r in rows}
+    out = []
+    for d in sorted({r["d"] for r in rows}):
+        on, off = by[(d, True)], by[(d, False)]
+        for i in range(len(on["steps_to_target"])):
+            out.append({"d": d, "draw": i,
+                        "steps": {True: on["steps_to_target"][i], False: off["steps_to_target"][i]},
+                        "accuracy": {True: on["final_accuracy"][i], False: off["final_accuracy"][i]},
+                        "item_weight": {True: on["final_item_weight"][i], False: off["final_item_weight"][i]},
+                        "saturated": off["init_saturated_each"][i]})
+    return out
 
 
 def _seed(seed) -> int:

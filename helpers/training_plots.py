@@ -52,21 +52,41 @@ def score_panel(ax, table, *, title, vmax, highlight_row=None):
                         title=title, digits=2, xlabel="键的种类", ylabel="查询的种类", highlight_row=highlight_row)
 
 
+UNTRAINED_ROWS = tuple(i for i, k in enumerate(KIND_LABELS) if k != "动作")
+
+
+def hatch_untrained(panel, rows=UNTRAINED_ROWS):
+    """Grey, hatched cover over the rows no gradient ever reaches (the query is always an 动作
+    word), so their colours are not read as learned; their numbers turn grey."""
+    from matplotlib.patches import Rectangle
+
+    n_cols = len(panel.texts[0]) if panel.texts else len(KIND_LABELS)
+    covers = [panel.ax.add_patch(Rectangle((-0.5, r - 0.5), n_cols, 1, facecolor="white", alpha=0.6,
+                                           hatch="//", edgecolor="#888888", lw=0)) for r in rows]
+    for r in rows:
+        for text in panel.texts[r] if panel.texts else ():
+            text.set_color("#555555")
+    return covers
+
+
 def curves_figure(run, baseline):
     """Training loss and test accuracy against the step, attention vs the fixed-weight baseline."""
     fig = new_figure(7.6, 2.8)
     ax_loss, ax_acc = fig.subplots(1, 2)
     ax_loss.plot(np.arange(run.steps + 1), run.loss, color=ACCENT, label="注意力（按内容）")
     ax_loss.plot(np.arange(baseline.steps + 1), baseline.loss, color=MUTED, label="固定位置权重")
+    ax_loss.axhline(np.log(len(training.ITEMS)), color="#999999", ls="--", lw=1, label="瞎猜（ln 4）")
+    ax_loss.set_ylim(0, None)
     ax_loss.set_ylabel("训练集交叉熵（nats）")
     ax_loss.set_title("损失")
+    ax_loss.legend(fontsize=9, loc="center right")
     ax_acc.plot(run.test_steps, run.test_accuracy, color=ACCENT, label="注意力（按内容）")
     ax_acc.plot(baseline.test_steps, baseline.test_accuracy, color=MUTED, label="固定位置权重")
     ax_acc.axhline(1 / len(training.ITEMS), color="#999999", ls="--", lw=1, label="瞎猜（1/4）")
     ax_acc.set_ylim(0, 1.05)
     ax_acc.set_ylabel("测试集准确率（每 5 步测一次）")
     ax_acc.set_title("准确率（512 个没训练过的句子）")
-    ax_acc.legend(fontsize=8, loc="lower right")
+    ax_acc.legend(fontsize=9, loc="center right", bbox_to_anchor=(1.0, 0.72))
     for ax in (ax_loss, ax_acc):
         ax.set_xlabel("训练步数（Adam，整批）")
         ax.spines[["top", "right"]].set_visible(False)
@@ -88,9 +108,15 @@ def weights_at_steps_figure(run, words, steps):
 
 def score_tables_figure(learned, article):
     """The learned kind × kind score table beside the article's hand-chosen one (rows centred)."""
-    fig = new_figure(7.6, 3.3)
+    fig = new_figure(8.4, 3.5)
     ax_l, ax_a = fig.subplots(1, 2)
-    score_panel(ax_l, learned, title="学出来的（d = 2）", vmax=float(np.abs(learned).max()))
-    score_panel(ax_a, article, title="文章手选的", vmax=float(np.abs(article).max()))
-    fig.suptitle("每行减去这一行的均值；两张图的颜色各自按本表的范围", fontsize=9)
+    action = KIND_LABELS.index("动作")
+    for ax, table, title in ((ax_l, learned, "学出来的（d = 2；斜线行没训练过）"), (ax_a, article, "文章手选的")):
+        panel = score_panel(ax, table, title=title, vmax=float(np.abs(table).max()), highlight_row=action)
+        bar = fig.colorbar(panel.image, ax=ax, fraction=0.046, pad=0.04)
+        bar.set_label("分数（减去行均值）", fontsize=9)
+        bar.ax.tick_params(labelsize=9)
+        if ax is ax_l:
+            hatch_untrained(panel)
+    fig.suptitle("每行减去这一行的均值；两张图的颜色刻度各不相同（见各自的色条）；框出的是“动作”一行", fontsize=9)
     return fig

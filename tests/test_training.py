@@ -151,12 +151,15 @@ def test_learned_table_points_action_at_items_and_untrained_rows_stay_put():
     assert not np.allclose(final["W_Q"][3], start["W_Q"][3])
 
 
-def test_score_table_is_rotation_invariant_and_matches_the_article():
+def test_score_table_is_invariant_to_any_invertible_a_and_matches_the_article():
     rng = np.random.default_rng(1)
     w_q, w_k = rng.standard_normal((6, 3)), rng.standard_normal((6, 3))
     rotation, _ = np.linalg.qr(rng.standard_normal((3, 3)))
     np.testing.assert_allclose(training.kind_score_table(w_q @ rotation, w_k @ rotation),
                                training.kind_score_table(w_q, w_k), atol=1e-12)
+    a = rng.standard_normal((3, 3)) + 3 * np.eye(3)  # invertible, not orthogonal
+    np.testing.assert_allclose(training.kind_score_table(w_q @ a, w_k @ np.linalg.inv(a).T),
+                               training.kind_score_table(w_q, w_k), atol=1e-10)
     # the article's 动作 row: 申请's q = [2, 0] against unit 事项/时间/疑问/动作 keys, ÷√2
     np.testing.assert_allclose(training.article_score_table()[3], np.array([2, 2, 0, 0]) / np.sqrt(2))
     np.testing.assert_allclose(training.centred([[1.0, 3.0]]), [[-1.0, 1.0]])
@@ -173,6 +176,33 @@ def test_sqrt_d_start_saturates_without_the_scale():
     assert abs(rows[(2, False)].init_max_weight - rows[(2, True)].init_max_weight) < 0.1
 
 
+def test_baseline_spreads_its_weight_at_every_distance():
+    """The failure reason the notebook prints: the fixed weights never single out the 事项 word."""
+    test = training.dataset("test")
+    np.testing.assert_array_equal(test.item_distance, test.lengths - 1 - test.item_pos)
+    assert set(test.item_distance.tolist()) == set(range(1, training.MAX_LEN))
+    base, run = training.trained_run(fixed_positions=True), training.trained_run()
+    rows = training.by_item_distance(base.params_at(base.steps), test)
+    assert sum(n for n, _, _ in rows.values()) == len(test)
+    assert all(w < 0.4 and a < 0.7 for _, w, a in rows.values())
+    learned = training.by_item_distance(run.params_at(run.steps), test)
+    assert all(w > 0.9 and a > 0.95 for _, w, a in learned.values())
+    # the same numbers straight from a forward pass, for one distance
+    fwd = training.forward(base.params_at(base.steps), test)
+    far = test.item_distance == 3
+    assert rows[3][1] == pytest.approx(fwd.weights[far, test.item_pos[far]].mean())
+
+
+def test_action_row_is_the_centred_table_row():
+    run = training.trained_run()
+    for step in (0, 35, run.steps):
+        p = run.params_at(step)
+        np.testing.assert_allclose(training.action_row(p),
+                                   training.centred(training.kind_score_table(p["W_Q"], p["W_K"]))[3])
+    with pytest.raises(ValueError, match="W_Q and W_K"):
+        training.action_row(training.init_params(2, fixed_positions=True))
+
+
 def test_sqrt_d_experiment_rows():
     rows = training.sqrt_d_experiment((2,), steps=30, init_seeds=(0, 1))
     assert [(r["d"], r["scaled"]) for r in rows] == [(2, True), (2, False)]
@@ -182,6 +212,13 @@ def test_sqrt_d_experiment_rows():
         assert r["grad_qk"] > 0 and 0 < r["init_max_weight"] < 1
     ratios = exercises_training.slowdown_by_d(rows)
     assert set(ratios) == {2} and ratios[2] > 0
+    assert rows[0]["init_saturated"] == pytest.approx(np.mean(rows[0]["init_saturated_each"]))
+    pairs = training.sqrt_d_pairs(rows)
+    assert [(p["d"], p["draw"]) for p in pairs] == [(2, 0), (2, 1)]
+    for p in pairs:
+        assert p["steps"][True] == rows[0]["steps_to_target"][p["draw"]]
+        assert p["steps"][False] == rows[1]["steps_to_target"][p["draw"]]
+        assert p["saturated"] == rows[1]["init_saturated_each"][p["draw"]]
 
 
 # ---- the explorer ---------------------------------------------------------------------------------------
@@ -208,10 +245,10 @@ def test_learning_explorer_step_slider():
 def test_learning_explorer_sentence_picker_and_memo():
     e = widgets.learning_explorer()
     run = training.trained_run()
-    sentence = "下周 年 怎么 如何 假 申请"
+    sentence = "假 下周 年 怎么 如何 申请"
     e.set(step=run.steps, sentence=sentence)
     words = tuple(sentence.split())
-    assert e.state["words"] == words and e.state["item"] == 4
+    assert e.state["words"] == words and e.state["item"] == 0
     assert [t.get_text() for t in e.weights.words] == [*words, ""]
     fwd = training.forward(run.params_at(run.steps), training.encode([words]))
     assert shown_numbers(e.readout.value)[2:8] == [round(x, 3) for x in fwd.weights[0, :6]]
@@ -235,13 +272,16 @@ def test_softmax_backward_checker(capsys):
     assert exercises_training.check_softmax_backward(None) is None
     assert "还没有作答" in capsys.readouterr().out
     assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10]) is True
-    assert "正确" in capsys.readouterr().out
-    assert exercises_training.check_softmax_backward([0.5, 0.0, 0.0]) is False
+    assert "total" in capsys.readouterr().out
+    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10], 0) is True
+    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10], 1.0) is False
+    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10], "zero") is False
+    assert exercises_training.check_softmax_backward([0.5, 0.0, 0.0], 0) is False
     assert "0.25, -0.15, -0.10" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("checker", [exercises_training.check_softmax_backward,
-                                     exercises_training.check_learned_kind, exercises_training.check_slowest_d])
+                                     exercises_training.check_kind_weights, exercises_training.check_slowdown_ratios])
 @pytest.mark.parametrize("garbage", ["abc", "", [1, 2], {"a": 1}, object(), float("nan"), [[1, 2], [3]], -1, 3.5])
 def test_checkers_never_raise(checker, garbage, capsys, monkeypatch, small_sqrt_d):
     monkeypatch.setattr(training, "sqrt_d_experiment", lambda: small_sqrt_d)
@@ -249,13 +289,58 @@ def test_checkers_never_raise(checker, garbage, capsys, monkeypatch, small_sqrt_
     assert "不对" in capsys.readouterr().out
 
 
-def test_kind_and_slowest_d_checkers(capsys, monkeypatch, small_sqrt_d):
-    assert exercises_training.check_learned_kind("事项") is True
-    assert exercises_training.check_learned_kind("时间") is False
+def test_kind_weights_checker(capsys):
+    """Exercise 2: the kind-only softmax of the step-35 动作 row, recomputed here by hand."""
+    run = training.trained_run()
+    p = run.params_at(exercises_training.KIND_STEP)
+    table = training.centred(training.kind_score_table(p["W_Q"], p["W_K"]))
+    row = table[training.KINDS.index("动作")]
+    scores = np.array([row[training.KINDS.index(training.KIND_OF[w])] for w in exercises_training.KIND_SENTENCE])
+    expected = np.exp(scores) / np.exp(scores).sum()
+    assert exercises_training.check_kind_weights(np.round(expected, 2).tolist()) is True
+    assert exercises_training.check_kind_weights(np.full(4, 0.25)) is False
+    out = capsys.readouterr().out
+    # the checker also prints the model's own weights, which differ (identity dimensions)
+    model = training.forward(p, training.encode([exercises_training.KIND_SENTENCE])).weights[0, :4]
+    assert np.abs(model - expected).max() > 0.02
+    assert f"{model[1]:.2f}" in out
+
+
+def test_slowdown_ratios_checker(capsys, monkeypatch, small_sqrt_d):
     monkeypatch.setattr(training, "sqrt_d_experiment", lambda: small_sqrt_d)
     ratios = exercises_training.slowdown_by_d()
-    best = max(ratios, key=ratios.get)
-    assert exercises_training.check_slowest_d(best) is True
-    assert exercises_training.check_slowest_d(str(best)) is True
-    assert exercises_training.check_slowest_d(next(d for d in ratios if d != best)) is False
-    assert f"最慢的是 d = {best}" in capsys.readouterr().out
+    rows = {(r["d"], r["scaled"]): r for r in small_sqrt_d}
+    steps = {key: training.SQRT_D_STEPS if r["steps_to_target"][0] is None else r["steps_to_target"][0]
+             for key, r in rows.items()}
+    assert ratios == {d: steps[(d, False)] / steps[(d, True)] for d in (2, 16)}
+    answer = [round(ratios[d], 2) for d in (2, 16)]
+    assert exercises_training.check_slowdown_ratios(answer) is True
+    assert exercises_training.check_slowdown_ratios([answer[1], answer[0] + 0.5]) is False
+    assert "增加得最多" in capsys.readouterr().out
+
+
+# ---- figures ---------------------------------------------------------------------------------------------
+def test_figures_have_legends_scales_and_mark_the_untrained_rows():
+    import matplotlib.pyplot as plt
+
+    from helpers import training_plots
+
+    run, baseline = training.trained_run(), training.trained_run(fixed_positions=True)
+    fig = training_plots.curves_figure(run, baseline)
+    fig.canvas.draw()
+    ax_loss, ax_acc = fig.axes
+    assert ax_loss.get_legend() is not None and ax_acc.get_legend() is not None
+    # the accuracy legend sits above the 1/4 chance line, not on it
+    box = ax_acc.get_legend().get_window_extent().transformed(ax_acc.transData.inverted())
+    assert box.y0 > 1 / len(training.ITEMS)
+    plt.close(fig)
+
+    final = run.params_at(run.steps)
+    learned = training.centred(training.kind_score_table(final["W_Q"], final["W_K"]))
+    fig = training_plots.score_tables_figure(learned, training.centred(training.article_score_table()))
+    assert len(fig.axes) == 4  # two tables, two colourbars
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    assert sorted(round(p.get_y() + 0.5) for p in hatched) == list(training_plots.UNTRAINED_ROWS)
+    boxes = [p for ax in fig.axes[:2] for p in ax.patches if not p.get_hatch() and p.get_visible()]
+    assert [round(b.get_y() + 0.5) for b in boxes] == [training.KINDS.index("动作")] * 2
+    plt.close(fig)

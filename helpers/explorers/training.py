@@ -8,7 +8,7 @@ from .. import training
 from ..display import fmt
 from ..explorer import Explorer
 from ..plots import ACCENT
-from ..training_plots import WeightsPanel, score_panel
+from ..training_plots import WeightsPanel, hatch_untrained, score_panel
 
 SENTENCES = tuple(" ".join(words) for words in training.EXAMPLES)
 
@@ -58,6 +58,7 @@ class LearningExplorer(Explorer):
         self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax,
                                  highlight_row=action)
         self.table.ax.set_xticks(range(4), training.KINDS, fontsize=8)
+        covers = hatch_untrained(self.table)  # drawn over the (animated) image, so animated too
         for i, row in enumerate(self.table.texts):  # numbers on the trained row only; colour elsewhere
             for text in row:
                 text.set_visible(i == action)
@@ -67,7 +68,7 @@ class LearningExplorer(Explorer):
         ax_c.set_xlabel("训练步数")
         ax_c.set_ylabel("测试集准确率")
         ax_c.spines[["top", "right"]].set_visible(False)
-        self.animate(*self.weights.artists, self.table.image, self.table.row_box, *self.table.texts[action],
+        self.animate(*self.weights.artists, self.table.image, *covers, self.table.row_box, *self.table.texts[action],
                      self.marker)
 
     def draw(self, s):
