@@ -7,7 +7,7 @@ from .. import example
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import BarPanel
+from ..plots import ACCENT, BASE, BarPanel
 
 
 def query_slider(description: str, value: float):
@@ -23,6 +23,13 @@ def weights_html(tokens, weights, *, css_class="weights") -> str:
     parts = [f'<span class="{css_class}-{i}">{tok} {fmt(w)}</span>'
              for i, (tok, w) in enumerate(zip(tokens, weights))]
     return " · ".join(parts)
+
+
+def highlight_largest(bars: BarPanel, weights) -> None:
+    """Colour the bar of the largest weight orange and the others green (shared by 00 and 03)."""
+    best = int(np.argmax(weights))
+    for i, bar in enumerate(bars.bars):
+        bar.set_color(ACCENT if i == best else BASE)
 
 
 class QueryWeightsExplorer(Explorer):
@@ -46,6 +53,7 @@ class QueryWeightsExplorer(Explorer):
 
     def draw(self, state):
         self.bars.update(state["weights"])
+        highlight_largest(self.bars, state["weights"])
 
     def describe(self, state):
         return "权重：" + weights_html(example.TOKENS, state["weights"])
