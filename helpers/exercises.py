@@ -257,9 +257,11 @@ def row_working(token: str, q=None) -> tuple:
 
 
 TOKEN = Choice(example.TOKENS)
-YES_NO = Choice(("是", "否"), {"对": "是", "yes": "是", "y": "是", "true": "是", "会": "是", "能": "是",
-                              "不是": "否", "不对": "否", "no": "否", "n": "否", "false": "否",
-                              "不会": "否", "不能": "否"})
+YES_NO = Choice(("是", "否"), {"对": "是", "yes": "是", "y": "是", "true": "是",
+                              "不是": "否", "不对": "否", "no": "否", "n": "否", "false": "否"})
+CAN = Choice(("能", "不能"), {"可以": "能", "是": "能", "yes": "能", "不可以": "不能", "否": "不能", "no": "不能"})
+WILL = Choice(("会", "不会"), {"变": "会", "会变": "会", "是": "会", "yes": "会",
+                              "不变": "不会", "不会变": "不会", "否": "不会", "no": "不会"})
 
 
 def _largest_after_turn(q=(0.0, 2.0)):
@@ -282,10 +284,12 @@ def _dan_weights():
     x_b = example.X_B.copy()
     x_b[1, 0] = example.X_B[0, 0]
     w = content_weights(x_b)
-    verdict = "一样" if abs(w[0] - w[1]) < 1e-9 else ("报销" if w[0] > w[1] else "单")
-    return verdict, ("把“单”的“事项”改成 2 后，它的输入和“报销”完全相同，k 也就相同：\n按内容的权重："
+    first, second = example.TOKENS_B[:2]
+    verdict = "一样" if abs(w[0] - w[1]) < 1e-9 else (first if w[0] > w[1] else second)
+    return verdict, (f"把“{second}”的“事项”改成 {x_b[1, 0]:.0f} 后，它的 k 和“{first}”的 k 完全相同"
+                     f"（{fmt_vec(example.project(x_b[1], example.W_K), 0)}），分数也就相同：\n按内容的权重："
                      + " · ".join(f"{t} {v:.3f}" for t, v in zip(example.TOKENS_B, w))
-                     + "\n内容相同，注意力就分不出两者：各得一半。分得开它们的，只能是位置信息（第 06 篇的 RoPE）。")
+                     + "\n分数只看 q 和 k：k 相同，权重就相同，分不出哪个才是事项。")
 
 
 def _qkv_of(x=(1.0, 1.0, 0.0, 0.0)):
@@ -346,7 +350,7 @@ def _right_looking_cache():
     before = right_only(qkv.q[:4], qkv.k[:4], qkv.v[:4])
     after = right_only(qkv.q, qkv.k, qkv.v)[:4]
     change = float(np.abs(after - before).max())
-    return "否", (f"追加“{tokens[-1]}”后，前 4 个位置输出的最大变化：只看左边 {left:.3f}，只看右边 {change:.3f}。\n"
+    return ("不能" if change > 1e-9 else "能"), (f"追加“{tokens[-1]}”后，前 4 个位置输出的最大变化：只看左边 {left:.3f}，只看右边 {change:.3f}。\n"
                  "只看右边时，新 token 出现在每个旧位置的右边，旧位置的输出全都要重算；"
                  "更根本的是，生成时右边还没有内容，第一个位置就无从算起。")
 
@@ -372,7 +376,7 @@ def _no_rope_prefix():
     b, _ = attention_layer(x[order], weights, shape, rope_theta=None)
     diff_year = float(np.abs(a[0] - b[1]).max())
     diff_last = float(np.abs(a[3] - b[3]).max())
-    return "否", ("没有 RoPE、有因果掩码的一层（缩小的随机层）：\n"
+    return ("会" if diff_year > 1e-9 else "不会"), ("没有 RoPE、有因果掩码的一层（缩小的随机层）：\n"
                  f"“申请”（两种顺序都在最后）的输出变化 {diff_last:.3f}；"
                  f"“年”（原来在第 1 位，现在在第 2 位）的输出变化 {diff_year:.3f}。\n"
                  "“年”原来只看得见自己，换序后还看得见排在它前面的“怎么”：能看见的前缀变了，输出就变了。"
@@ -427,8 +431,8 @@ def _previous_token_head(short=None, ranked=None):
 EXERCISES = {
     "00-1": Exercise("把 q 拖到 [0, 2] 时，哪个位置的权重最大？", TOKEN, _largest_after_turn),
     "01-1": Exercise("哪个 token 能让新“申请”的“时间”一维最大？", TOKEN, _time_feature),
-    "01-2": Exercise("“单”的“事项”改成 2 以后，“报销”和“单”谁的权重大？",
-                      Choice(("报销", "单", "一样"), {"相同": "一样", "相等": "一样", "一样大": "一样"}), _dan_weights),
+    "01-2": Exercise("“要”的“事项”改成 2 以后，“报销”和“要”谁的权重大？",
+                      Choice((*example.TOKENS_B[:2], "一样"), {"相同": "一样", "相等": "一样", "一样大": "一样"}), _dan_weights),
     "02-1": Exercise("输入 [1, 1, 0, 0] 的 q、k、v", Numbers(("q[0]", "q[1]", "k[0]", "k[1]", "v[0]", "v[1]"), 0),
                       _qkv_of),
     "02-2": Exercise("Llama-3.2-1B 的 k_proj 输出多少维？", Number(0, "维"), _k_proj_out),
@@ -443,10 +447,10 @@ EXERCISES = {
                       _d64_vs_128),
     "05-1": Exercise("关掉掩码、追加 4 个 token，“年”放在自己身上的权重", Number(2, slack=1),
                       _unmasked_self_weight),
-    "05-2": Exercise("掩码改成“只能看右边”，还能用 KV Cache 吗？", YES_NO, _right_looking_cache),
+    "05-2": Exercise("掩码改成“只能看右边”，还能用 KV Cache 吗？", CAN, _right_looking_cache),
     "06-1": Exercise("KV 头 1（MQA）和 8（MHA）时每 token 的 KV Cache（KiB）", Numbers(("KV 头 1", "KV 头 8"), 0, unit="KiB"),
                       _mqa_mha_cache),
-    "06-2": Exercise("没有 RoPE 时，换序后“年”的输出不变吗？", YES_NO, _no_rope_prefix),
+    "06-2": Exercise("没有 RoPE 时，换序后“年”的输出会变吗？", WILL, _no_rope_prefix),
     "07-1": Exercise("Llama-3.2-1B 每 token 的 KV Cache（KiB）", Number(0, "KiB"), _kv_cache_1b),
     "07-2": Exercise("Llama-3.1-70B 每 token 注意力超过固定开销的 n（取到千位）", Number(-3), _crossover_70b),
     "09-1": Exercise("排名第 1 的头在短句上也主要看上一个 token 吗？", YES_NO, _previous_token_head),
@@ -506,7 +510,9 @@ def _quiz_growth():
     from .cost import prefill_share
 
     a, b = prefill_share(LLAMA_3_1_8B, 8192), prefill_share(LLAMA_3_1_8B, 131072)
-    return "16 倍", (f"注意力总量 ∝ n²，固定开销 ∝ n，比值 ∝ n：长度 ×16，比值也 ×16（{a:.1%} → {b:.2f} 倍，"
+    ratio = b / a
+    closest = min(((1, "不变"), (4, "4 倍"), (16, "16 倍"), (256, "256 倍")), key=lambda o: abs(np.log(ratio / o[0])))[1]
+    return closest, (f"注意力总量 ∝ n²，固定开销 ∝ n，比值 ∝ n：长度 ×16，比值也 ×16（{a:.1%} → {b:.2f} 倍，"
                     f"正好 {b / a:.0f} 倍）。")
 
 
@@ -524,7 +530,7 @@ def _quiz_sink():
     seq = sink_sequence(24, strength=5.0)
     only = eviction_change(seq, 8, keep_first=0)[8:].mean()
     kept = eviction_change(seq, 8, keep_first=1)[8:].mean()
-    return "明显改变", (f"第 08 篇的构造里：丢掉第 1 个 token，窗口外位置的输出平均变化 {only:.3f}；留下它只有 {kept:.3f}。"
+    return ("明显改变" if only > 5 * kept else "几乎不变"), (f"第 08 篇的构造里：丢掉第 1 个 token，窗口外位置的输出平均变化 {only:.3f}；留下它只有 {kept:.3f}。"
                         "它的 v 几乎为 0，可它“占住”的大量权重被迫分给别的位置，输出就变了。")
 
 
@@ -551,7 +557,7 @@ def _quiz_same_output():
     ex = weight_vs_influence_example(0.05)
     w2 = same_output_weights(ex["weights"], ex["values"])
     diff = float(np.abs(w2 @ ex["values"] - ex["weights"] @ ex["values"]).max())
-    return "能", (f"第 08 篇：两组权重最大相差 {np.abs(w2 - ex['weights']).max():.3f}，输出最大差 {diff:.1e}。"
+    return ("能" if diff < 1e-9 else "不能"), (f"第 08 篇：两组权重最大相差 {np.abs(w2 - ex['weights']).max():.3f}，输出最大差 {diff:.1e}。"
                  "位置数多于 v 的维数 + 1 时，总有别的非负、和为 1 的权重给出同一个输出。")
 
 
@@ -566,8 +572,7 @@ QUIZ = {
                     "“几乎不变”还是“明显改变”？", Choice(("几乎不变", "明显改变"), {"不变": "几乎不变", "改变": "明显改变",
                                                                "变": "明显改变", "明显": "明显改变"}), _quiz_sink),
     "q5": Exercise("第 08 篇的 6 个位置里，遮掉哪个位置输出变化最大？（填位置编号）", Number(0), _quiz_influence),
-    "q6": Exercise("两组不同的注意力权重，能不能给出完全相同的输出？（能/不能）", Choice(("能", "不能"), {
-        "可以": "能", "是": "能", "yes": "能", "不可以": "不能", "否": "不能", "no": "不能"}), _quiz_same_output),
+    "q6": Exercise("两组不同的注意力权重，能不能给出完全相同的输出？（能/不能）", CAN, _quiz_same_output),
     "q7": Exercise("相关位置比其余 999 个位置的分数高 Δ = 4（其余分数都是 0），它分到多少权重？（两位小数）",
                     Number(2), _quiz_dilution),
     "q8": Exercise("Llama-3.1-8B 在 128K 长度下，Prefill 的注意力是固定开销的几倍？（保留一位小数）",

@@ -135,7 +135,7 @@ def test_choice_normalises_quotes_width_case_and_aliases():
     assert [choice.read(a) for a in ("q", "Ｑ", "“Q”", " 'q' ", "查询")] == ["Q"] * 5
     with pytest.raises(Malformed, match="不在选项里"):
         choice.read("X")
-    assert ex.YES_NO.read("不能") == "否" and ex.YES_NO.read("“是”。") == "是"
+    assert ex.CAN.read("不可以") == "不能" and ex.YES_NO.read("“是”。") == "是" and ex.WILL.read("不变") == "不会"
 
 
 def test_check_names_unknown_exercise_instead_of_raising(capsys):
@@ -179,6 +179,17 @@ def test_row_checker_working_matches_the_article():
     row, working = ex.row_working("申请")
     assert "0.179, 0.735, 0.043, 0.043" in working
     assert np.isclose(row.weights.sum(), 1.0)
+
+
+def test_fixed_weights_miss_the_item_content_weights_find_it():
+    from helpers.weighting import fixed_vs_content
+
+    a, b = fixed_vs_content()
+    assert a.fixed_on_target == pytest.approx(a.content_on_target)
+    assert a.content_on_target > 0.7 and b.content_on_target > 0.7
+    assert b.fixed_on_target < 0.2
+    # the weight the fixed vector puts elsewhere lands on a position that carries no item
+    assert b.fixed_weights.argmax() == 1 and b.content_weights.argmax() == 0
 
 
 def test_weighting_validation():
