@@ -371,16 +371,16 @@ def _no_rope_prefix():
     shape = LayerShape(64, 4, 2, 16)
     weights = random_layer(shape, seed=0)
     x = np.random.default_rng(1).standard_normal((4, shape.hidden))
-    order = [2, 0, 1, 3]  # 怎么 年 假 申请
+    order = [1, 0, 2, 3]  # 假 年 怎么 申请
     a, _ = attention_layer(x, weights, shape, rope_theta=None)
     b, _ = attention_layer(x[order], weights, shape, rope_theta=None)
+    diff_how = float(np.abs(a[2] - b[2]).max())
     diff_year = float(np.abs(a[0] - b[1]).max())
-    diff_last = float(np.abs(a[3] - b[3]).max())
-    return ("会" if diff_year > 1e-9 else "不会"), ("没有 RoPE、有因果掩码的一层（缩小的随机层）：\n"
-                 f"“申请”（两种顺序都在最后）的输出变化 {diff_last:.3f}；"
-                 f"“年”（原来在第 1 位，现在在第 2 位）的输出变化 {diff_year:.3f}。\n"
-                 "“年”原来只看得见自己，换序后还看得见排在它前面的“怎么”：能看见的前缀变了，输出就变了。"
-                 "所以没有 RoPE 时，顺序仍然能经由因果掩码进入模型。")
+    return ("会" if diff_how > 1e-9 else "不会"), (
+        "没有 RoPE、有因果掩码的一层（缩小的随机层）里交换“年”和“假”：\n"
+        f"“怎么”的输出变化 {diff_how:.1e}；“年”（从第 1 位挪到第 2 位）的输出变化 {diff_year:.3f}。\n"
+        "“怎么”换序前后看得见的都是 {年, 假, 怎么}：没有 RoPE，点积和加权和都不管这几个 token 的先后，输出不变。"
+        "“年”挪到“假”后面，看得见的集合多了“假”，输出就变了。")
 
 
 def _crossover_70b():
@@ -450,7 +450,7 @@ EXERCISES = {
     "05-2": Exercise("掩码改成“只能看右边”，还能用 KV Cache 吗？", CAN, _right_looking_cache),
     "06-1": Exercise("KV 头 1（MQA）和 8（MHA）时每 token 的 KV Cache（KiB）", Numbers(("KV 头 1", "KV 头 8"), 0, unit="KiB"),
                       _mqa_mha_cache),
-    "06-2": Exercise("没有 RoPE 时，换序后“年”的输出会变吗？", WILL, _no_rope_prefix),
+    "06-2": Exercise("没有 RoPE 时交换“年”和“假”，“怎么”的输出会变吗？", WILL, _no_rope_prefix),
     "07-1": Exercise("Llama-3.2-1B 每 token 的 KV Cache（KiB）", Number(0, "KiB"), _kv_cache_1b),
     "07-2": Exercise("Llama-3.1-70B 每 token 注意力超过固定开销的 n（取到千位）", Number(-3), _crossover_70b),
     "09-1": Exercise("排名第 1 的头在短句上也主要看上一个 token 吗？", YES_NO, _previous_token_head),
