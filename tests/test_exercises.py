@@ -2,8 +2,10 @@
 import numpy as np
 import pytest
 
+from helpers import answers as an
 from helpers import exercises as ex
-from helpers.exercises import EXERCISES, QUIZ, Choice, Malformed, Number, Numbers
+from helpers.answers import Choice, Malformed, Number, Numbers
+from helpers.exercises import EXERCISES, QUIZ
 
 MALFORMED = ["abc", "", "   ", [], {}, {"a": 1}, object(), float("nan"), float("inf"),
              [[1, 2], [3]], b"\xff", "1.2.3", "12 parsecs", -1e400]
@@ -29,9 +31,9 @@ def context(key):
 def correct_answer(exercise, expected):
     kind = exercise.kind
     if isinstance(kind, Number):
-        return ex.rounded(expected, kind.digits).replace(",", "")
+        return an.rounded(expected, kind.digits).replace(",", "")
     if isinstance(kind, Numbers):
-        return [ex.rounded(e, kind.digits) for e in expected]
+        return [an.rounded(e, kind.digits) for e in expected]
     return expected
 
 
@@ -51,14 +53,14 @@ ALL = {**EXERCISES, **QUIZ}
 def test_every_checker_right_wrong_unanswered_and_malformed(key, capsys):
     exercise = ALL[key]
     expected, working = exercise.solve(**context(key))
-    assert ex.judge(exercise, None, **context(key)) == (None, ex.UNANSWERED)
-    ok, message = ex.judge(exercise, correct_answer(exercise, expected), **context(key))
+    assert an.judge(exercise, None, **context(key)) == (None, an.UNANSWERED)
+    ok, message = an.judge(exercise, correct_answer(exercise, expected), **context(key))
     assert ok is True and message.startswith("✔") and working in message
-    ok, message = ex.judge(exercise, wrong_answer(exercise, expected), **context(key))
+    ok, message = an.judge(exercise, wrong_answer(exercise, expected), **context(key))
     assert ok is False and message.startswith("✘") and working in message
     assert exercise.kind.show(expected) in message  # the wrong answer sees the right one and why
     for bad in MALFORMED:
-        ok, message = ex.judge(exercise, bad, **context(key))
+        ok, message = an.judge(exercise, bad, **context(key))
         assert ok is None and message.startswith("⚠"), (bad, message)
         assert any("\u4e00" <= ch <= "\u9fff" for ch in message)  # a Chinese hint
 
@@ -70,17 +72,17 @@ def test_number_checkers_round_to_the_asked_precision_at_the_boundary(key):
     kind = exercise.kind
     first = float(np.ravel(expected)[0])
     step = 10.0 ** (-kind.digits)
-    centre = ex.steps(first, kind.digits) * step
+    centre = an.steps(first, kind.digits) * step
     inside = centre + (kind.slack + 0.4) * step   # rounds to the last accepted value
     outside = centre + (kind.slack + 0.6) * step  # rounds one past it
 
     def answer(value):
         return value if isinstance(kind, Number) else [value, *list(expected)[1:]]
 
-    assert ex.judge(exercise, answer(inside), **context(key))[0] is True
-    assert ex.judge(exercise, answer(outside), **context(key))[0] is False
-    assert ex.judge(exercise, answer(centre - (kind.slack + 0.4) * step), **context(key))[0] is True
-    assert ex.judge(exercise, answer(centre - (kind.slack + 0.6) * step), **context(key))[0] is False
+    assert an.judge(exercise, answer(inside), **context(key))[0] is True
+    assert an.judge(exercise, answer(outside), **context(key))[0] is False
+    assert an.judge(exercise, answer(centre - (kind.slack + 0.4) * step), **context(key))[0] is True
+    assert an.judge(exercise, answer(centre - (kind.slack + 0.6) * step), **context(key))[0] is False
 
 
 def test_the_issue_cases(capsys):
@@ -102,14 +104,14 @@ def test_the_issue_cases(capsys):
 
 def test_tolerance_is_symmetric():
     # 2.3 ± 0.1 at one decimal: 2.2 and 2.4 are treated alike (float 2.4 - 2.3 > 0.1 used to reject it)
-    assert ex.same_at_precision(2.2, 2.3, 1, slack=1) is True
-    assert ex.same_at_precision(2.4, 2.3, 1, slack=1) is True
-    assert ex.same_at_precision(2.15, 2.3, 1, slack=1) is True   # rounds to 2.2
-    assert ex.same_at_precision(2.45, 2.3, 1, slack=1) is False  # rounds to 2.5
-    assert ex.same_at_precision(2.14, 2.3, 1, slack=1) is False
-    assert ex.same_at_precision(2.2, 2.3, 1) is False and ex.same_at_precision(2.4, 2.3, 1) is False
-    assert ex.same_at_precision(-2.25, -2.3, 1) is True and ex.same_at_precision(2.25, 2.3, 1) is True
-    assert ex.same_at_precision(52_600, 53_026.6, -3) is True and ex.same_at_precision(52_400, 53_026.6, -3) is False
+    assert an.same_at_precision(2.2, 2.3, 1, slack=1) is True
+    assert an.same_at_precision(2.4, 2.3, 1, slack=1) is True
+    assert an.same_at_precision(2.15, 2.3, 1, slack=1) is True   # rounds to 2.2
+    assert an.same_at_precision(2.45, 2.3, 1, slack=1) is False  # rounds to 2.5
+    assert an.same_at_precision(2.14, 2.3, 1, slack=1) is False
+    assert an.same_at_precision(2.2, 2.3, 1) is False and an.same_at_precision(2.4, 2.3, 1) is False
+    assert an.same_at_precision(-2.25, -2.3, 1) is True and an.same_at_precision(2.25, 2.3, 1) is True
+    assert an.same_at_precision(52_600, 53_026.6, -3) is True and an.same_at_precision(52_400, 53_026.6, -3) is False
 
 
 @pytest.mark.parametrize("text, unit, value", [
@@ -118,7 +120,7 @@ def test_tolerance_is_symmetric():
     ("512维", "维", 512.0), (3, None, 3.0), (np.float32(0.25), None, 0.25), ("-1e-3", None, -0.001),
 ])
 def test_parse_number_accepts_natural_forms(text, unit, value):
-    assert ex.parse_number(text, unit=unit) == pytest.approx(value)
+    assert an.parse_number(text, unit=unit) == pytest.approx(value)
 
 
 @pytest.mark.parametrize("text, hint", [
@@ -127,7 +129,7 @@ def test_parse_number_accepts_natural_forms(text, unit, value):
 ])
 def test_parse_number_hints(text, hint):
     with pytest.raises(Malformed, match=hint):
-        ex.parse_number(text, unit="GiB" if text == "16 MiB" else None)
+        an.parse_number(text, unit="GiB" if text == "16 MiB" else None)
 
 
 def test_choice_normalises_quotes_width_case_and_aliases():
@@ -135,7 +137,7 @@ def test_choice_normalises_quotes_width_case_and_aliases():
     assert [choice.read(a) for a in ("q", "Ｑ", "“Q”", " 'q' ", "查询")] == ["Q"] * 5
     with pytest.raises(Malformed, match="不在选项里"):
         choice.read("X")
-    assert ex.CAN.read("不可以") == "不能" and ex.YES_NO.read("“是”。") == "是" and ex.WILL.read("不变") == "不会"
+    assert an.CAN.read("不可以") == "不能" and an.YES_NO.read("“是”。") == "是" and an.WILL.read("不变") == "不会"
 
 
 def test_check_names_unknown_exercise_instead_of_raising(capsys):
@@ -161,8 +163,8 @@ def test_previous_token_exercise_is_an_experiment_on_the_given_weights():
     strong, weak = fake_weights(0.9), fake_weights(0.3)
     ranked = ex.previous_token_ranking(strong)
     assert ranked[0][1:] == (1, 1) and ranked[0][0] == pytest.approx(0.9)
-    assert ex.judge(EXERCISES["09-1"], "是", short=strong, ranked=ranked)[0] is True
-    assert ex.judge(EXERCISES["09-1"], "是", short=weak, ranked=ranked)[0] is False
+    assert an.judge(EXERCISES["09-1"], "是", short=strong, ranked=ranked)[0] is True
+    assert an.judge(EXERCISES["09-1"], "是", short=weak, ranked=ranked)[0] is False
     with pytest.raises(ValueError, match="weights\\[0\\] must have shape"):
         ex.previous_token_ranking([np.ones((2, 1, 1))])
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from series import NOTEBOOKS  # noqa: E402
 
 import notebooks as nbtool  # noqa: E402
-from helpers import exercises  # noqa: E402
+from helpers import answers, exercises  # noqa: E402
 
 AUDIT = ROOT.parent / "shared" / "tools" / "notebook_audit.py"
 
@@ -152,10 +152,10 @@ def answer_forms(exercise, expected, working) -> list:
     if expected is None:
         return forms
     kind = exercise.kind
-    if isinstance(kind, exercises.Number):
-        value = exercises.rounded(expected, kind.digits)
+    if isinstance(kind, answers.Number):
+        value = answers.rounded(expected, kind.digits)
         forms += [re.compile(rf"(?<![0-9A-Za-z.,]){re.escape(v)}(?![0-9A-Za-z.,])") for v in {value, value.replace(",", "")}]
-    elif isinstance(kind, exercises.Numbers):
+    elif isinstance(kind, answers.Numbers):
         forms.append(kind.show(expected))
     elif len(str(expected)) >= 2:
         forms.append(str(expected))
@@ -200,7 +200,7 @@ def test_leak_check_catches_a_cell_that_prints_the_answer():
     expected, _ = exercises.EXERCISES["05-1"].solve()
     printed = new_code_cell("print(w[0, 0])", outputs=[new_output("stream", name="stdout", text=f"{expected:.2f}\n")])
     check = new_code_cell('answer = None\nhelpers.exercises.check("05-1", answer)',
-                          outputs=[new_output("stream", name="stdout", text=exercises.UNANSWERED + "\n")])
+                          outputs=[new_output("stream", name="stdout", text=answers.UNANSWERED + "\n")])
     question = new_markdown_cell("**练习 1**：……")
     assert leaks(new_notebook(cells=[question, printed, check])) != []
     assert leaks(new_notebook(cells=[question, check])) == []
