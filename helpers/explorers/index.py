@@ -26,10 +26,11 @@ def weights_html(tokens, weights, *, css_class="weights") -> str:
 
 
 def highlight_largest(bars: BarPanel, weights) -> None:
-    """Colour the bar of the largest weight orange and the others green (shared by 00 and 03)."""
-    best = int(np.argmax(weights))
-    for i, bar in enumerate(bars.bars):
-        bar.set_color(ACCENT if i == best else BASE)
+    """Colour the bar of the largest weight orange (every bar, when several tie) and the others
+    green (shared by 00 and 03)."""
+    w = np.asarray(weights, dtype=float)
+    for bar, top in zip(bars.bars, w >= w.max() - 1e-12):
+        bar.set_color(ACCENT if top else BASE)
 
 
 class QueryWeightsExplorer(Explorer):
