@@ -102,11 +102,12 @@ def query_index(token: str = QUERY_TOKEN) -> int:
     return TOKENS.index(token)
 
 
-# The contrast sentence of 01_weighted_average: 报销单怎么申请, split at the same positions as
-# 年假怎么申请. Here the thing being applied for (报销) sits at position 0, not 1; the inputs are
-# a teaching choice in the same four features (单 carries a little 事项).
-TOKENS_B = ("报销", "单", "怎么", "申请")
-X_B = _frozen([[2, 0, 0, 0], [0.5, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+# The contrast sentence of 01_weighted_average: 报销要怎么申请, split at the same positions as
+# 年假怎么申请. Here the thing being applied for (报销) sits at position 0, and position 1 holds
+# 要, a word that names no item (the article's 报销单 would put 单, part of the item, there, and
+# hide the problem). The inputs are a teaching choice in the same four features (要: a little 动作).
+TOKENS_B = ("报销", "要", "怎么", "申请")
+X_B = _frozen([[2, 0, 0, 0], [0, 0, 0, 0.5], [0, 0, 1, 0], [0, 0, 0, 1]])
 
 
 def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:

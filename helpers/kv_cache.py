@@ -1,8 +1,10 @@
 """Causal masking and the KV cache it makes possible (``05_causal_mask``).
 
-With the causal mask, position j's output depends only on positions ≤ j, and its k, v depend
-only on its own input. So when a token is appended, earlier k, v rows stay valid and can be
-cached: decoding one token at a time with a cache gives exactly the full masked computation.
+Within one layer a position's k, v are projections of its own input to that layer. In a stack
+of layers that input is the position's output from the layer below, and the causal mask is what
+keeps it from changing when a token is appended (:func:`stacked_kv_change`). So, with the mask,
+earlier K, V rows of every layer stay valid and can be cached: decoding one token at a time with
+a cache gives exactly the full masked computation.
 """
 from __future__ import annotations
 
@@ -60,3 +62,36 @@ def earlier_output_change(q, k, v, n_before: int, *, causal: bool) -> float:
     before, _ = scaled_dot_product_attention(q[:n_before], k[:n_before], v[:n_before], causal=causal)
     after, _ = scaled_dot_product_attention(q, k, v, causal=causal)
     return float(np.abs(after[:n_before] - before).max())
+
+
+def stacked_kv_change(x, n_before: int, *, causal: bool, n_layers: int = 2, num_heads: int = 2,
+                      seed: int = 0) -> list:
+    """Why the mask, not the per-layer projection, is what makes the cache valid (``05``).
+
+    Runs ``x`` through ``n_layers`` random attention layers (no RoPE), each adding its output
+    back to its input (the residual stream), once with the first ``n_before`` rows and once
+    with all rows. Returns ``[(layer, largest K change, largest V change)]`` over the first
+    ``n_before`` positions: in layer 1 K and V never change (they are projections of the
+    unchanged inputs); from layer 2 on they change unless ``causal``.
+    """
+    from .layer import LayerShape, attention_layer, random_layer
+
+    x_arr = as_float_array("x", x, ndim=2)
+    if not 1 <= n_before < len(x_arr):
+        raise ValueError(f"n_before must be in 1…{len(x_arr) - 1} (x has {len(x_arr)} rows), got {n_before}")
+    if x_arr.shape[1] % num_heads:
+        raise ValueError(f"x has {x_arr.shape[1]} features, not divisible by num_heads={num_heads}")
+    shape = LayerShape(x_arr.shape[1], num_heads, num_heads, x_arr.shape[1] // num_heads)
+    layers = [random_layer(shape, seed=seed + i) for i in range(n_layers)]
+
+    def keys_values(inputs):
+        found, h = [], inputs
+        for weights in layers:
+            found.append((h @ weights.w_k, h @ weights.w_v))
+            out, _ = attention_layer(h, weights, shape, causal=causal)
+            h = h + out
+        return found
+
+    before, after = keys_values(x_arr[:n_before]), keys_values(x_arr)
+    return [(i + 1, float(np.abs(ka[:n_before] - kb).max()), float(np.abs(va[:n_before] - vb).max()))
+            for i, ((kb, vb), (ka, va)) in enumerate(zip(before, after))]

@@ -13,6 +13,7 @@ not needed: the package is located with ``importlib.util.find_spec``, never impo
 from __future__ import annotations
 
 import importlib.util
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -285,8 +286,10 @@ def permute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
     return weight.reshape(n_heads, 2, head_dim // 2, inp).swapaxes(1, 2).reshape(out, inp)
 
 
-def perplexity_with_wrong_rope(model: Model, ids) -> float:
-    """Perplexity when q/k rows are left in GGUF's order (the pitfall ``09`` demonstrates)."""
+@contextmanager
+def wrong_qk_order(model: Model):
+    """Within the ``with`` block the model's q/k rows are in GGUF's (llama.cpp's) order, i.e.
+    not un-permuted: the pitfall ``09`` demonstrates. The weights are restored afterwards."""
     saved = [block.attention for block in model.blocks]
     cfg = model.config
     try:
@@ -295,7 +298,13 @@ def perplexity_with_wrong_rope(model: Model, ids) -> float:
             block.attention = LayerWeights(
                 np.ascontiguousarray(permute_qk(a.w_q.T, cfg.num_heads).T),
                 np.ascontiguousarray(permute_qk(a.w_k.T, cfg.num_kv_heads).T), a.w_v, a.w_o)
-        return perplexity(model, ids)
+        yield model
     finally:
         for block, attention in zip(model.blocks, saved):
             block.attention = attention
+
+
+def perplexity_with_wrong_rope(model: Model, ids) -> float:
+    """Perplexity when q/k rows are left in GGUF's order (see :func:`wrong_qk_order`)."""
+    with wrong_qk_order(model):
+        return perplexity(model, ids)

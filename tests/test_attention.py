@@ -126,3 +126,32 @@ def test_heads_shape_and_additive_mask():
 def test_attention_rejects_bad_input_with_clear_message(q, k, v, kwargs, message):
     with pytest.raises(ValueError, match=message):
         scaled_dot_product_attention(q, k, v, **kwargs)
+
+
+# ---- 05: why the mask (not the projection) keeps a cache valid; the formula read symbol by symbol
+def test_stacked_kv_change_needs_the_mask_from_layer_two_on():
+    from helpers import example, kv_cache
+
+    x = np.vstack([example.X, example.X_EXTRA[:2]])
+    masked = kv_cache.stacked_kv_change(x, 4, causal=True, n_layers=3)
+    unmasked = kv_cache.stacked_kv_change(x, 4, causal=False, n_layers=3)
+    assert [layer for layer, _, _ in masked] == [1, 2, 3]
+    assert all(dk == 0.0 and dv == 0.0 for _, dk, dv in masked)
+    assert unmasked[0][1:] == (0.0, 0.0)  # layer 1: projections of unchanged inputs, mask or not
+    assert all(dk > 1e-3 and dv > 1e-3 for _, dk, dv in unmasked[1:])
+    with pytest.raises(ValueError, match="n_before must be in 1…5"):
+        kv_cache.stacked_kv_change(x, 6, causal=True)
+    with pytest.raises(ValueError, match="num_heads=3"):
+        kv_cache.stacked_kv_change(x, 4, causal=True, num_heads=3)
+
+
+def test_formula_rows_take_shapes_from_the_config_and_the_toy_arrays():
+    from helpers import config, formula
+
+    for cfg in (config.LLAMA_3_1_8B, config.SMOLLM2_135M):
+        rows = {r[0]: r for r in formula.symbol_rows(cfg)}
+        assert list(rows) == ["Q", "K", "Kᵀ", "QKᵀ", "√d", "掩码", "softmax(·)", "V", "softmax(·)·V"]
+        assert rows["Q"][2] == "[4, 2]" and rows["Kᵀ"][2] == "[2, 4]" and rows["掩码"][2] == "[4, 4]"
+        assert rows["Q"][3].startswith(f"[n, {cfg.head_dim}]") and f"共 {cfg.num_heads} 个头" in rows["Q"][3]
+        assert rows["√d"][3] == f"√{cfg.head_dim} ≈ {cfg.head_dim ** 0.5:.3f}"
+        assert f"[n, {cfg.num_heads * cfg.head_dim}]" in rows["softmax(·)·V"][3]

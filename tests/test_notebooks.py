@@ -1,4 +1,5 @@
 """The committed notebooks: paired with their sources, one shared header and footer, one list, clean."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from series import NOTEBOOKS  # noqa: E402
 
 import notebooks as nbtool  # noqa: E402
+from helpers import answers, exercises  # noqa: E402
 
 AUDIT = ROOT.parent / "shared" / "tools" / "notebook_audit.py"
 
@@ -122,3 +124,114 @@ def test_jupytext_reads_every_source_as_myst():
         text = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
         assert "format_name: myst" in text
         assert jupytext.reads(text, fmt="md:myst").cells[0].source.startswith("# ")
+
+
+# ---- teaching checks: prompts above explorers, exercises that check themselves without leaking --
+WIDGET_CALL = re.compile(r"^helpers\.widgets\.\w+\(")
+CHECK_CALL = re.compile(r'helpers\.exercises\.check\("(\d\d-\d)"')
+QUIZ_CALL = "helpers.exercises.closing_quiz("
+
+
+def code_body(cell):
+    return [line for line in cell.source.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def output_text(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif "data" in out:
+            parts.append(out.data.get("text/plain", "") + out.data.get("text/html", ""))
+    return "".join(parts)
+
+
+def answer_forms(exercise, expected, working) -> list:
+    """Texts that give the answer away: the verdict marks, the working, the rounded value."""
+    forms = ["✔", "✘", "答案是"] + [line for line in working.splitlines() if len(line) >= 8]
+    if expected is None:
+        return forms
+    kind = exercise.kind
+    if isinstance(kind, answers.Number):
+        value = answers.rounded(expected, kind.digits)
+        forms += [re.compile(rf"(?<![0-9A-Za-z.,]){re.escape(v)}(?![0-9A-Za-z.,])") for v in {value, value.replace(",", "")}]
+    elif isinstance(kind, answers.Numbers):
+        forms.append(kind.show(expected))
+    elif len(str(expected)) >= 2:
+        forms.append(str(expected))
+    return forms
+
+
+def leaks(nb) -> list:
+    """``(key, cell index, form)`` for every exercise whose answer shows in the outputs of the code
+    cells from its question (the markdown cell above) down to its check cell."""
+    found = []
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            continue
+        keys = CHECK_CALL.findall(cell.source)
+        if not keys and QUIZ_CALL not in cell.source:
+            continue
+        question = max(j for j in range(i) if cells[j].cell_type == "markdown")
+        shown = [(j, output_text(cells[j])) for j in range(question + 1, i + 1)]
+        targets = [(key, exercises.EXERCISES[key]) for key in keys] or list(exercises.QUIZ.items())
+        for key, exercise in targets:
+            try:
+                expected, working = exercise.solve()
+            except ValueError:  # needs the notebook's context (09-1): check the generic marks only
+                expected, working = None, ""
+            forms = answer_forms(exercise, expected if keys else None, working)
+            for j, text in shown:
+                for form in forms:
+                    if (form.search(text) if isinstance(form, re.Pattern) else form in text):
+                        found.append((key, j, getattr(form, "pattern", form)))
+    return found
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_exercise_answer_is_printed_under_its_question(name):
+    assert leaks(read(name)) == []
+
+
+def test_leak_check_catches_a_cell_that_prints_the_answer():
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    expected, _ = exercises.EXERCISES["05-1"].solve()
+    printed = new_code_cell("print(w[0, 0])", outputs=[new_output("stream", name="stdout", text=f"{expected:.2f}\n")])
+    check = new_code_cell('answer = None\nhelpers.exercises.check("05-1", answer)',
+                          outputs=[new_output("stream", name="stdout", text=answers.UNANSWERED + "\n")])
+    question = new_markdown_cell("**练习 1**：……")
+    assert leaks(new_notebook(cells=[question, printed, check])) != []
+    assert leaks(new_notebook(cells=[question, check])) == []
+    verdict = new_code_cell('helpers.exercises.check("05-1", 0.5)',
+                            outputs=[new_output("stream", name="stdout", text="✘ 还不对。\n")])
+    assert leaks(new_notebook(cells=[question, verdict])) != []
+
+
+def test_every_exercise_is_checked_in_its_notebook_and_every_numbered_one_has_a_checker():
+    used = {}
+    for name in NOTEBOOKS:
+        cells = read(name).cells
+        for i, cell in enumerate(cells):
+            for key in CHECK_CALL.findall(cell.source) if cell.cell_type == "code" else []:
+                assert key.startswith(name[:2]), f"{name} checks exercise {key}"
+                used[key] = name
+            if cell.cell_type == "markdown" and cell.source.lstrip().startswith("**练习"):
+                rest = cells[i + 1:-1]
+                end = next((k for k, c in enumerate(rest) if c.cell_type == "markdown"
+                            and c.source.lstrip().startswith("**练习")), len(rest))
+                assert any("helpers.exercises.check(" in c.source or "helpers.exercises.reference(" in c.source
+                           for c in rest[:end] if c.cell_type == "code"), f"{name}: {cell.source[:40]!r}"
+    assert set(used) == set(exercises.EXERCISES)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_widget_cell_follows_a_try_this_prompt(name):
+    cells = read(name).cells
+    for i, cell in enumerate(cells):
+        body = code_body(cell) if cell.cell_type == "code" else []
+        if len(body) == 1 and WIDGET_CALL.match(body[0]):
+            above = cells[i - 1]
+            assert above.cell_type == "markdown", f"{name}: {body[0]} has no markdown right above it"
+            assert "试试看" in above.source and "？" in above.source, f"{name}: no 试试看 prompt above {body[0]}"

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import exercises, reading, scaled_dot_product_attention
+from helpers import reading, scaled_dot_product_attention
 
 
 def test_sink_bright_first_column_but_small_contribution():
@@ -62,10 +62,3 @@ def test_dilution_validation():
         reading.dilution_weight(1.0, 0)
     with pytest.raises(ValueError, match="value_scale"):
         reading.weight_vs_influence_example(float("nan"))
-
-
-def test_closing_quiz(capsys):
-    assert exercises.closing_quiz({}) == {"q1": None, "q2": None, "q3": None}
-    assert exercises.closing_quiz({"q1": "q", "q2": "假", "q3": 2.3}) == {"q1": True, "q2": True, "q3": True}
-    assert exercises.closing_quiz({"q1": "K", "q2": "年", "q3": "abc"}) == {"q1": False, "q2": False, "q3": False}
-    assert "答案：2.3" in capsys.readouterr().out

@@ -35,6 +35,27 @@ def test_greedy_continuation_is_paris(model):
     assert top[0][0] == " Paris" and 0.5 < top[0][1] < 0.95
 
 
+def test_wrong_qk_order_still_says_paris_and_restores_the_weights(model):
+    ids = real_model.encode(model, texts.PROMPT)
+    before = [block.attention for block in model.blocks]
+    with real_model.wrong_qk_order(model):
+        assert model.blocks[0].attention is not before[0]
+        (token, p), = real_model.next_token_top(model, ids, k=1)
+    assert token == " Paris" and p > 0.3
+    assert all(block.attention is saved for block, saved in zip(model.blocks, before))
+
+
+def test_previous_token_ranking_finds_a_head_that_generalises(model):
+    from helpers import exercises
+
+    long_run = real_model.forward(model, real_model.encode(model, texts.LONG_TEXT))
+    ranked = exercises.previous_token_ranking(long_run.weights)
+    assert len(ranked) == model.config.num_layers * model.config.num_heads
+    assert ranked[0][0] > 0.5 and ranked[0][0] >= ranked[-1][0]
+    short = real_model.forward(model, real_model.encode(model, texts.HEATMAP_TEXT)).weights
+    assert exercises.check("09-1", "是", short=short, ranked=ranked) is True  # 0.74 on the short sentence
+
+
 @pytest.mark.parametrize("text", ["Hello, world!", "2024年12月31日", "年假怎么申请？", "x = 12345 + 678",
                                   "<|im_start|>user\nHi<|im_end|>", "  spaces\tand\nnewlines  ", "café naïve"])
 def test_tokenizer_round_trips_and_matches_gguf_vocab(model, text):

@@ -57,6 +57,20 @@ def test_explorer_set_batches_one_update_and_rejects_unknown():
         e.set(q3=1.0)
 
 
+@pytest.mark.parametrize("factory", [widgets.query_weights_explorer, widgets.hand_calculation_explorer])
+def test_orange_highlight_follows_the_largest_weight(factory):
+    from matplotlib.colors import to_hex
+
+    from helpers.plots import ACCENT
+
+    e = factory()
+    for q, expected in (((2.0, 0.0), [1]), ((0.0, 2.0), [2]), ((-2.0, -2.0), [3]), ((0.0, 0.0), [0, 1, 2, 3])):
+        e.set(q1=q[0], q2=q[1])
+        weights = e.state["weights"] if isinstance(e.state, dict) else e.state.weights
+        orange = [i for i, bar in enumerate(e.bars.bars) if to_hex(bar.get_facecolor()) == ACCENT]
+        assert orange == expected == [i for i, w in enumerate(weights) if w >= max(weights) - 1e-12], q
+
+
 def test_naive_mode_shows_the_same_numbers():
     fast, naive = widgets.query_weights_explorer(), widgets.query_weights_explorer(naive=True)
     for e in (fast, naive):

@@ -7,7 +7,7 @@ from .. import example
 from ..display import fmt, fmt_vec
 from ..explorer import Explorer
 from ..plots import BarPanel, VectorPanel
-from .index import query_slider, weights_html
+from .index import highlight_largest, query_slider, weights_html
 
 PART_COLORS = ["#66a61e", "#d95f02", "#7570b3", "#e7298a", "#000000"]
 
@@ -76,6 +76,7 @@ class HandCalculationExplorer(Explorer):
 
     def draw(self, row):
         self.bars.update(row.weights)
+        highlight_largest(self.bars, row.weights)
         self.vectors.update(np.vstack([row.parts, row.output]))
 
     def describe(self, row):

@@ -7,7 +7,7 @@ from .. import example
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import BarPanel
+from ..plots import ACCENT, BASE, BarPanel
 
 
 def query_slider(description: str, value: float):
@@ -23,6 +23,14 @@ def weights_html(tokens, weights, *, css_class="weights") -> str:
     parts = [f'<span class="{css_class}-{i}">{tok} {fmt(w)}</span>'
              for i, (tok, w) in enumerate(zip(tokens, weights))]
     return " · ".join(parts)
+
+
+def highlight_largest(bars: BarPanel, weights) -> None:
+    """Colour the bar of the largest weight orange (every bar, when several tie) and the others
+    green (shared by 00 and 03)."""
+    w = np.asarray(weights, dtype=float)
+    for bar, top in zip(bars.bars, w >= w.max() - 1e-12):
+        bar.set_color(ACCENT if top else BASE)
 
 
 class QueryWeightsExplorer(Explorer):
@@ -46,6 +54,7 @@ class QueryWeightsExplorer(Explorer):
 
     def draw(self, state):
         self.bars.update(state["weights"])
+        highlight_largest(self.bars, state["weights"])
 
     def describe(self, state):
         return "权重：" + weights_html(example.TOKENS, state["weights"])
