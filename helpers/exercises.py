@@ -19,6 +19,8 @@ import numpy as np
 from . import example
 from .answers import CAN, WILL, YES_NO, Choice, Exercise, Number, Numbers, judge
 from .display import fmt, fmt_vec
+from .exercises_training import EXERCISES as TRAINING_EXERCISES
+from .exercises_training import REFERENCES as TRAINING_REFERENCES
 
 TOKEN = Choice(example.TOKENS)
 
@@ -239,11 +241,13 @@ EXERCISES = {
     "07-1": Exercise("Llama-3.2-1B 每 token 的 KV Cache（KiB）", Number(0, "KiB"), _kv_cache_1b),
     "07-2": Exercise("Llama-3.1-70B 每 token 注意力超过固定开销的 n（取到千位）", Number(-3), _crossover_70b),
     "09-1": Exercise("排名第 1 的头在短句上也主要看上一个 token 吗？", YES_NO, _previous_token_head),
+    **TRAINING_EXERCISES,  # 10's exercises live beside the training code they recompute
 }
 
 REFERENCES = {
     "09-2": ("多数英文段落上结论不变：只留最近窗口时困惑度明显上升，留下开头几个 token 后又回到接近完整注意力。"
              "如果段落很短（比窗口还短），三种方式就没有区别——窗口外没有被丢掉的 token。"),
+    **TRAINING_REFERENCES,  # "10-1": the discussion that follows exercise 1
 }
 
 

@@ -1,17 +1,24 @@
-"""Self-checking exercises of ``10_learning_to_attend`` (same style as :mod:`helpers.exercises`).
+"""Self-checking exercises of ``10_learning_to_attend``, in the vocabulary of :mod:`helpers.answers`.
 
-Every checker prints a verdict in Chinese with the working and returns ``True``/``False``
-(``None`` when unanswered). Whatever the reader types, a checker never raises: an answer it
-cannot read is a wrong answer with a hint.
+They live beside the training code they recompute and are registered in
+:data:`helpers.exercises.EXERCISES` as ``"10-1"`` … ``"10-3"`` (and the reference answer of the
+discussion after exercise 1 in :data:`helpers.exercises.REFERENCES`), so the notebook checks them
+like every other notebook::
+
+    answer = None  # 例如 [0.1, 0.2, 0.3, 0.6]
+    helpers.exercises.check("10-1", answer)
+
+Each solve function computes the expected answer and its working at check time. This module does
+not import :mod:`helpers.exercises` (that module imports this one).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import training
+from .answers import Exercise, Numbers
 from .attention import softmax
 from .display import fmt_vec
-from .exercises import UNANSWERED, _verdict
 from .scaling import softmax_jacobian
 
 #: exercise 1: weights p of three positions and the upstream gradient ∂L/∂p
@@ -22,39 +29,18 @@ KIND_STEP = 35
 KIND_SENTENCE = training.EXAMPLES[0]
 
 
-def _as_vector(answer, n: int):
-    """``answer`` as ``n`` floats, or ``None`` (with the reason) when it cannot be read."""
-    try:
-        values = np.asarray(answer, dtype=float).ravel()
-    except Exception:  # noqa: BLE001 - whatever was typed, answer with a hint
-        return None, f"没能把答案读成数字：{answer!r}。请填 {n} 个数，例如 [{', '.join(['0.1'] * n)}]。"
-    if values.shape != (n,) or not np.all(np.isfinite(values)):
-        return None, f"答案应当是 {n} 个有限的数，收到 {values.size} 个：{answer!r}。"
-    return values, ""
+def softmax_backward(weights=BACKWARD_WEIGHTS, upstream=BACKWARD_UPSTREAM) -> np.ndarray:
+    """Exercise 1: ``[∂L/∂s₁, ∂L/∂s₂, ∂L/∂s₃, their sum]`` = (diag(p) − p pᵀ)·∂L/∂p and its sum."""
+    grad = softmax_jacobian(np.asarray(weights, dtype=float)) @ np.asarray(upstream, dtype=float)
+    total = float(np.round(grad.sum(), 12)) + 0.0  # the sum is 0 up to rounding: no "-0.00"
+    return np.append(grad, total)
 
 
-def check_softmax_backward(answer, total=None, *, tol: float = 0.01):
-    """Exercise 1: ∂L/∂s for p = (0.5, 0.3, 0.2) and ∂L/∂p = (1, 0, 0), three numbers; ``total``
-    is their sum (judged too once given)."""
-    if answer is None:
-        print(UNANSWERED)
-        return None
+def _softmax_backward():
     p, g = np.array(BACKWARD_WEIGHTS), np.array(BACKWARD_UPSTREAM)
-    expected = softmax_jacobian(p) @ g
-    total_expected = float(np.round(expected.sum(), 12)) + 0.0  # no "-0.00"
-    working = (f"(diag(p) − p pᵀ) · ∂L/∂p，p = {fmt_vec(p, 1)}，∂L/∂p = {fmt_vec(g, 0)}\n"
-               f"= p ⊙ (∂L/∂p − p·∂L/∂p) = {fmt_vec(expected, 2)}，三个数之和 {total_expected:.2f}")
-    values, problem = _as_vector(answer, 3)
-    if values is None:
-        return _verdict(False, problem + "\n" + working)
-    ok = bool(np.all(np.abs(values - expected) <= tol))
-    if total is None:
-        return _verdict(ok, working + "\n（再把三个数之和填进 total，一起核对。）")
-    try:
-        total_ok = bool(abs(float(total) - total_expected) <= tol)
-    except (TypeError, ValueError):
-        return _verdict(False, f"total 应当是一个数，收到 {total!r}。\n" + working)
-    return _verdict(ok and total_ok, working)
+    expected = softmax_backward(p, g)
+    return expected, (f"(diag(p) − p pᵀ) · ∂L/∂p，p = {fmt_vec(p, 1)}，∂L/∂p = {fmt_vec(g, 0)}\n"
+                      f"= p ⊙ (∂L/∂p − p·∂L/∂p) = {fmt_vec(expected[:3], 2)}，三个数之和 {expected[3]:.2f}")
 
 
 def kind_only_weights(step: int = KIND_STEP, words=KIND_SENTENCE) -> dict:
@@ -67,21 +53,14 @@ def kind_only_weights(step: int = KIND_STEP, words=KIND_SENTENCE) -> dict:
     return {"row": row, "scores": scores, "weights": softmax(scores), "model": actual}
 
 
-def check_kind_weights(answer, *, tol: float = 0.01):
-    """Exercise 2: softmax of the step-35 动作 row's kind scores over 年 假 怎么 申请."""
-    if answer is None:
-        print(UNANSWERED)
-        return None
+def _kind_weights():
     k = kind_only_weights()
-    words = KIND_SENTENCE
-    working = (f"第 {KIND_STEP} 步的“动作”一行：" + " · ".join(f"{n} {v:.2f}" for n, v in zip(training.KINDS, k["row"])) +
-               "\n按种类给每个词的分数：" + " · ".join(f"{w}（{training.KIND_OF[w]}）{s:.2f}" for w, s in zip(words, k["scores"])) +
-               f"\nsoftmax → {fmt_vec(k['weights'], 2)}"
-               f"\n模型真正的权重：{fmt_vec(k['model'], 2)}——不一样，因为真正的分数还包括身份维度那一部分。")
-    values, problem = _as_vector(answer, len(words))
-    if values is None:
-        return _verdict(False, problem + "\n" + working)
-    return _verdict(bool(np.all(np.abs(values - k["weights"]) <= tol)), working)
+    return k["weights"], (
+        f"第 {KIND_STEP} 步的“动作”一行：" + " · ".join(f"{n} {v:.2f}" for n, v in zip(training.KINDS, k["row"]))
+        + "\n按种类给每个词的分数：" + " · ".join(f"{w}（{training.KIND_OF[w]}）{s:.2f}"
+                                         for w, s in zip(KIND_SENTENCE, k["scores"]))
+        + f"\nsoftmax → {fmt_vec(k['weights'], 2)}"
+        + f"\n模型真正的权重：{fmt_vec(k['model'], 2)}——不一样，因为真正的分数还包括身份维度那一部分。")
 
 
 def slowdown_by_d(rows=None) -> dict:
@@ -96,18 +75,26 @@ def slowdown_by_d(rows=None) -> dict:
     return {d: by[(d, False)] / by[(d, True)] for d in sorted({r["d"] for r in rows})}
 
 
-def check_slowdown_ratios(answer, *, tol: float = 0.01):
-    """Exercise 3: for every d, median steps without 1/√d ÷ median steps with it (2 decimals)."""
-    if answer is None:
-        print(UNANSWERED)
-        return None
+def _slowdown_ratios():
     ratios = slowdown_by_d()
-    expected = np.array(list(ratios.values()))
     most = max(ratios, key=ratios.get)
-    working = ("不除 ÷ 除以 √d 的步数中位数（3 组初始参数；“—”按 "
-               f"{training.SQRT_D_STEPS} 步算）：" + " · ".join(f"d = {d}：{r:.2f}" for d, r in ratios.items()) +
-               f"\n步数增加得最多的是 d = {most}；比值小于 1 的 d 上，不除反而更快。")
-    values, problem = _as_vector(answer, len(ratios))
-    if values is None:
-        return _verdict(False, problem + "\n" + working)
-    return _verdict(bool(np.all(np.abs(values - expected) <= tol * np.maximum(1.0, np.abs(expected)))), working)
+    return list(ratios.values()), (
+        f"不除 ÷ 除以 √d 的步数中位数（{len(training.SQRT_D_INITS)} 组初始参数；“—”按 "
+        f"{training.SQRT_D_STEPS} 步算）：" + " · ".join(f"d = {d}：{r:.2f}" for d, r in ratios.items())
+        + f"\n步数增加得最多的是 d = {most}；比值小于 1 的 d 上，不除反而更快。")
+
+
+EXERCISES = {
+    "10-1": Exercise(f"p = {fmt_vec(BACKWARD_WEIGHTS, 1)}、∂L/∂p = {fmt_vec(BACKWARD_UPSTREAM, 0)} 时的三个 ∂L/∂s 和它们的和",
+                     Numbers(("∂L/∂s₁", "∂L/∂s₂", "∂L/∂s₃", "三者之和"), 2), _softmax_backward),
+    "10-2": Exercise(f"只看种类：第 {KIND_STEP} 步的“动作”一行给“{' '.join(KIND_SENTENCE)}”的权重",
+                     Numbers(KIND_SENTENCE, 2, slack=1), _kind_weights),
+    "10-3": Exercise("每个 d 上“不除”÷“除以 √d”的步数中位数",
+                     Numbers(tuple(f"d = {d}" for d in training.SQRT_D_DIMS), 2, slack=1), _slowdown_ratios),
+}
+
+REFERENCES = {
+    "10-1": ("和总是 0，不管 ∂L/∂p 是什么：雅可比矩阵 diag(p) − p pᵀ 每一列的和是 p_j − p_j·Σ_i p_i，"
+             "而 Σ_i p_i = 1。意思是：把所有分数一起加上同一个数，softmax 的权重不变，"
+             "所以损失对“所有分数一起变大”这个方向的梯度是 0。"),
+}

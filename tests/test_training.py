@@ -4,7 +4,7 @@ import re
 import numpy as np
 import pytest
 
-from helpers import example, exercises_training, scaled_dot_product_attention, scaling, training, widgets
+from helpers import example, exercises, exercises_training, scaled_dot_product_attention, scaling, training, widgets
 
 
 def shown_numbers(html):
@@ -261,62 +261,107 @@ def test_learning_explorer_sentence_picker_and_memo():
     assert e.state is first
 
 
-# ---- exercises ---------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small_sqrt_d():
-    """A small √d experiment standing in for the notebook's (which takes seconds)."""
-    return training.sqrt_d_experiment((2, 16), steps=40, init_seeds=(0,))
+# ---- exercises (registered in helpers.exercises as 10-1 … 10-3) --------------------------------------------
+def check(key, answer):
+    """``(verdict, printed text)`` of ``helpers.exercises.check``."""
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        ok = exercises.check(key, answer)
+    return ok, buffer.getvalue()
 
 
-def test_softmax_backward_checker(capsys):
-    assert exercises_training.check_softmax_backward(None) is None
-    assert "还没有作答" in capsys.readouterr().out
-    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10]) is True
-    assert "total" in capsys.readouterr().out
-    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10], 0) is True
-    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10], 1.0) is False
-    assert exercises_training.check_softmax_backward([0.25, -0.15, -0.10], "zero") is False
-    assert exercises_training.check_softmax_backward([0.5, 0.0, 0.0], 0) is False
-    assert "0.25, -0.15, -0.10" in capsys.readouterr().out
+def test_training_exercises_are_registered_with_the_others():
+    assert {"10-1", "10-2", "10-3"} <= set(exercises.EXERCISES)
+    assert exercises.EXERCISES["10-1"] is exercises_training.EXERCISES["10-1"]
+    assert exercises.REFERENCES["10-1"] == exercises_training.REFERENCES["10-1"]
 
 
-@pytest.mark.parametrize("checker", [exercises_training.check_softmax_backward,
-                                     exercises_training.check_kind_weights, exercises_training.check_slowdown_ratios])
-@pytest.mark.parametrize("garbage", ["abc", "", [1, 2], {"a": 1}, object(), float("nan"), [[1, 2], [3]], -1, 3.5])
-def test_checkers_never_raise(checker, garbage, capsys, monkeypatch, small_sqrt_d):
-    monkeypatch.setattr(training, "sqrt_d_experiment", lambda: small_sqrt_d)
-    assert checker(garbage) is False
-    assert "不对" in capsys.readouterr().out
+def test_softmax_backward_exercise_right_wrong_boundary():
+    p, g = np.array(exercises_training.BACKWARD_WEIGHTS), np.array(exercises_training.BACKWARD_UPSTREAM)
+    by_hand = p * (g - p @ g)  # (diag(p) − p pᵀ) g without building the matrix
+    expected, working = exercises.EXERCISES["10-1"].solve()
+    np.testing.assert_allclose(expected[:3], by_hand, atol=1e-12)
+    assert expected[3] == 0.0 and "-0.00" not in working  # the sum is exactly 0, printed without a sign
+    right = [f"{v:.2f}" for v in by_hand] + ["0"]
+    for answer in (right, [float(v) for v in right], ", ".join(right), "，".join(right), f"“{' '.join(right)}”",
+                   "０．２５，－０．１５，－０．１０，０"):
+        ok, out = check("10-1", answer)
+        assert ok is True and out.startswith("✔"), answer
+    for wrong in ([*right[:3], "1"], ["0.5", "0", "0", "0"], ["0.25", "0.15", "0.10", "0.5"]):
+        ok, out = check("10-1", wrong)
+        assert ok is False and "答案是 [0.25, -0.15, -0.10, 0.00]" in out and working in out
+    # two decimals, no slack: 0.254 rounds to 0.25, 0.256 to 0.26; the same on the sum either side of 0
+    assert check("10-1", [0.254, *right[1:]])[0] is True and check("10-1", [0.256, *right[1:]])[0] is False
+    assert check("10-1", [*right[:3], -0.004])[0] is True and check("10-1", [*right[:3], 0.006])[0] is False
 
 
-def test_kind_weights_checker(capsys):
+@pytest.mark.parametrize("key", ["10-1", "10-2", "10-3"])
+@pytest.mark.parametrize("bad, hint", [
+    (None, "还没有作答"), ([0.25, -0.15, -0.10], "要 4 个数"), ("0.1 0.2 0.3 0.4 0.5", "你填了 5 个"),
+    ("zero", "要 4 个数"), ("零，零，零，零", "没能从"), ("0.1, 0.2, abc, 0.4", "没能从"), ({"a": 1}, "不要用字典"),
+    ([0.1, float("nan"), 0.2, 0.3], "有限"), ("0.1, 0.2, 0.3, 0.4GiB", "单位"),
+])
+def test_training_exercises_answer_malformed_input_with_a_hint(key, bad, hint):
+    ok, out = check(key, bad)
+    assert ok is None and hint in out and "✔" not in out and "✘" not in out
+
+
+def test_kind_weights_exercise():
     """Exercise 2: the kind-only softmax of the step-35 动作 row, recomputed here by hand."""
     run = training.trained_run()
     p = run.params_at(exercises_training.KIND_STEP)
     table = training.centred(training.kind_score_table(p["W_Q"], p["W_K"]))
     row = table[training.KINDS.index("动作")]
     scores = np.array([row[training.KINDS.index(training.KIND_OF[w])] for w in exercises_training.KIND_SENTENCE])
-    expected = np.exp(scores) / np.exp(scores).sum()
-    assert exercises_training.check_kind_weights(np.round(expected, 2).tolist()) is True
-    assert exercises_training.check_kind_weights(np.full(4, 0.25)) is False
-    out = capsys.readouterr().out
+    by_hand = np.exp(scores) / np.exp(scores).sum()
+    expected, _ = exercises.EXERCISES["10-2"].solve()
+    np.testing.assert_allclose(expected, by_hand)
+    ok, out = check("10-2", [f"{v:.2f}" for v in by_hand])
+    assert ok is True
     # the checker also prints the model's own weights, which differ (identity dimensions)
     model = training.forward(p, training.encode([exercises_training.KIND_SENTENCE])).weights[0, :4]
-    assert np.abs(model - expected).max() > 0.02
-    assert f"{model[1]:.2f}" in out
+    assert np.abs(model - by_hand).max() > 0.02 and f"{model[1]:.2f}" in out
+    assert check("10-2", np.full(4, 0.25))[0] is False
+    # two decimals with one unit of slack: working from the table's rounded scores stays right
+    rounded_scores = np.round(scores, 2)
+    from_table = np.exp(rounded_scores) / np.exp(rounded_scores).sum()
+    assert check("10-2", np.round(from_table, 2))[0] is True
+    centre = np.round(by_hand[1], 2)
+    assert check("10-2", [by_hand[0], centre + 0.014, *by_hand[2:]])[0] is True
+    assert check("10-2", [by_hand[0], centre + 0.016, *by_hand[2:]])[0] is False
 
 
-def test_slowdown_ratios_checker(capsys, monkeypatch, small_sqrt_d):
-    monkeypatch.setattr(training, "sqrt_d_experiment", lambda: small_sqrt_d)
-    ratios = exercises_training.slowdown_by_d()
+@pytest.fixture(scope="module")
+def small_sqrt_d():
+    """A small √d experiment standing in for the notebook's (which takes seconds)."""
+    return training.sqrt_d_experiment((2, 16), steps=40, init_seeds=(0,))
+
+
+def test_slowdown_ratios_from_a_small_experiment(small_sqrt_d):
+    ratios = exercises_training.slowdown_by_d(small_sqrt_d)
     rows = {(r["d"], r["scaled"]): r for r in small_sqrt_d}
     steps = {key: training.SQRT_D_STEPS if r["steps_to_target"][0] is None else r["steps_to_target"][0]
              for key, r in rows.items()}
     assert ratios == {d: steps[(d, False)] / steps[(d, True)] for d in (2, 16)}
-    answer = [round(ratios[d], 2) for d in (2, 16)]
-    assert exercises_training.check_slowdown_ratios(answer) is True
-    assert exercises_training.check_slowdown_ratios([answer[1], answer[0] + 0.5]) is False
-    assert "增加得最多" in capsys.readouterr().out
+
+
+def test_slowdown_ratios_exercise():
+    """Exercise 3 on the notebook's own experiment: medians over the draws, "—" counted as the step limit."""
+    rows = training.sqrt_d_experiment()
+    median = {(r["d"], r["scaled"]): np.median([training.SQRT_D_STEPS if s is None else s
+                                                for s in r["steps_to_target"]]) for r in rows}
+    by_hand = [median[(d, False)] / median[(d, True)] for d in training.SQRT_D_DIMS]
+    expected, working = exercises.EXERCISES["10-3"].solve()
+    np.testing.assert_allclose(expected, by_hand)
+    answer = [f"{v:.2f}" for v in by_hand]
+    assert check("10-3", answer)[0] is True
+    ok, out = check("10-3", answer[::-1])
+    assert ok is False and "增加得最多" in out and f"d = {training.SQRT_D_DIMS[int(np.argmax(by_hand))]}" in out
+    assert check("10-3", [float(answer[0]) + 0.016, *answer[1:]])[0] is False
+    assert check("10-3", [float(answer[0]) + 0.014, *answer[1:]])[0] is True
 
 
 # ---- figures ---------------------------------------------------------------------------------------------
