@@ -45,9 +45,9 @@ _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
 def clean_text(answer) -> str:
     """The answer as plain text: full-width → half-width (NFKC), quotes and spaces removed.
 
-    ``"“怎么”"`` → ``"怎么"``, ``"Ｑ"`` → ``"Q"``, ``" 2.3 倍 "`` → ``"2.3倍"``.
+    ``"“怎么”"`` → ``"怎么"``, ``"Ｑ"`` → ``"Q"``, ``" 2.3 倍 "`` → ``"2.3倍"``, ``"−0.15"`` → ``"-0.15"``.
     """
-    text = unicodedata.normalize("NFKC", str(answer))
+    text = unicodedata.normalize("NFKC", str(answer)).replace("\u2212", "-")  # "−0.15" (typographic minus)
     text = "".join(ch for ch in text if ch not in _QUOTES and not ch.isspace())
     return text.rstrip("。.;；!！?？")
 

@@ -256,7 +256,7 @@ def reference(key: str, show: bool = False) -> None:
     if key not in REFERENCES:
         print(f"⚠ 没有编号为 {key!r} 的讨论题。可选：{'、'.join(REFERENCES)}。")
     elif not show:
-        print("先自己做实验、写下结论；想对照参考答案时，把 show 改成 True 再运行。")
+        print("先自己想一想（需要时做个实验），写下结论；想对照参考答案时，把 show 改成 True 再运行。")
     else:
         print("参考答案：" + REFERENCES[key])
 

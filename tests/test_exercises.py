@@ -203,3 +203,10 @@ def test_weighting_validation():
         weighted_average([[1, 0], [0, 1]], [0.7, 0.7])
     with pytest.raises(ValueError, match="weights has 3 entries but vectors has 2 rows"):
         weighted_average([[1, 0], [0, 1]], [0.2, 0.3, 0.5])
+
+
+def test_typographic_minus_is_read_as_minus():
+    from helpers import answers
+
+    assert answers.parse_number("−0.15") == -0.15
+    assert answers.clean_text("[0.25, −0.15]") == "[0.25,-0.15]"
