@@ -89,6 +89,8 @@ class HeatmapPanel:
                 if np.isneginf(value):
                     text.set_text("−∞")
                     text.set_color("black")
+                elif np.isnan(value):  # padding (an empty cell): no number to show
+                    text.set_text("")
                 else:
                     text.set_text(fmt(value, self.digits))
                     text.set_color("white" if value < lo + 0.6 * (hi - lo) else "black")
