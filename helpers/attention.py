@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import (as_mask, as_real_array, boolean, finite_result, integer, positive_float,
-                         positive_int, quiet_overflow)
+from .validation import (
+    as_mask,
+    as_real_array,
+    boolean,
+    finite_result,
+    integer,
+    positive_float,
+    positive_int,
+    quiet_overflow,
+)
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:

@@ -11,8 +11,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import softmax
-from .validation import (as_real_array, boolean, choice, finite_result, integer, magnitude_bound, max_abs,
-                         quiet_overflow, same_length, text)
+from .validation import (
+    as_real_array,
+    boolean,
+    choice,
+    finite_result,
+    integer,
+    magnitude_bound,
+    max_abs,
+    quiet_overflow,
+    same_length,
+    text,
+)
 
 TOKENS = ("年", "假", "怎么", "申请")
 FEATURES = ("事项", "时间", "疑问", "动作")

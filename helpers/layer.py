@@ -11,8 +11,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention
-from .validation import (as_mask, as_real_array, boolean, check_elements, finite_scalar, instance,
-                         magnitude_bound, max_abs, positive_int, seed as check_seed)
+from .validation import (
+    as_mask,
+    as_real_array,
+    boolean,
+    check_elements,
+    finite_scalar,
+    instance,
+    magnitude_bound,
+    max_abs,
+    positive_int,
+)
+from .validation import seed as check_seed
 
 
 def _theta(name, value) -> float:

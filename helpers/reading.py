@@ -13,9 +13,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention, softmax
-from .validation import (as_real_array, check_elements, finite_result, finite_scalar, instance,
-                         nonneg_int, positive_int, probability_vector, quiet_overflow, same_length,
-                         seed as check_seed)
+from .validation import (
+    as_real_array,
+    check_elements,
+    finite_result,
+    finite_scalar,
+    instance,
+    nonneg_int,
+    positive_int,
+    probability_vector,
+    quiet_overflow,
+    same_length,
+)
+from .validation import seed as check_seed
 
 SEED = 2023
 

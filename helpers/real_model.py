@@ -22,8 +22,19 @@ import numpy as np
 from .attention import softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
-from .validation import (as_mask, as_real_array, boolean, finite_scalar, index, instance, integer,
-                         nonneg_int, positive_int, quiet_overflow, text, token_ids)
+from .validation import (
+    as_mask,
+    as_real_array,
+    boolean,
+    finite_scalar,
+    index,
+    instance,
+    nonneg_int,
+    positive_int,
+    quiet_overflow,
+    text,
+    token_ids,
+)
 
 #: the longest continuation :func:`generate` makes in one call (a notebook-sized limit)
 MAX_NEW_TOKENS = 1024

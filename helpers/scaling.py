@@ -8,8 +8,17 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import softmax
-from .validation import (as_real_array, boolean, check_elements, choice, integer, positive_int,
-                         probability_vector, quiet_overflow, seed as check_seed)
+from .validation import (
+    as_real_array,
+    boolean,
+    check_elements,
+    choice,
+    integer,
+    positive_int,
+    probability_vector,
+    quiet_overflow,
+)
+from .validation import seed as check_seed
 
 SEED = 20260501
 D_STEPS = tuple(2 ** i for i in range(11))  # 1 … 1024, the explorer's log steps

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import _check_qk, _check_scale, scaled_dot_product_attention
-from .validation import (as_real_array, boolean, check_elements, finite_result, instance, integer,
-                         positive_int, quiet_overflow, same_length, seed as check_seed)
+from .validation import (
+    as_real_array,
+    boolean,
+    check_elements,
+    finite_result,
+    positive_int,
+    quiet_overflow,
+    same_length,
+)
+from .validation import seed as check_seed
 
 
 def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=None) -> np.ndarray:
