@@ -42,6 +42,7 @@ def rope_angles(positions, head_dim: int, theta: float) -> tuple:
         raise ValueError(f"head_dim must be even for RoPE, got {head_dim}")
     theta = _theta("theta", theta)
     pos = as_real_array("positions", positions, ndim=1)
+    check_elements("positions × head_dim", 2 * len(pos) * head_dim)
     inv_freq = theta ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
     freqs = np.outer(pos, inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1)
@@ -126,7 +127,7 @@ class LayerWeights:
         for name, expected in want.items():
             got = getattr(self, name).shape
             if got != expected:
-                raise ValueError(f"{name} must have shape {expected} for {shape}, got {got}")
+                raise ValueError(f"weights.{name} must have shape {expected} for {shape}, got {got}")
 
 
 def random_layer(shape: LayerShape, seed: int = 0, dtype=np.float64) -> LayerWeights:

@@ -21,6 +21,7 @@ from .validation import (
     instance,
     nonneg_int,
     positive_int,
+    preview,
     probability_vector,
     quiet_overflow,
     same_length,
@@ -119,7 +120,7 @@ def _weights_values(weights, values):
         raise ValueError(f"values needs one row per weight, got {v.shape} for {len(w)} weights")
     if (1.0 - w < 1e-9).any():
         raise ValueError(f"weights puts (almost) all its weight on position {int(np.argmax(w))}: "
-                         f"dropping it leaves nothing to renormalise; got {np.round(w, 4).tolist()}")
+                         f"dropping it leaves nothing to renormalise; got {preview(w)}")
     if np.abs(v).max() > 1e150:
         raise ValueError(f"values too large: entries up to {np.abs(v).max():.3g} overflow the norms")
     return w, v

@@ -15,6 +15,7 @@ from .validation import (
     choice,
     integer,
     positive_int,
+    preview,
     probability_vector,
     quiet_overflow,
 )
@@ -72,9 +73,11 @@ def jacobian_norms(weights) -> np.ndarray:
     """‖diag(p) − p pᵀ‖_F for every row p of ``weights`` without building the n×n matrices:
     ‖J‖² = Σp² − 2Σp³ + (Σp²)²."""
     p = as_real_array("weights", weights, ndim=(1, 2, 3))
-    if (p < 0).any() or not np.allclose(p.sum(axis=-1), 1.0, atol=1e-6):
+    with np.errstate(over="ignore"):
+        row_sums = p.sum(axis=-1)
+    if (p < 0).any() or not np.allclose(row_sums, 1.0, atol=1e-6):
         raise ValueError(f"weights must be rows of weights >= 0 that sum to 1, got shape {p.shape} "
-                         f"with row sums {np.round(p.sum(axis=-1).ravel()[:6], 4).tolist()}")
+                         f"with row sums {preview(row_sums, 6)}")
     p2 = (p * p).sum(axis=-1)
     p3 = (p * p * p).sum(axis=-1)
     return np.sqrt(np.maximum(p2 - 2 * p3 + p2 * p2, 0.0))

@@ -65,15 +65,16 @@ def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool 
                         "convert with .astype(float) if you meant 0/1")
     if raw.dtype.kind == "c":
         raise TypeError(f"{name} must hold real numbers, got complex numbers ({_kind(raw)})")
-    if raw.dtype.kind in "OUSV" or raw.dtype.kind == "M" or raw.dtype.kind == "m":
-        if raw.dtype.kind == "O" and all(_is_real_scalar(v) for v in raw.ravel()):
-            raw = raw.astype(np.float64)
-        else:
-            raise TypeError(f"{name} must hold real numbers, got {_kind(raw) if raw.dtype.kind != 'O' else _kind(value)}")
+    if raw.dtype.kind in "OUSVMm" and not (
+            raw.dtype.kind == "O" and all(_is_real_scalar(v) for v in raw.ravel())):
+        raise TypeError(f"{name} must hold real numbers, got {_kind(raw) if raw.dtype.kind != 'O' else _kind(value)}")
     if keep_float_dtype and raw.dtype.kind == "f":
         arr = raw
     else:
-        arr = raw.astype(np.float64)
+        try:
+            arr = raw.astype(np.float64)
+        except OverflowError:  # a Python int beyond float64
+            raise ValueError(f"{name} holds a number too large for float64 ({_kind(value)})") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -99,6 +100,13 @@ def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool 
 as_float_array = as_real_array
 
 
+def preview(values, limit: int = 8) -> str:
+    """``[0.3, 0.25, …]``: the first entries of an array for an error message (never overflows)."""
+    flat = np.ravel(np.asarray(values, dtype=float))
+    body = ", ".join(f"{x:.4g}" for x in flat[:limit])
+    return f"[{body}{', …' if flat.size > limit else ''}]"
+
+
 def _is_real_scalar(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
@@ -114,10 +122,15 @@ def same_length(names: str, *arrays) -> None:
 def probability_vector(name: str, value, *, atol: float = 1e-6) -> np.ndarray:
     """A 1-D array of weights that are >= 0 and sum to 1 (within ``atol``)."""
     w = as_real_array(name, value, ndim=1)
-    if (w < 0).any() or abs(w.sum() - 1.0) > atol:
+    if (w < 0).any() or abs(_safe_sum(w) - 1.0) > atol:
         raise ValueError(f"{name} must be weights >= 0 that sum to 1, got "
-                         f"{np.round(w[:8], 4).tolist()}{' …' if len(w) > 8 else ''} (sum {w.sum():.6g})")
+                         f"{preview(w)} (sum {_safe_sum(w):.6g})")
     return w
+
+
+def _safe_sum(w) -> float:
+    with np.errstate(over="ignore"):
+        return float(np.sum(w))
 
 
 def as_mask(name: str, value, shapes) -> np.ndarray:
@@ -200,12 +213,16 @@ def integer(name: str, value, *, low=None, high=None) -> int:
     return out
 
 
-def positive_int(name: str, value, *, maximum: int = MAX_INT) -> int:
+#: default upper limit of a size or count (a longer sequence, a wider head, … is refused with a message)
+MAX_SIZE = 1_000_000
+
+
+def positive_int(name: str, value, *, maximum: int = MAX_SIZE) -> int:
     """Return ``value`` as an int, requiring a whole number in ``1 … maximum``."""
     return integer(name, value, low=1, high=maximum)
 
 
-def nonneg_int(name: str, value, *, maximum: int = MAX_INT) -> int:
+def nonneg_int(name: str, value, *, maximum: int = MAX_SIZE) -> int:
     """Return ``value`` as an int, requiring a whole number in ``0 … maximum``."""
     return integer(name, value, low=0, high=maximum)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import example
 from .attention import scaled_dot_product_attention
-from .validation import as_real_array, index, probability_vector
+from .validation import as_real_array, index, preview, probability_vector
 
 
 def normalise_weights(raw) -> np.ndarray:
@@ -17,7 +17,7 @@ def normalise_weights(raw) -> np.ndarray:
     """
     w = as_real_array("raw", raw, ndim=1)
     if (w < 0).any():
-        raise ValueError(f"raw weights must be >= 0, got {np.round(w, 3).tolist()}")
+        raise ValueError(f"raw weights must be >= 0, got {preview(w)}")
     w = w / w.max() if w.max() > 0 else w  # scale first: a sum of values near 1e308 cannot overflow
     total = w.sum()
     return np.full_like(w, 1.0 / len(w)) if total == 0 else w / total
@@ -69,7 +69,7 @@ def fixed_vs_content(fixed=None) -> list:
     if fixed is not None:
         fixed = as_real_array("fixed", fixed, shape=(len(example.TOKENS),))
         if (fixed < 0).any():
-            raise ValueError(f"fixed weights must be >= 0, got {np.round(fixed, 3).tolist()}")
+            raise ValueError(f"fixed weights must be >= 0, got {preview(fixed)}")
     fixed_w = content_weights(example.X) if fixed is None else normalise_weights(fixed)
     return [SentenceResult(example.TOKENS, 1, fixed_w, content_weights(example.X)),
             SentenceResult(example.TOKENS_B, 0, fixed_w, content_weights(example.X_B))]
