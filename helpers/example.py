@@ -46,14 +46,14 @@ def project(x, weight, *, name: str = "weight") -> np.ndarray:
 
     Taught in ``02_qkv``: each of q, k, v is the input row times one learned matrix.
     """
-    text("name", name)
+    label = "weight" if text("name", name) == "weight" else f"{name} (weight)"
     x_arr = as_real_array("x", x, ndim=(1, 2))
-    w_arr = as_real_array(name, weight, ndim=2)
+    w_arr = as_real_array(label, weight, ndim=2)
     if x_arr.shape[-1] != w_arr.shape[0]:
         raise ValueError(
-            f"x has {x_arr.shape[-1]} features (shape {x_arr.shape}) but {name} expects "
+            f"x has {x_arr.shape[-1]} features (shape {x_arr.shape}) but {label} expects "
             f"{w_arr.shape[0]} rows (shape {w_arr.shape})")
-    magnitude_bound(f"x or {name}", max_abs(x_arr), max_abs(w_arr), x_arr.shape[-1], limit=1e300)
+    magnitude_bound(f"x or {label}", max_abs(x_arr), max_abs(w_arr), x_arr.shape[-1], limit=1e300)
     return x_arr @ w_arr
 
 

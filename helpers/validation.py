@@ -267,10 +267,15 @@ def instance(name: str, value, cls, what: str | None = None):
 
 def choice(name: str, value, options):
     """Return ``value`` if it is one of ``options``; otherwise name the choices."""
-    try:
-        ok = value in options
-    except TypeError:  # unhashable value against a dict/set of options
-        ok = False
+    if isinstance(value, (np.ndarray, list, dict, set)):
+        ok = False  # an array is never one option (and `in` would compare it elementwise)
+    elif isinstance(value, (bool, np.bool_)) and not any(isinstance(o, (bool, np.bool_)) for o in options):
+        ok = False  # True == 1 in Python: do not let a boolean pass for the option 1
+    else:
+        try:
+            ok = value in options
+        except (TypeError, ValueError):  # unhashable value against a dict/set of options
+            ok = False
     if not ok:
         raise ValueError(f"{name} must be one of {list(options)}, got {_kind(value)}")
     return value
