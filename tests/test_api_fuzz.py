@@ -146,7 +146,7 @@ def _valid_values():
         "layer": [1], "n_heads": [2], "weight": [rng.standard_normal((8, 8)), np.ones(8)], "eps": [1e-5],
         "fn": [lambda: None], "causal": [True, False], "scaled": [True, False],
         "trace": [[("x", (4, 8))]], "headers": [["a", "b"]], "rows": [[[1.0, "x"]]], "digits": [2],
-        "n_bytes": [2048], "width": [3.0, 10], "height": [2.0], "description": ["q[0]"], "value": [0.5],
+        "n_bytes": [2048], "width": [3.0, 10], "height": [2.0], "description": ["q[0]"],
         "kv_heads": [1], "batch": [2], "k_top": [3], "max_new_tokens": [2], "hidden_size": [8],
     }
 
@@ -183,7 +183,7 @@ def _baselines():
     """A consistent valid call for functions whose arguments must fit together (shapes, models);
     the walk then makes one argument bad at a time. Optional: a function not listed here is still
     walked with the per-name values above."""
-    from helpers import example, layer, real_model
+    from helpers import example, layer
 
     rng = np.random.default_rng(2)
     q, k, v = rng.standard_normal((3, 4, 2))
