@@ -28,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tiny_model import tiny_model
 
 import helpers
 import helpers.explorers
@@ -87,37 +88,13 @@ def _public_callables():
 CALLABLES = _public_callables()
 
 
-# ---- a tiny model for the real-model functions (2 layers, hidden 8, byte-level vocabulary) ----
-def _tiny_model():
-    tokenizers = pytest.importorskip("tokenizers")
-    from helpers import real_model as rm
-    from helpers.config import ModelConfig
-    from helpers.layer import LayerWeights
-
-    tokens = sorted(tokenizers.pre_tokenizers.ByteLevel.alphabet())
-    cfg = ModelConfig(name="tiny", hidden_size=8, num_layers=2, num_heads=2, num_kv_heads=1, head_dim=4,
-                      intermediate_size=16, vocab_size=len(tokens), rope_theta=10000.0,
-                      tie_word_embeddings=True, source="test")
-    rng = np.random.default_rng(0)
-
-    def w(*shape):
-        return (0.3 * rng.standard_normal(shape)).astype(np.float32)
-
-    ones = np.ones(8, np.float32)
-    blocks = [rm.Block(ones, LayerWeights(w(8, 8), w(8, 4), w(8, 4), w(8, 8)), ones, w(8, 16), w(8, 16), w(16, 8))
-              for _ in range(2)]
-    model = rm.Model(cfg, 1e-5, w(len(tokens), 8), blocks, ones, tokens, np.ones(len(tokens), int), [])
-    model.tokenizer = rm.build_tokenizer(model)
-    return model
-
-
 def _valid_values():
     """A few valid values per parameter name, so generated calls also reach the deeper checks."""
     from helpers import config, example, layer, reading, real_model
     from helpers.display import new_figure
 
     rng = np.random.default_rng(1)
-    model = _tiny_model()
+    model = tiny_model()
     fig = new_figure(2, 2)
     fig.canvas.draw()
     shape = layer.LayerShape(8, 2, 1, 4)
