@@ -51,7 +51,7 @@ def project(x, weight, *, name: str = "weight") -> np.ndarray:
     w_arr = as_real_array(label, weight, ndim=2)
     if x_arr.shape[-1] != w_arr.shape[0]:
         raise ValueError(
-            f"x has {x_arr.shape[-1]} features (shape {x_arr.shape}) but {label} expects "
+            f"x has {x_arr.shape[-1]} features (shape {x_arr.shape}) but {name} expects "
             f"{w_arr.shape[0]} rows (shape {w_arr.shape})")
     magnitude_bound(f"x or {label}", max_abs(x_arr), max_abs(w_arr), x_arr.shape[-1], limit=1e300)
     return x_arr @ w_arr

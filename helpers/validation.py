@@ -334,5 +334,5 @@ def token_ids(name: str, value, vocab_size: int, *, min_length: int = 1) -> np.n
     if len(raw) < min_length:
         raise ValueError(f"{name} needs at least {min_length} token id(s), got {len(raw)}")
     if len(raw) and (raw.min() < 0 or raw.max() >= vocab_size):
-        raise ValueError(f"{name} must be token ids in 0…{vocab_size - 1}, got {raw.min()}…{raw.max()}")
+        raise ValueError(f"{name}: token ids must be in 0…{vocab_size - 1}, got {raw.min()}…{raw.max()}")
     return raw.astype(np.int64)
