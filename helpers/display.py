@@ -76,7 +76,7 @@ def fmt(x, digits: int = 3) -> str:
     digits = _digits(digits)
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]
-    if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) and np.isneginf(x):
+    if isinstance(x, (float, np.floating)) and x == -np.inf:
         return "−∞"
     return f"{finite_scalar('x', x):.{digits}f}"
 

@@ -163,13 +163,23 @@ class Explorer:
         if unknown:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; this explorer has {list(self.controls)}")
         values = {name: self.check_value(name, value) for name, value in values.items()}
+        from traitlets import TraitError
+
+        error = None
         self._holding = True
         try:
             for name, value in values.items():
-                self.controls[name].value = value
+                try:
+                    self.controls[name].value = value
+                except TraitError:  # e.g. an option another control has just ruled out
+                    options = list(getattr(self.controls[name], "_options_values", ()))
+                    error = ValueError(f"{name} cannot be {value!r} here; allowed now: {options}")
+                    break
         finally:
             self._holding = False
-        self.update()
+        self.update()  # the picture always matches the controls, even after a refused value
+        if error is not None:
+            raise error
 
     def check_value(self, name: str, value):
         """``value`` if the control ``name`` can show it; otherwise a ``ValueError``/``TypeError``

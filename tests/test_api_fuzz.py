@@ -336,6 +336,7 @@ def test_baseline_calls_are_valid_and_finite(qualname):
 
 
 CASES = {"raised": 0, "returned": 0}
+WALKED = set()
 
 
 @pytest.mark.parametrize("qualname", list(CALLABLES))
@@ -346,6 +347,7 @@ def test_bad_input_gives_a_named_error_or_a_finite_result(qualname, data):
     fn = CALLABLES[qualname]
     args, kwargs, names = _draw_call(data, fn, BASELINES.get(qualname))
     CASES[call_and_check(qualname, fn, args, kwargs, names)] += 1
+    WALKED.add(qualname)
 
 
 #: public methods of public classes, on small instances (methods are not found by the walk above)
@@ -390,3 +392,12 @@ def test_methods_give_a_named_error_or_a_finite_result(qualname, data):
     call_and_check(qualname, method, args, kwargs, names)
     if qualname.endswith(".set"):
         assert_finite(method.__self__, qualname)
+
+
+def test_the_walk_ran_at_least_1000_cases():
+    """Runs after the walk above (pytest keeps file order): counts the calls actually made."""
+    if WALKED != set(CALLABLES):
+        pytest.skip("only part of the walk ran (a -k selection)")
+    total = CASES["raised"] + CASES["returned"]
+    assert total >= 1000, CASES
+    assert CASES["returned"] >= 100, CASES  # the walk also gets past the checks, not only into them

@@ -268,6 +268,13 @@ def test_dropdown_invalid_selection_names_the_control():
         e.set(n=1000)
 
 
+def test_an_option_ruled_out_by_another_control_is_a_named_error_and_the_picture_follows():
+    e = widgets.attention_layer_explorer()
+    with pytest.raises(ValueError, match=r"kv cannot be 8 here; allowed now: \[1, 2, 4\]"):
+        e.set(heads=4, kv=8)
+    assert e.values["heads"] == 4 and e.state["shape"].num_heads == 4
+
+
 # ---- the vocabulary itself --------------------------------------------------------------------
 def test_as_real_array_says_what_was_expected_and_given():
     with pytest.raises(TypeError, match=r"w must be an array of real numbers .* got str 'ab'"):
