@@ -117,6 +117,9 @@ class LayerWeights:
     def __post_init__(self):
         for name in ("w_q", "w_k", "w_v", "w_o"):  # lists accepted; float32 kept (the real model)
             object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=2, keep_float_dtype=True))
+        # largest |entry| of the input projections and of o_proj, for attention_layer's overflow guard
+        object.__setattr__(self, "_magnitudes", (max(max_abs(self.w_q), max_abs(self.w_k), max_abs(self.w_v)),
+                                                 max_abs(self.w_o)))
 
     def check(self, shape: LayerShape) -> None:
         instance("shape", shape, LayerShape)
@@ -204,10 +207,10 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
         instance("trace", trace, list, "list (it receives the shape trace) or None")
     if positions is not None:
         positions = as_real_array("positions", positions, shape=(x.shape[0],))
-    w_in = max(max_abs(weights.w_q), max_abs(weights.w_k), max_abs(weights.w_v))
+    w_in, w_out = weights._magnitudes
     magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden)  # q, k, v stay far from overflow
-    magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden, max_abs(weights.w_o),
-                    shape.num_heads * shape.head_dim, limit=1e300)
+    magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden, w_out, shape.num_heads * shape.head_dim,
+                    limit=1e300)
     if mask is not None:
         n_keys = x.shape[0] + (len(cache) if cache is not None else 0)
         mask = as_mask("mask", mask, [(x.shape[0], n_keys)])

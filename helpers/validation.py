@@ -72,7 +72,7 @@ def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool 
         arr = raw
     else:
         try:
-            arr = raw.astype(np.float64)
+            arr = raw.astype(np.float64, copy=False)
         except OverflowError:  # a Python int beyond float64
             raise ValueError(f"{name} holds a number too large for float64 ({_kind(value)})") from None
     if ndim is not None:
@@ -331,8 +331,10 @@ def token_ids(name: str, value, vocab_size: int, *, min_length: int = 1) -> np.n
         raise TypeError(f"{name} must hold integer token ids, got {_kind(raw)}")
     if raw.ndim != 1:
         raise ValueError(f"{name} must be a 1-D sequence of token ids, got shape {raw.shape}")
+    if len(raw) == 0 and min_length == 1:
+        raise ValueError(f"{name} must be a non-empty sequence of token ids, got an empty one")
     if len(raw) < min_length:
-        raise ValueError(f"{name} needs at least {min_length} token id(s), got {len(raw)}")
+        raise ValueError(f"{name} needs at least {min_length} token ids, got {len(raw)}")
     if len(raw) and (raw.min() < 0 or raw.max() >= vocab_size):
         raise ValueError(f"{name}: token ids must be in 0…{vocab_size - 1}, got {raw.min()}…{raw.max()}")
     return raw.astype(np.int64)

@@ -83,7 +83,7 @@ def test_influence_with_weights_one_zero_is_refused():
 
 
 def test_perplexity_of_a_one_token_text_is_refused():
-    with pytest.raises(ValueError, match=r"ids needs at least 2 token"):
+    with pytest.raises(ValueError, match=r"ids needs at least 2 token ids, got 1"):
         real_model.perplexity(tiny_model(), [5])
     assert np.isfinite(real_model.perplexity(tiny_model(), [5, 6, 7]))
 
