@@ -26,8 +26,6 @@ import numpy as np
 #: largest element count a helpers function allocates for one array (keeps a typo like
 #: ``n_samples=10**9`` from freezing the notebook: it is refused with a message instead)
 MAX_ELEMENTS = 50_000_000
-#: largest integer accepted where an integer enters float maths (exact in float64)
-MAX_INT = 2 ** 53
 
 
 def _kind(value) -> str:
