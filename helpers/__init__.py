@@ -9,6 +9,8 @@ first use. Each function's docstring names the notebook that teaches it.
 - :mod:`helpers.display`    figure/number display used by every notebook
 - :mod:`helpers.plots`      plot builders shared by static figures and explorers
 - :mod:`helpers.explorer`   the explorer pattern; :mod:`helpers.widgets` its entry points
+- :mod:`helpers.validation` the argument checks every public function starts with: bad input
+  is a ``ValueError``/``TypeError`` naming the argument, never a silent NaN
 """
 from __future__ import annotations
 

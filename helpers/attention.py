@@ -2,12 +2,29 @@
 
 Taught in ``03_hand_calculation`` (one row by hand), ``04_sqrt_d`` (the scale) and
 ``05_causal_mask`` (the mask and the KV cache). Everything later reuses these two functions.
+
+Mask convention (one for the whole package): a ``mask`` is either
+
+- **boolean**, with torch's meaning (``torch.nn.functional.scaled_dot_product_attention``):
+  ``True`` = keep (this query may attend to this key), ``False`` = hidden; or
+- **real**, an additive bias: 0 = visible, ``-inf`` = hidden, any finite number = a bias.
+
+:func:`causal_mask` and :func:`helpers.reading.window_mask` return the additive form.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .validation import as_float_array, positive_float
+from .validation import (
+    as_mask,
+    as_real_array,
+    boolean,
+    finite_result,
+    integer,
+    positive_float,
+    positive_int,
+    quiet_overflow,
+)
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
@@ -20,14 +37,16 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     receives weight, and an attention output built from it is the zero vector. NaN and ``+inf``
     raise ``ValueError``.
     """
-    arr = as_float_array("x", x, allow_neg_inf=True)
+    arr = as_real_array("x", x, allow_neg_inf=True)
     if arr.ndim == 0:
         raise ValueError("x must have at least one axis, got a scalar")
+    axis = integer("axis", axis)
     if not -arr.ndim <= axis < arr.ndim:
-        raise ValueError(f"axis {axis} is out of range for x of shape {arr.shape}")
+        raise ValueError(f"axis {axis} is out of range for x of shape {arr.shape} (expected -{arr.ndim}…{arr.ndim - 1})")
     row_max = np.max(arr, axis=axis, keepdims=True)
     row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    exps = np.exp(arr - row_max)
+    with quiet_overflow():  # x − max may underflow to −inf for |x| near 1e308: e^(−inf) = 0 is right
+        exps = np.exp(arr - row_max)
     totals = np.sum(exps, axis=axis, keepdims=True)
     return np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
 
@@ -38,9 +57,8 @@ def causal_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
     With ``n_keys > n_queries`` the queries are taken to be the *last* ``n_queries`` positions
     (the case of decoding with a KV cache), so query ``i`` sees keys ``0 … n_keys-n_queries+i``.
     """
-    n_keys = n_queries if n_keys is None else n_keys
-    if n_queries < 1 or n_keys < 1:
-        raise ValueError(f"n_queries and n_keys must be >= 1, got {n_queries} and {n_keys}")
+    n_queries = positive_int("n_queries", n_queries, maximum=65_536)
+    n_keys = n_queries if n_keys is None else positive_int("n_keys", n_keys, maximum=65_536)
     if n_keys < n_queries:
         raise ValueError(f"n_keys ({n_keys}) must be >= n_queries ({n_queries}) for a causal mask")
     offset = n_keys - n_queries
@@ -54,7 +72,9 @@ def attention_scores(q, k, *, scale=None) -> np.ndarray:
     q_arr, k_arr = _check_qk(q, k)
     d = q_arr.shape[-1]
     factor = 1.0 / np.sqrt(d) if scale is None else _check_scale(scale)
-    return np.matmul(q_arr, np.swapaxes(k_arr, -1, -2)) * factor
+    with quiet_overflow():
+        scores = np.matmul(q_arr, np.swapaxes(k_arr, -1, -2)) * factor
+    return finite_result(scores, "q, k or scale", "the scores q·kᵀ·scale")
 
 
 def scaled_dot_product_attention(q, k, v, *, causal: bool = False, mask=None, scale=None):
@@ -62,12 +82,15 @@ def scaled_dot_product_attention(q, k, v, *, causal: bool = False, mask=None, sc
 
     Shapes: ``q`` is ``(n_q, d)`` or ``(heads, n_q, d)``; ``k`` is ``(…, n_k, d)``; ``v`` is
     ``(…, n_k, d_v)`` with the same rank. ``scale=None`` means ``1/√d`` (``04_sqrt_d``).
-    ``causal=True`` adds :func:`causal_mask` (``05_causal_mask``); ``mask`` is an extra additive
-    mask of shape ``(n_q, n_k)`` or the full score shape, holding 0 or ``-inf`` (or any finite
-    bias). Returns ``(output, weights)``: ``(…, n_q, d_v)`` and ``(…, n_q, n_k)``.
+    ``causal=True`` adds :func:`causal_mask` (``05_causal_mask``); ``mask`` is an extra mask of
+    shape ``(n_q, n_k)`` or the full score shape: boolean with torch's meaning (``True`` = keep)
+    or additive (0, ``-inf`` or any finite bias), see the module docstring. Returns
+    ``(output, weights)``: ``(…, n_q, d_v)`` and ``(…, n_q, n_k)``. Scores that overflow float64
+    raise (naming q, k, scale) instead of being read as masked.
     """
     q_arr, k_arr = _check_qk(q, k)
-    v_arr = as_float_array("v", v, ndim=(2, 3))
+    causal = boolean("causal", causal)
+    v_arr = as_real_array("v", v, ndim=(2, 3))
     if v_arr.ndim != k_arr.ndim or v_arr.shape[:-1] != k_arr.shape[:-1]:
         raise ValueError(
             f"v must have shape (…, n_k, d_v) matching k's leading dims {k_arr.shape[:-1]}, "
@@ -77,18 +100,16 @@ def scaled_dot_product_attention(q, k, v, *, causal: bool = False, mask=None, sc
     if causal:
         scores = scores + causal_mask(n_q, n_k)
     if mask is not None:
-        m = as_float_array("mask", mask, allow_neg_inf=True)
-        if m.shape not in ((n_q, n_k), scores.shape):
-            raise ValueError(
-                f"mask must have shape {(n_q, n_k)} or {scores.shape}, got {m.shape}")
-        scores = scores + m
+        scores = scores + as_mask("mask", mask, [(n_q, n_k), scores.shape])
     weights = softmax(scores, axis=-1)
-    return np.matmul(weights, v_arr), weights
+    with quiet_overflow():
+        out = np.matmul(weights, v_arr)
+    return finite_result(out, "v", "the weighted sum of v"), weights
 
 
 def _check_qk(q, k):
-    q_arr = as_float_array("q", q, ndim=(2, 3))
-    k_arr = as_float_array("k", k, ndim=(2, 3))
+    q_arr = as_real_array("q", q, ndim=(2, 3))
+    k_arr = as_real_array("k", k, ndim=(2, 3))
     if q_arr.ndim != k_arr.ndim:
         raise ValueError(f"q and k must have the same rank, got q {q_arr.shape} and k {k_arr.shape}")
     if q_arr.shape[-1] < 1:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .validation import one_of, positive_float, positive_int
+from .validation import boolean, choice, finite_scalar, positive_float, positive_int, text
 
 ROPE_TYPES = ("llama3",)
 
@@ -30,7 +30,7 @@ class RopeScaling:
     original_max_position_embeddings: int
 
     def __post_init__(self):
-        one_of("rope_type", self.rope_type, ROPE_TYPES)
+        choice("rope_type", self.rope_type, ROPE_TYPES)
         for field in ("factor", "low_freq_factor", "high_freq_factor"):
             positive_float(field, getattr(self, field))
         if not float(self.high_freq_factor) > float(self.low_freq_factor):
@@ -58,11 +58,13 @@ class ModelConfig:
     max_position_embeddings: int | None = None  # the context length the model is published for
 
     def __post_init__(self):
+        text("name", self.name)
         for field in ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
                       "intermediate_size", "vocab_size"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{field} must be a positive integer, got {value!r}")
+            positive_int(field, getattr(self, field), maximum=10 ** 7)
+        finite_scalar("rope_theta", self.rope_theta, low=1.0, low_open=True)  # θ^(-2i/d) must shrink
+        boolean("tie_word_embeddings", self.tie_word_embeddings)
+        text("source", self.source)
         if self.num_heads % self.num_kv_heads:
             raise ValueError(
                 f"num_kv_heads ({self.num_kv_heads}) must divide num_heads ({self.num_heads})")
@@ -154,4 +156,4 @@ PRESETS = {c.name: c for c in (LLAMA_3_1_8B, LLAMA_3_1_70B, LLAMA_3_2_3B, LLAMA_
 
 def preset(name: str) -> ModelConfig:
     """Look up a published configuration by name (see :data:`PRESETS`)."""
-    return PRESETS[one_of("name", name, PRESETS)]
+    return PRESETS[choice("name", name, PRESETS)]

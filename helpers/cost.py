@@ -4,7 +4,8 @@ Also the KV-cache size per token used in ``06_attention_layer`` and ``09_real_mo
 """
 from __future__ import annotations
 
-from .validation import one_of, positive_int
+from .config import ModelConfig
+from .validation import choice, instance, positive_int
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4}
 GiB = 1024 ** 3
@@ -13,30 +14,44 @@ KiB = 1024
 
 def kv_cache_bytes_per_token(config, *, dtype: str = "bf16", num_kv_heads: int | None = None) -> int:
     """K and V of one token over all layers: ``2 · layers · kv_heads · head_dim · bytes``."""
-    kv = config.num_kv_heads if num_kv_heads is None else positive_int("num_kv_heads", num_kv_heads)
-    return 2 * config.num_layers * kv * config.head_dim * DTYPE_BYTES[one_of("dtype", dtype, DTYPE_BYTES)]
+    _config(config)
+    kv = config.num_kv_heads if num_kv_heads is None else positive_int("num_kv_heads", num_kv_heads,
+                                                                        maximum=config.num_heads)
+    return 2 * config.num_layers * kv * config.head_dim * DTYPE_BYTES[_dtype(dtype)]
+
+
+def _config(config) -> ModelConfig:
+    return instance("config", config, ModelConfig, "ModelConfig (e.g. helpers.config.LLAMA_3_1_8B)")
+
+
+def _dtype(dtype) -> str:
+    return choice("dtype", dtype, DTYPE_BYTES)
 
 
 def _n(n) -> int:
-    return positive_int("n", n)
+    return positive_int("n", n, maximum=2 ** 40)
+
+
+def _batch(batch) -> int:
+    return positive_int("batch", batch, maximum=2 ** 20)
 
 
 def attention_flops_per_token(config, n: int) -> float:
     """FLOPs for one new token attending over ``n`` positions, all layers:
     QKᵀ and PV each cost ``2 · n · head_dim`` per head → ``4 · n · heads · head_dim · layers``."""
-    return 4.0 * _n(n) * config.q_dim * config.num_layers
+    return 4.0 * _n(n) * _config(config).q_dim * config.num_layers
 
 
 def weight_flops_per_token(config) -> float:
     """FLOPs of the weight matmuls per token: 2 × (non-embedding parameters incl. lm_head).
     Independent of n (``07_cost_of_length``)."""
-    return 2.0 * config.matmul_params()
+    return 2.0 * _config(config).matmul_params()
 
 
 def prefill_attention_flops(config, n: int) -> float:
     """Attention FLOPs of processing ``n`` tokens at once: each sees n/2 positions on average,
     ``2 · n² · heads · head_dim · layers``."""
-    return 2.0 * float(_n(n)) ** 2 * config.q_dim * config.num_layers
+    return 2.0 * float(_n(n)) ** 2 * _config(config).q_dim * config.num_layers
 
 
 def prefill_share(config, n: int) -> float:
@@ -46,12 +61,12 @@ def prefill_share(config, n: int) -> float:
 
 def score_table_bytes(config, n: int, *, dtype: str = "bf16", batch: int = 1) -> float:
     """One layer's full score tables written out: ``heads · n² · bytes`` (what FlashAttention avoids)."""
-    return float(positive_int("batch", batch)) * config.num_heads * float(_n(n)) ** 2 * DTYPE_BYTES[one_of("dtype", dtype, DTYPE_BYTES)]
+    return float(_batch(batch)) * _config(config).num_heads * float(_n(n)) ** 2 * DTYPE_BYTES[_dtype(dtype)]
 
 
 def kv_cache_bytes(config, n: int, *, dtype: str = "bf16", batch: int = 1) -> float:
     """KV cache of ``n`` tokens (all layers) for ``batch`` sequences."""
-    return float(positive_int("batch", batch)) * _n(n) * kv_cache_bytes_per_token(config, dtype=dtype)
+    return float(_batch(batch)) * _n(n) * kv_cache_bytes_per_token(config, dtype=dtype)
 
 
 def crossovers(config) -> dict:
@@ -61,7 +76,7 @@ def crossovers(config) -> dict:
     - ``prefill``: prefill attention FLOPs = fixed FLOPs of the prefill;
     - ``table_vs_cache``: one layer's score table = the whole model's KV cache (same dtype, batch).
     """
-    fixed = weight_flops_per_token(config)
+    fixed = weight_flops_per_token(_config(config))
     return {
         "per_token": fixed / (4.0 * config.q_dim * config.num_layers),
         "prefill": fixed / (2.0 * config.q_dim * config.num_layers),

@@ -10,11 +10,25 @@ import io
 
 import numpy as np
 
+from .validation import finite_scalar, instance, integer, text
+
 DPI = 90
 
 
+def _figure(name, fig):
+    from matplotlib.figure import Figure
+
+    return instance(name, fig, Figure, "matplotlib Figure")
+
+
+def _digits(digits) -> int:
+    return integer("digits", digits, low=0, high=15)
+
+
 def new_figure(width: float, height: float):
-    """A figure with an Agg canvas and constrained layout, independent of pyplot."""
+    """A figure with an Agg canvas and constrained layout, independent of pyplot (inches)."""
+    width = finite_scalar("width", width, low=0.5, high=40.0)
+    height = finite_scalar("height", height, low=0.5, high=40.0)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -25,6 +39,8 @@ def new_figure(width: float, height: float):
 
 def figure_png(fig, dpi: int = DPI) -> bytes:
     """Render ``fig`` to PNG bytes."""
+    _figure("fig", fig)
+    dpi = integer("dpi", dpi, low=10, high=600)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
@@ -32,6 +48,9 @@ def figure_png(fig, dpi: int = DPI) -> bytes:
 
 def rgba_png(canvas) -> bytes:
     """Encode an Agg canvas's current pixels as PNG (fast compression: explorers re-encode often)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    instance("canvas", canvas, FigureCanvasAgg, "matplotlib Agg canvas (fig.canvas)")
     from PIL import Image
 
     width, height = canvas.get_width_height(physical=True)
@@ -45,22 +64,34 @@ def show(fig) -> None:
     """Display ``fig`` as a PNG image in the notebook (static figures in every notebook)."""
     from IPython.display import Image, display
 
+    _figure("fig", fig)
     display(Image(data=figure_png(fig)))
 
 
 def fmt(x, digits: int = 3) -> str:
-    """A number with a fixed number of decimals; integers-valued floats keep the decimals."""
-    return f"{float(x):.{digits}f}"
+    """A number with a fixed number of decimals; integers-valued floats keep the decimals.
+
+    ``-inf`` (a masked score) is written ``−∞``; NaN and ``+inf`` are refused (a number shown to a
+    reader is never ``nan``)."""
+    digits = _digits(digits)
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, (float, np.floating)) and x == -np.inf:
+        return "−∞"
+    return f"{finite_scalar('x', x):.{digits}f}"
 
 
 def fmt_vec(values, digits: int = 3) -> str:
-    """``[1.648, 0.087]`` style text for a 1-D array."""
-    return "[" + ", ".join(fmt(v, digits) for v in np.ravel(values)) + "]"
+    """``[1.648, 0.087]`` style text for a 1-D array (lists and tuples too)."""
+    from .validation import as_real_array
+
+    arr = as_real_array("values", values, ndim=(0, 1), allow_empty=True, allow_neg_inf=True)
+    return "[" + ", ".join(fmt(v, digits) for v in np.ravel(arr)) + "]"
 
 
 def fmt_bytes(n_bytes: float) -> str:
     """Bytes in binary units: ``128 KiB``, ``16 GiB``, ``1024 GiB`` (two significant decimals)."""
-    n = float(n_bytes)
+    n = finite_scalar("n_bytes", n_bytes, low=0.0)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
             return f"{n:.0f} {unit}" if n == round(n) else f"{n:.2f} {unit}"
@@ -73,6 +104,17 @@ def text_table(headers, rows, *, digits: int = 3) -> str:
 
     Widths count CJK characters as two columns so Chinese headers line up.
     """
+    _digits(digits)
+    if isinstance(headers, (str, bytes)) or not isinstance(headers, (list, tuple)) or not headers:
+        raise TypeError(f"headers must be a non-empty list of column titles, got {type(headers).__name__} {headers!r:.60}")
+    if not all(isinstance(h, str) for h in headers):
+        raise TypeError(f"headers must be strings (column titles), got {list(headers)!r:.80}")
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a list of rows (each a list of cells), got {type(rows).__name__} {rows!r:.60}")
+    rows = list(rows)
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != len(headers):
+            raise ValueError(f"rows[{i}] must have {len(headers)} cells (one per header), got {row!r:.60}")
     def cell(value):
         if isinstance(value, (float, np.floating)):
             return fmt(value, digits)
@@ -80,7 +122,14 @@ def text_table(headers, rows, *, digits: int = 3) -> str:
             return fmt_vec(value, digits)
         return str(value)
 
-    table = [[cell(h) for h in headers]] + [[cell(v) for v in row] for row in rows]
+    def body_cell(i, j, value):
+        try:
+            return cell(value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rows[{i}][{j}] cannot be shown: {exc}") from None
+
+    table = [[cell(h) for h in headers]] + [[body_cell(i, j, v) for j, v in enumerate(row)]
+                                            for i, row in enumerate(rows)]
     widths = [max(_width(r[i]) for r in table) for i in range(len(headers))]
     lines = []
     for r_i, row in enumerate(table):
@@ -90,10 +139,15 @@ def text_table(headers, rows, *, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
+_text = text
+
+
 def _width(text: str) -> int:
     return sum(2 if ord(ch) > 0x2E7F else 1 for ch in text)
 
 
 def pad(text: str, width: int) -> str:
     """Left-align ``text`` in ``width`` columns, counting CJK characters as two."""
+    text = _text("text", text)
+    width = integer("width", width, low=0, high=1000)
     return text + " " * max(1, width - _width(text))

@@ -11,7 +11,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import softmax
-from .validation import as_float_array
+from .validation import (
+    as_real_array,
+    boolean,
+    choice,
+    finite_result,
+    integer,
+    magnitude_bound,
+    max_abs,
+    quiet_overflow,
+    same_length,
+    text,
+)
 
 TOKENS = ("年", "假", "怎么", "申请")
 FEATURES = ("事项", "时间", "疑问", "动作")
@@ -35,12 +46,14 @@ def project(x, weight, *, name: str = "weight") -> np.ndarray:
 
     Taught in ``02_qkv``: each of q, k, v is the input row times one learned matrix.
     """
-    x_arr = as_float_array("x", x, ndim=(1, 2))
-    w_arr = as_float_array(name, weight, ndim=2)
+    label = "weight" if text("name", name) == "weight" else f"{name} (weight)"
+    x_arr = as_real_array("x", x, ndim=(1, 2))
+    w_arr = as_real_array(label, weight, ndim=2)
     if x_arr.shape[-1] != w_arr.shape[0]:
         raise ValueError(
             f"x has {x_arr.shape[-1]} features (shape {x_arr.shape}) but {name} expects "
             f"{w_arr.shape[0]} rows (shape {w_arr.shape})")
+    magnitude_bound(f"x or {label}", max_abs(x_arr), max_abs(w_arr), x_arr.shape[-1], limit=1e300)
     return x_arr @ w_arr
 
 
@@ -52,9 +65,15 @@ class QKV:
     k: np.ndarray
     v: np.ndarray
 
+    def __post_init__(self):
+        for name in ("q", "k", "v"):
+            object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=2))
+        same_length("q, k and v", self.q, self.k, self.v)
+
 
 def running_qkv(x=X) -> QKV:
-    """q, k, v of the running example (the article's table in ``02_qkv``)."""
+    """q, k, v of the running example (the article's table in ``02_qkv``); ``x`` is ``(n, 4)``."""
+    x = as_real_array("x", x, shape=(None, len(FEATURES)))
     return QKV(project(x, W_Q, name="W_Q"), project(x, W_K, name="W_K"), project(x, W_V, name="W_V"))
 
 
@@ -65,40 +84,50 @@ class HandRow:
     dots: np.ndarray      # q · k_j
     scale: float          # 1/√d, or 1.0 when unscaled
     scores: np.ndarray    # dots * scale
-    exps: np.ndarray      # e^(score - 0); the article does not subtract the max
+    exps: np.ndarray      # e^(score − shift); shift = 0 (the article's raw e^s) unless that overflows
     total: float          # Σ exps
     weights: np.ndarray   # exps / total
     parts: np.ndarray     # weights_j · v_j, one row per token
     output: np.ndarray    # Σ_j parts_j
+    shift: float = 0.0    # the c in e^(s − c): 0, or the largest score when e^s is not representable
 
 
 def hand_row(q, k, v, *, scaled: bool = True) -> HandRow:
     """One query row step by step: dots → ÷√d → e^s → Σ → weights → weighted sum of v.
 
-    ``q`` is ``(d,)``, ``k`` is ``(n, d)``, ``v`` is ``(n, d_v)``. The exponentials are taken
-    on the raw scores, as the article prints them; the weights use the stable :func:`softmax`
-    and equal ``exps / total``.
+    ``q`` is ``(d,)``, ``k`` is ``(n, d)``, ``v`` is ``(n, d_v)``.
+
+    The exponentials are taken relative to a shift ``c``: ``exps = e^(s − c)``. While the raw
+    exponentials are representable (largest score within ±700) ``c = 0``, so ``exps`` are the
+    article's ``e^s``; beyond that ``c`` is the largest score (``exps`` then lie in (0, 1] and
+    their total in [1, n]). Either way ``exps / total`` is the same weight row — the factor
+    ``e^(−c)`` cancels — and equals the stable :func:`softmax`. ``shift`` records ``c``.
     """
-    q_arr = as_float_array("q", q, ndim=1)
-    k_arr = as_float_array("k", k, ndim=2)
-    v_arr = as_float_array("v", v, ndim=2)
+    q_arr = as_real_array("q", q, ndim=1)
+    k_arr = as_real_array("k", k, ndim=2)
+    v_arr = as_real_array("v", v, ndim=2)
+    scaled = boolean("scaled", scaled)
     if k_arr.shape[1] != q_arr.shape[0]:
         raise ValueError(f"q has d={q_arr.shape[0]} but k has shape {k_arr.shape}; they must share d")
     if v_arr.shape[0] != k_arr.shape[0]:
         raise ValueError(f"k and v must have one row per token, got k {k_arr.shape} and v {v_arr.shape}")
-    dots = k_arr @ q_arr
+    with quiet_overflow():
+        dots = finite_result(k_arr @ q_arr, "q or k", "the dot products q·k")
     scale = 1.0 / np.sqrt(q_arr.shape[0]) if scaled else 1.0
     scores = dots * scale
-    exps = np.exp(scores)
+    top = float(scores.max())
+    shift = 0.0 if abs(top) <= 700.0 else top
+    exps = np.exp(scores - shift)
     weights = softmax(scores)
-    parts = weights[:, None] * v_arr
-    return HandRow(dots, float(scale), scores, exps, float(exps.sum()), weights, parts, parts.sum(axis=0))
+    with quiet_overflow():
+        parts = weights[:, None] * v_arr
+        output = finite_result(parts.sum(axis=0), "v", "the weighted sum of v")
+    return HandRow(dots, float(scale), scores, exps, float(exps.sum()), weights, parts, output, shift)
 
 
 def query_index(token: str = QUERY_TOKEN) -> int:
     """Position of ``token`` in :data:`TOKENS`."""
-    if token not in TOKENS:
-        raise ValueError(f"token must be one of {TOKENS}, got {token!r}")
+    choice("token", text("token", token), TOKENS)
     return TOKENS.index(token)
 
 
@@ -114,6 +143,10 @@ def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
     """The input rows as a text table with the feature names (``01_weighted_average``, ``02_qkv``)."""
     from .display import text_table
 
+    if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
+        raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")
+    x = as_real_array("x", x, shape=(len(tokens), len(FEATURES)))
+    integer("digits", digits, low=0, high=12)
     return text_table(["token", *FEATURES], [[t, *row] for t, row in zip(tokens, np.asarray(x))], digits=digits)
 
 
@@ -125,7 +158,6 @@ X_EXTRA = _frozen([[0.5, 0, 1, 0], [0, 0, 0, 0.5], [1, 0, 0, 0.5], [0, 0, 1, 0]]
 
 def extended_qkv(n_extra: int) -> tuple:
     """Tokens and q/k/v of the running example with the first ``n_extra`` extra tokens appended."""
-    if not 0 <= n_extra <= len(EXTRA_TOKENS):
-        raise ValueError(f"n_extra must be in 0…{len(EXTRA_TOKENS)}, got {n_extra}")
+    n_extra = integer("n_extra", n_extra, low=0, high=len(EXTRA_TOKENS))
     tokens = TOKENS + EXTRA_TOKENS[:n_extra]
     return tokens, running_qkv(np.vstack([X, X_EXTRA[:n_extra]]))

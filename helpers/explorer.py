@@ -9,12 +9,19 @@ read ``explorer.state`` / ``explorer.readout.value`` back, which is what the wid
 
 ``naive=True`` builds a new figure on every move instead; it exists so the benchmark can
 compare the two ways in one run.
+
+Bad values never reach :meth:`Explorer.compute`: :meth:`Explorer.set` refuses a value outside a
+control's range or options with a ``ValueError`` naming the control, and a NaN typed into a
+float control directly (``FloatSlider`` lets NaN through) is put back to the previous value, so
+an explorer never shows NaN.
 """
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 from .display import DPI, figure_png, new_figure, rgba_png
+from .validation import boolean, choice, finite_scalar, integer
 
 
 class Explorer:
@@ -28,7 +35,7 @@ class Explorer:
     def __init__(self, *, naive: bool = False):
         import ipywidgets as widgets
 
-        self.naive = naive
+        self.naive = boolean("naive", naive)
         self.controls = self.make_controls()
         self.actions = self.make_actions()
         self.readout = widgets.HTML()
@@ -155,15 +162,47 @@ class Explorer:
         unknown = set(values) - set(self.controls)
         if unknown:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; this explorer has {list(self.controls)}")
+        values = {name: self.check_value(name, value) for name, value in values.items()}
+        from traitlets import TraitError
+
+        error = None
         self._holding = True
         try:
             for name, value in values.items():
-                self.controls[name].value = value
+                try:
+                    self.controls[name].value = value
+                except TraitError:  # e.g. an option another control has just ruled out
+                    options = list(getattr(self.controls[name], "_options_values", ()))
+                    error = ValueError(f"{name} cannot be {value!r} here; allowed now: {options}")
+                    break
         finally:
             self._holding = False
-        self.update()
+        self.update()  # the picture always matches the controls, even after a refused value
+        if error is not None:
+            raise error
 
-    def _on_change(self, _change) -> None:
+    def check_value(self, name: str, value):
+        """``value`` if the control ``name`` can show it; otherwise a ``ValueError``/``TypeError``
+        naming the control and its range or options."""
+        import ipywidgets as widgets
+
+        control = self.controls[name]
+        options = getattr(control, "_options_values", None)
+        if options is not None:
+            return choice(name, value, tuple(options))
+        if isinstance(control, widgets.Checkbox):
+            return boolean(name, value)
+        if isinstance(control, widgets.IntSlider):
+            return integer(name, value, low=control.min, high=control.max)
+        if isinstance(control, widgets.FloatSlider):
+            return finite_scalar(name, value, low=control.min, high=control.max)
+        return value
+
+    def _on_change(self, change) -> None:
+        new = change.get("new") if isinstance(change, dict) else None
+        if isinstance(new, float) and math.isnan(new):  # FloatSlider accepts NaN: put the old value back
+            change["owner"].value = change["old"]
+            return
         if not self._holding:
             self.update()
 

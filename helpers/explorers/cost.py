@@ -13,6 +13,10 @@ N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
 
 
 def n_label(n: float) -> str:
+    """``8K`` for 8192; lengths below 1024 as they are."""
+    from ..validation import finite_scalar
+
+    n = finite_scalar("n", n, low=1.0, high=2.0 ** 62)
     return f"{int(n) // 1024}K" if n >= 1024 else str(int(n))
 
 

@@ -20,6 +20,10 @@ SEED = 6
 
 
 def divisors(n: int) -> list:
+    """The KV-head counts that divide ``n`` query heads."""
+    from ..validation import positive_int
+
+    n = positive_int("n", n, maximum=4096)
     return [k for k in range(1, n + 1) if n % k == 0]
 
 

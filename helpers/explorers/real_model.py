@@ -14,7 +14,10 @@ class RealAttentionExplorer(Explorer):
 
     def __init__(self, text: str | None = None, **kwargs):
         from .. import real_model, texts
+        from ..validation import text as check_text
 
+        if text is not None:
+            check_text("text", text)
         self.model = real_model.load_model()
         self.ids = real_model.encode(self.model, text or texts.HEATMAP_TEXT)
         self.labels = [s.replace("\n", "⏎") for s in real_model.token_strings(self.model, self.ids)]
