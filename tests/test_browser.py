@@ -148,6 +148,13 @@ def expect_real(value):
     return r3([weights[int(value)][0][4:, 0].mean()])
 
 
+def expect_heads(value):
+    from helpers import heads
+
+    study = heads.study()
+    return r3([study.second_copy_loss_without([study.top("induction", int(value))[-1]])])
+
+
 # notebook → [(explorer index, slider index, key, CSS of the shown result, expected(slider text))]
 CASES = {
     "00_index.ipynb": [(0, 0, "ArrowRight", ".widget-html-content", expect_index)],
@@ -163,6 +170,7 @@ CASES = {
                                    (1, 0, "ArrowRight", ".infl0", expect_influence),
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
+    "11_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".loss", expect_heads)],
 }
 EXTRA_PRESSES = 4  # more key presses on the first explorer, for the latency median
 

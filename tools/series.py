@@ -17,7 +17,8 @@ NOTEBOOKS = [
     "07_cost_of_length",
     "08_reading_attention",
     "09_real_model",
+    "11_heads_at_work",
 ]
 
 #: notebooks that load SmolLM2-135M (the model wheel): timed on their own line with peak memory
-REAL_MODEL = {"09_real_model"}
+REAL_MODEL = {"09_real_model", "11_heads_at_work"}
