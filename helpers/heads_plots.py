@@ -59,9 +59,12 @@ class PatternPanel:
 
 def patterns_figure(patterns, titles, length: int):
     """Several heads' patterns side by side (the top head of each score)."""
-    fig = new_figure(3.0 * len(patterns), 3.4)
-    for ax, pattern, title in zip(np.atleast_1d(fig.subplots(1, len(patterns))), patterns, titles):
-        PatternPanel(ax, length, title=title).update(pattern)
+    fig = new_figure(3.0 * len(patterns) + 0.6, 3.4)
+    axes = np.atleast_1d(fig.subplots(1, len(patterns)))
+    for ax, pattern, title in zip(axes, patterns, titles):
+        panel = PatternPanel(ax, length, title=title)
+        panel.update(pattern)
+    fig.colorbar(panel.image, ax=list(axes), fraction=0.02, label="权重")
     return fig
 
 

@@ -284,7 +284,7 @@ def test_heads_explorer_controls_show_the_studys_numbers(study):
             assert f"第 {head[0]} 层第 {head[1]} 个头" in e.panel.title.get_text()
     before = e.renders
     e.controls["rank"].value = 1
-    assert e.renders == before + 1 and e.state["head"] == study.top("previous", 1)[0]
+    assert e.renders == before + 1 and e.state["head"] == study.top("induction", 1)[0]
 
 
 WEIRD = [None, "", "  ", "abc", 3.5, float("nan"), float("inf"), -1, True, [1, 2], {"a": 1}, object(), b"\xff", 10**400]
