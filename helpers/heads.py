@@ -24,7 +24,7 @@ import numpy as np
 from .validation import as_float_array, head_pairs, one_of, positive_int
 
 SCORES = ("previous", "sink", "induction")
-SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚（第一个 token）", "induction": "归纳"}
+SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "归纳"}
 FIRST_TOKEN = 1   # <|im_start|>, the GGUF's BOS id: a fixed first token that can act as the sink
 SINK_SKIP = 4     # sink score: queries from the 5th token on (as in 09)
 WORD = re.compile(r"Ġ[a-z]{3,}")  # " word" tokens: random but readable, and in every font
