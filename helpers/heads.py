@@ -194,6 +194,7 @@ class HeadStudy:
     def head_table(self, ranks: int = 3) -> list:
         """For the top ``ranks`` heads of every score: one dict per (score, rank) with the head,
         its three scores and the second-copy loss with that head alone ablated."""
+        ranks = positive_int("ranks", ranks)
         rows = []
         for name in SCORES:
             for rank, head in enumerate(self.top(name, ranks), start=1):
