@@ -18,6 +18,7 @@ from .validation import (
     boolean,
     check_elements,
     finite_scalar,
+    head_indices,
     instance,
     magnitude_bound,
     max_abs,
@@ -227,7 +228,7 @@ class LayerCache:
 
 def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=None, rope_scaling=None,
                     positions=None, causal: bool = True, cache: LayerCache | None = None,
-                    trace: list | None = None, mask=None):
+                    trace: list | None = None, mask=None, ablate_heads=None):
     """Llama's attention for ``x`` of shape ``(n, hidden)``; returns ``(out, weights)``.
 
     ``out`` is ``(n, hidden)``; ``weights`` is ``(num_heads, n, n_keys)``. ``rope_theta=None``
@@ -238,6 +239,8 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     ``trace``, if a list, receives ``(step, shape)`` pairs for the shape trace of ``06``.
     ``mask`` is an extra mask ``(n, n_keys)`` on top of the causal one, boolean (``True`` = keep,
     torch's convention) or additive (see :mod:`helpers.attention`).
+    ``ablate_heads`` (query-head indices; default none) zeroes those heads' outputs before o_proj,
+    which removes them from the layer exactly (``11_heads_at_work``'s ablation switch).
     """
     instance("shape", shape, LayerShape)
     instance("weights", weights, LayerWeights)
@@ -264,6 +267,7 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     if cache is not None and cache.k is not None and cache.k.shape[1:] != (shape.num_kv_heads, shape.head_dim):
         raise ValueError(f"cache holds k of shape {cache.k.shape}, not (…, {shape.num_kv_heads}, "
                          f"{shape.head_dim}) for {shape}")
+    ablate_heads = head_indices("ablate_heads", ablate_heads, shape.num_heads)
     n, h, kv, d = x.shape[0], shape.num_heads, shape.num_kv_heads, shape.head_dim
     record = trace.append if trace is not None else (lambda item: None)
     start = len(cache) if cache is not None else 0
@@ -287,6 +291,8 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
                                              v_rep.transpose(1, 0, 2), causal=causal, mask=mask)
     record(("每个头的分数 / 权重", attn.shape))
     record(("每个头的输出", out.shape))
+    if ablate_heads:
+        out[list(ablate_heads)] = 0.0
     merged = out.transpose(1, 0, 2).reshape(n, h * d)
     record(("拼接各头", merged.shape))
     y = merged @ weights.w_o

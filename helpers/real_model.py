@@ -28,6 +28,7 @@ from .validation import (
     as_real_array,
     boolean,
     finite_scalar,
+    head_pairs,
     index,
     instance,
     nonneg_int,
@@ -251,7 +252,7 @@ class ForwardResult:
 
 
 def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_inputs: bool = False,
-            last_only: bool = False) -> ForwardResult:
+            last_only: bool = False, ablate=None, resume=None) -> ForwardResult:
     """Logits and every layer's attention weights for token ``ids``.
 
     The attention of every layer is :func:`helpers.layer.attention_layer` — the function of
@@ -259,6 +260,11 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     :class:`helpers.layer.LayerCache` per layer) turns on the KV cache; ``mask`` is an extra
     additive ``(n, n)`` mask (e.g. a sliding window, ``09``'s StreamingLLM experiment).
     ``last_only`` computes the logits of the last position only (generation).
+    ``ablate``, a list of ``(layer, head)`` pairs, zeroes those heads' outputs before o_proj
+    (``11_heads_at_work``); by default nothing is ablated. ``resume=(layer, residual)`` starts at
+    ``layer`` from the residual stream entering it (``keep_inputs=True`` of an earlier run on the
+    same ids), skipping the layers below, whose ``weights`` are ``None``: an ablation at layer L
+    cannot change them (``11``).
     """
     ids = _ids(_model(model), ids)
     keep_inputs, last_only = boolean("keep_inputs", keep_inputs), boolean("last_only", last_only)
@@ -272,14 +278,22 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     if mask is not None:
         past = len(caches[0]) if caches else 0
         mask = as_mask("mask", mask, [(len(ids), len(ids) + past)])
-    x = model.embed[ids].astype(np.float64)
+    ablate = head_pairs("ablate", ablate, model.config.num_layers, model.config.num_heads)
+    start, x = ((0, model.embed[ids].astype(np.float64)) if resume is None
+                else _resume_point(model, len(ids), resume))
     weights, inputs = [], []
     for i, block in enumerate(model.blocks):
+        if i < start:
+            weights.append(None)
+            if keep_inputs:
+                inputs.append(None)
+            continue
         if keep_inputs:
             inputs.append(x)
         h = rms_norm(x, block.attn_norm, model.eps)
         out, attn = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta,
-                                    cache=None if caches is None else caches[i], mask=mask)
+                                    cache=None if caches is None else caches[i], mask=mask,
+                                    ablate_heads=ablate.get(i))
         x = x + out
         h = rms_norm(x, block.ffn_norm, model.eps).astype(np.float32)  # the MLP runs in float32
         x = x + (silu(h @ block.gate) * (h @ block.up)) @ block.down
@@ -287,6 +301,19 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     x = rms_norm(x[-1:] if last_only else x, model.final_norm, model.eps)
     logits = x.astype(np.float32) @ model.embed.T
     return ForwardResult(logits, weights, inputs)
+
+
+def _resume_point(model: Model, n: int, resume) -> tuple:
+    """Check ``forward``'s ``resume=(layer, residual)`` argument."""
+    if not isinstance(resume, tuple) or len(resume) != 2:
+        raise TypeError(f"resume must be a (layer, residual) pair, got {type(resume).__name__}")
+    layer, residual = resume
+    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < model.config.num_layers:
+        raise ValueError(f"resume: layer must be an integer in 0…{model.config.num_layers - 1}, got {layer!r}")
+    residual = np.asarray(residual)
+    if residual.shape != (n, model.config.hidden_size):
+        raise ValueError(f"resume: residual must have shape {(n, model.config.hidden_size)}, got {residual.shape}")
+    return int(layer), residual
 
 
 def new_caches(model: Model) -> list:
@@ -327,11 +354,20 @@ def perplexity(model: Model, ids, *, mask=None) -> float:
     """exp(mean negative log-likelihood of each next token); ``ids`` needs at least 2 tokens
     (the first one is only context)."""
     ids = _ids(_model(model), ids, min_length=2)
-    logits = forward(model, ids, mask=mask).logits[:-1]  # (n-1, vocab) float32
+    return float(np.exp(next_token_losses(forward(model, ids, mask=mask).logits, ids).mean()))
+
+
+def next_token_losses(logits, ids) -> np.ndarray:
+    """Negative log-likelihood of each next token: entry ``i`` is ``−log p(ids[i+1] | ids[…i])``
+    from ``logits[i]`` (``(n, vocab)``); ``n − 1`` values (``09``'s perplexity, ``11``'s per-token loss)."""
+    logits = as_real_array("logits", logits, ndim=2, keep_float_dtype=True)
+    ids = token_ids("ids", ids, logits.shape[1], min_length=2)
+    if len(ids) != len(logits):
+        raise ValueError(f"logits must have one row per token id: logits {logits.shape}, ids {ids.shape}")
+    logits = logits[:-1]  # (n-1, vocab) float32
     top = logits.max(axis=-1)
     log_total = top.astype(np.float64) + np.log(np.exp(logits - top[:, None]).sum(axis=-1, dtype=np.float64))
-    nll = log_total - logits[np.arange(len(ids) - 1), ids[1:]].astype(np.float64)
-    return float(np.exp(nll.mean()))
+    return log_total - logits[np.arange(len(ids) - 1), ids[1:]].astype(np.float64)
 
 
 # ---- attention statistics -------------------------------------------------------------------

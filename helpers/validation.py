@@ -336,3 +336,37 @@ def token_ids(name: str, value, vocab_size: int, *, min_length: int = 1) -> np.n
     if len(raw) and (raw.min() < 0 or raw.max() >= vocab_size):
         raise ValueError(f"{name}: token ids must be in 0…{vocab_size - 1}, got {raw.min()}…{raw.max()}")
     return raw.astype(np.int64)
+
+
+def _index(name: str, value, upper: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must hold integer {what} indices, got {value!r} ({type(value).__name__})")
+    if not 0 <= value < upper:
+        raise ValueError(f"{name}: {what} index {value} is out of range 0…{upper - 1}")
+    return int(value)
+
+
+def _entries(name: str, value, what: str) -> list:
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of {what}, got {value!r} ({type(value).__name__})")
+    return list(value)
+
+
+def head_indices(name: str, value, num_heads: int) -> tuple:
+    """Sorted distinct head indices in ``0…num_heads − 1`` (``None`` → none); ``11_heads_at_work``."""
+    if value is None:
+        return ()
+    return tuple(sorted({_index(name, h, num_heads, "head") for h in _entries(name, value, "head indices")}))
+
+
+def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
+    """``{layer: (heads…)}`` from ``(layer, head)`` pairs (``None`` → ``{}``); ``11_heads_at_work``."""
+    if value is None:
+        return {}
+    by_layer: dict = {}
+    for pair in _entries(name, value, "(layer, head) pairs"):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError(f"{name} must hold (layer, head) pairs, got {pair!r}")
+        layer = _index(name, pair[0], num_layers, "layer")
+        by_layer.setdefault(layer, set()).add(_index(name, pair[1], num_heads, "head"))
+    return {layer: tuple(sorted(heads)) for layer, heads in sorted(by_layer.items())}

@@ -109,6 +109,16 @@ def learning_explorer(**kwargs):
     return LearningExplorer(**kwargs)
 
 
+def heads_explorer(**kwargs):
+    """``11_heads_at_work``: a score and a rank → that head's pattern, scores and ablation effect."""
+    from .explorers.heads import HeadsExplorer
+
+    return HeadsExplorer(**kwargs)
+
+
+heads_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
+
+
 #: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
     return {name: obj for name, obj in globals().items()

@@ -154,6 +154,11 @@ def expect_learning(value):
     run = training.trained_run()
     data = training.encode([training.EXAMPLES[0]])
     return r3([training.attention_on_item(run.params_at(int(value)), data)[0]])
+def expect_heads(value):
+    from helpers import heads
+
+    study = heads.study()
+    return r3([study.second_copy_loss_without([study.top("induction", int(value))[-1]])])
 
 
 # notebook → [(explorer index, slider index, key, CSS of the shown result, expected(slider text))]
@@ -172,6 +177,7 @@ CASES = {
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
+    "11_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".loss", expect_heads)],
 }
 EXTRA_PRESSES = 4  # more key presses on the first explorer, for the latency median
 

@@ -1,0 +1,245 @@
+"""What SmolLM2-135M's 270 heads do, and whether removing them matters (``11_heads_at_work``).
+
+Three scores read from attention weights (any array ``(…, n, n)`` of causal attention rows):
+
+- **previous-token**: mean over queries ``i = 1 … n−1`` of ``A[i, i−1]``;
+- **sink**: mean over queries ``i = 4 … n−1`` of ``A[i, 0]`` (``09``'s first-position statistic);
+- **induction**: on ``[first token] + r + r`` (``r`` = ``T`` distinct random tokens), mean over the
+  second copy's queries ``i = T+1 … 2T`` of ``A[i, i−T+1]``, the position right after the first
+  occurrence of the current token (Olsson et al. 2022; ARENA / TransformerLens take the diagonal
+  at offset ``−T+1`` of the pattern in the same way).
+
+The behaviour they should explain is measured as next-token loss on the first vs the second copy;
+the test is ablation: :func:`helpers.real_model.forward`'s ``ablate`` zeroes chosen heads'
+outputs before o_proj. :class:`HeadStudy` runs all of it once per set of sequences and memoises
+every ablation, so the notebook's tables and its explorer share the same numbers.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from .validation import as_float_array, head_pairs, one_of, positive_int
+
+SCORES = ("previous", "sink", "induction")
+SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "归纳"}
+FIRST_TOKEN = 1   # <|im_start|>, the GGUF's BOS id: a fixed first token that can act as the sink
+SINK_SKIP = 4     # sink score: queries from the 5th token on (as in 09)
+WORD = re.compile(r"Ġ[a-z]{3,}")  # " word" tokens: random but readable, and in every font
+
+
+# ---- scores on any attention pattern ---------------------------------------------------------
+def _patterns(weights, n_min: int) -> np.ndarray:
+    arr = as_float_array("weights", weights)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
+        raise ValueError(f"weights must have shape (…, n, n) (square attention patterns), got {arr.shape}")
+    if arr.shape[-1] < n_min:
+        raise ValueError(f"weights must cover at least {n_min} positions for this score, got n = {arr.shape[-1]}")
+    return arr
+
+
+def previous_token_score(weights) -> np.ndarray:
+    """Mean weight each query ``i ≥ 1`` puts on ``i − 1``: shape ``weights.shape[:-2]``."""
+    arr = _patterns(weights, 2)
+    i = np.arange(1, arr.shape[-1])
+    return arr[..., i, i - 1].mean(axis=-1)
+
+
+def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
+    """Mean weight queries ``i ≥ skip`` put on position 0."""
+    if isinstance(skip, bool) or not isinstance(skip, (int, np.integer)) or skip < 0:
+        raise ValueError(f"skip must be a non-negative integer, got {skip!r}")
+    arr = _patterns(weights, skip + 1)
+    return arr[..., skip:, 0].mean(axis=-1)
+
+
+def induction_score(weights, length: int) -> np.ndarray:
+    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T + 1`` (``T = length``);
+    the sequence must be laid out as :func:`repeated_sequence` makes it (``n = 2T + 1``)."""
+    length = positive_int("length", length)
+    arr = _patterns(weights, 3)
+    if arr.shape[-1] != 2 * length + 1:
+        raise ValueError(f"weights must be patterns over 2·length + 1 = {2 * length + 1} positions "
+                         f"(first token + two copies), got n = {arr.shape[-1]}")
+    q = np.arange(length + 1, 2 * length + 1)
+    return arr[..., q, q - length + 1].mean(axis=-1)
+
+
+def all_scores(weights, length: int) -> dict:
+    """The three scores of every pattern, ``{name: array}`` in the order of :data:`SCORES`."""
+    return {"previous": previous_token_score(weights), "sink": sink_score(weights),
+            "induction": induction_score(weights, length)}
+
+
+# ---- the repeated random-token sequences ------------------------------------------------------
+def word_pool(tokens) -> np.ndarray:
+    """Ids of the vocabulary's lower-case " word" tokens (space + ≥ 3 letters)."""
+    return np.array([i for i, t in enumerate(tokens) if WORD.fullmatch(str(t))], dtype=np.int64)
+
+
+def repeated_sequence(pool, length: int, seed: int) -> np.ndarray:
+    """``[FIRST_TOKEN] + r + r``: ``r`` is ``length`` distinct ids drawn from ``pool`` (seeded)."""
+    length = positive_int("length", length)
+    pool = np.asarray(pool)
+    if pool.ndim != 1 or len(pool) < length:
+        raise ValueError(f"pool must be a 1-D array of at least length = {length} token ids, got shape {pool.shape}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
+    r = np.random.default_rng(seed).choice(pool, size=length, replace=False)
+    return np.concatenate([[FIRST_TOKEN], r, r]).astype(np.int64)
+
+
+def copy_losses(losses, length: int) -> tuple:
+    """``(first, second)``: mean loss of predicting tokens 2…T of the first copy and of the second
+    copy, from per-token losses (``2T`` values per sequence, entry ``i`` predicts token ``i+1``).
+    The first token of each copy is left out: nothing earlier in the context predicts it."""
+    length = positive_int("length", length)
+    arr = as_float_array("losses", losses)
+    if arr.ndim < 1 or arr.shape[-1] != 2 * length:
+        raise ValueError(f"losses must end in 2·length = {2 * length} values, got shape {arr.shape}")
+    return arr[..., 1:length].mean(axis=-1), arr[..., length + 1:].mean(axis=-1)
+
+
+def top_heads(score, k: int) -> list:
+    """The ``k`` highest-scoring ``(layer, head)`` pairs of a ``(layers, heads)`` score map."""
+    arr = as_float_array("score", score, ndim=2)
+    k = positive_int("k", k)
+    if k > arr.size:
+        raise ValueError(f"k must be at most {arr.size} (the number of heads), got {k}")
+    order = np.argsort(-arr, axis=None, kind="stable")[:k]
+    return [tuple(int(x) for x in np.unravel_index(i, arr.shape)) for i in order]
+
+
+def random_heads(k: int, seed: int, shape: tuple, *, exclude=()) -> list:
+    """``k`` distinct ``(layer, head)`` pairs drawn uniformly (seeded) from a ``shape = (layers,
+    heads)`` grid, leaving out ``exclude``; sorted."""
+    k = positive_int("k", k)
+    layers, heads = (positive_int("shape", s) for s in shape)
+    banned = head_pairs("exclude", exclude, layers, heads)
+    pool = [(i, h) for i in range(layers) for h in range(heads) if h not in banned.get(i, ())]
+    if k > len(pool):
+        raise ValueError(f"k must be at most {len(pool)} (heads left after exclude), got {k}")
+    picked = np.random.default_rng(seed).choice(len(pool), size=k, replace=False)
+    return sorted(pool[i] for i in picked)
+
+
+# ---- the study: runs, scores, memoised ablations ----------------------------------------------
+class HeadStudy:
+    """Every head's scores and the copy losses on ``len(seeds)`` repeated sequences of ``length``
+    random tokens; :meth:`ablate` reruns them with heads zeroed (memoised per set of heads)."""
+
+    def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2)):
+        from . import real_model
+
+        self.model = model
+        self.length = positive_int("length", length)
+        self.seeds = tuple(seeds)
+        if not self.seeds:
+            raise ValueError("seeds must name at least one seed, got none")
+        cfg = model.config
+        self.shape = (cfg.num_layers, cfg.num_heads)
+        self.pool = word_pool(model.tokens)
+        self.ids = [repeated_sequence(self.pool, self.length, s) for s in self.seeds]
+        runs = [real_model.forward(model, ids, keep_inputs=True) for ids in self.ids]
+        self._inputs = [run.layer_inputs for run in runs]
+        #: (seeds, layers, heads, n, n) float32
+        self.weights = np.stack([np.stack(run.weights) for run in runs])
+        #: (seeds, 2T) per-token loss, entry i predicts token i+1
+        self.losses = np.stack([real_model.next_token_losses(run.logits, ids) for run, ids in zip(runs, self.ids)])
+        #: {name: (layers, heads)} each score averaged over the sequences
+        self.scores = {name: s.mean(axis=0) for name, s in all_scores(self.weights, self.length).items()}
+        self._ablated: dict = {}
+
+    @property
+    def first_copy_loss(self) -> float:
+        return float(copy_losses(self.losses, self.length)[0].mean())
+
+    @property
+    def second_copy_loss(self) -> float:
+        return float(copy_losses(self.losses, self.length)[1].mean())
+
+    def top(self, score: str, k: int) -> list:
+        """The ``k`` heads with the highest ``score`` (one of :data:`SCORES`)."""
+        return top_heads(self.scores[one_of("score", score, SCORES)], k)
+
+    def ablate(self, heads) -> dict:
+        """Per-token losses ``(seeds, 2T)`` and the induction scores ``(layers, heads)`` with
+        ``heads`` (``(layer, head)`` pairs) zeroed; layers below the lowest ablated one are
+        not rerun (they cannot change). Memoised: a repeated set costs nothing."""
+        by_layer = head_pairs("heads", heads, *self.shape)
+        key = tuple((layer, h) for layer, hs in by_layer.items() for h in hs)
+        if key not in self._ablated:
+            self._ablated[key] = self._run_ablated(key, min(by_layer) if by_layer else None)
+        return self._ablated[key]
+
+    def _run_ablated(self, key, start) -> dict:
+        from . import real_model
+
+        if start is None:
+            return {"losses": self.losses, "induction": self.scores["induction"]}
+        losses, induction = [], []
+        for ids, inputs, base in zip(self.ids, self._inputs, self.weights):
+            run = real_model.forward(self.model, ids, ablate=list(key), resume=(start, inputs[start]))
+            losses.append(real_model.next_token_losses(run.logits, ids))
+            weights = [base[i] if w is None else w for i, w in enumerate(run.weights)]
+            induction.append(induction_score(np.stack(weights), self.length))
+        return {"losses": np.stack(losses), "induction": np.mean(induction, axis=0)}
+
+    def second_copy_loss_without(self, heads) -> float:
+        """Second-copy loss (mean over the sequences) with ``heads`` ablated."""
+        return float(copy_losses(self.ablate(heads)["losses"], self.length)[1].mean())
+
+    def head_table(self, ranks: int = 3) -> list:
+        """For the top ``ranks`` heads of every score: one dict per (score, rank) with the head,
+        its three scores and the second-copy loss with that head alone ablated."""
+        ranks = positive_int("ranks", ranks)
+        rows = []
+        for name in SCORES:
+            for rank, head in enumerate(self.top(name, ranks), start=1):
+                rows.append({"score": name, "rank": rank, "head": head,
+                             **{s: float(self.scores[s][head]) for s in SCORES},
+                             "loss": self.second_copy_loss_without([head])})
+        return rows
+
+    def ablation_table(self, ks=(1, 2, 4), draws: int = 3) -> list:
+        """Second-copy loss with (a) the top-k induction heads, (b) k random heads (``draws``
+        seeded draws, never one of the top-max(ks) induction heads), (c) the top-k previous-token
+        heads ablated, for each k."""
+        if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__"):
+            raise TypeError(f"ks must be a list of positive integers, got {ks!r}")
+        ks = [positive_int("ks", k) for k in ks]
+        if not ks:
+            raise ValueError("ks must hold at least one k, got none")
+        draws = positive_int("draws", draws)
+        rows = []
+        for k in ks:
+            rows.append({"k": k, "induction": self.second_copy_loss_without(self.top("induction", k)),
+                         "random": [self.second_copy_loss_without(self.control_heads(k, d, exclude_top=max(ks)))
+                                    for d in range(draws)],
+                         "previous": self.second_copy_loss_without(self.top("previous", k))})
+        return rows
+
+    def control_heads(self, k: int, draw: int, *, exclude_top: int) -> list:
+        """Draw number ``draw`` of ``k`` random heads for the control, never one of the top
+        ``exclude_top`` induction heads (seed ``1000·k + draw``)."""
+        if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
+            raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
+        return random_heads(k, 1000 * k + draw, self.shape, exclude=self.top("induction", exclude_top))
+
+
+def study(length: int = 16, seeds=(0, 1, 2)) -> HeadStudy:
+    """The :class:`HeadStudy` of SmolLM2-135M (loaded once), shared by the notebook, its explorer
+    and its exercises so that every ablation is run once."""
+    length = positive_int("length", length)
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of integers, got {seeds!r}")
+    return _study(length, tuple(int(s) for s in seeds))
+
+
+@lru_cache(maxsize=2)
+def _study(length: int, seeds: tuple) -> HeadStudy:
+    from .real_model import load_model
+
+    return HeadStudy(load_model(), length=length, seeds=seeds)

@@ -1,0 +1,88 @@
+"""Figures of ``11_heads_at_work``: score maps, head patterns, copy losses.
+
+:class:`PatternPanel` draws one head's pattern on a repeated sequence; the static figure and the
+explorer (:mod:`helpers.explorers.heads`) share it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .display import new_figure
+from .heads import SCORE_LABELS, SCORES, top_heads
+from .plots import ACCENT, BASE, MUTED
+
+
+def score_maps_figure(scores: dict, *, top: int = 3):
+    """Three layer × head maps (layers across, as in ``09``), the top ``top`` heads numbered."""
+    fig = new_figure(7.6, 6.4)
+    axes = fig.subplots(len(SCORES), 1)
+    for ax, name in zip(axes, SCORES):
+        m = np.asarray(scores[name], dtype=float)
+        image = ax.imshow(m.T, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+        for rank, (layer, head) in enumerate(top_heads(m, top), start=1):
+            ax.text(layer, head, str(rank), ha="center", va="center", fontsize=8,
+                    color="black" if m[layer, head] > 0.6 else "white")
+        ax.set_title(f"分数：{SCORE_LABELS[name]}（数字 = 名次）", fontsize=10)
+        ax.set_ylabel("头")
+        ax.set_yticks(range(m.shape[1]))
+        ax.set_xticks(range(0, m.shape[0], 2))
+    axes[-1].set_xlabel("层")
+    fig.colorbar(image, ax=list(axes), fraction=0.03, label="平均权重（0–1）")
+    return fig
+
+
+class PatternPanel:
+    """One head's weights on ``[first] + r + r``; dashed lines mark where the second copy starts."""
+
+    def __init__(self, ax, length: int, *, labels=None, title=""):
+        n = 2 * length + 1
+        self.ax = ax
+        self.image = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
+        self.lines = [ax.axvline(length + 0.5, color="white", lw=0.8, ls="--"),
+                      ax.axhline(length + 0.5, color="white", lw=0.8, ls="--")]
+        if labels is None:
+            ticks = range(0, n, 8)
+            ax.set_xticks(ticks)
+            ax.set_yticks(ticks)
+        else:
+            ax.set_xticks(range(n), labels, rotation=90, fontsize=6)
+            ax.set_yticks(range(n), labels, fontsize=6)
+        ax.set_xlabel("被看的位置（键）")
+        ax.set_ylabel("提问的位置（查询）")
+        self.title = ax.set_title(title, fontsize=9)
+
+    def update(self, pattern, title=None):
+        self.image.set_data(np.asarray(pattern, dtype=float))
+        if title is not None:
+            self.title.set_text(title)
+
+
+def patterns_figure(patterns, titles, length: int):
+    """Several heads' patterns side by side (the top head of each score)."""
+    fig = new_figure(3.0 * len(patterns) + 0.6, 3.4)
+    axes = np.atleast_1d(fig.subplots(1, len(patterns)))
+    for ax, pattern, title in zip(axes, patterns, titles):
+        panel = PatternPanel(ax, length, title=title)
+        panel.update(pattern)
+    fig.colorbar(panel.image, ax=list(axes), fraction=0.02, label="权重")
+    return fig
+
+
+def copy_loss_figure(curves: dict, length: int):
+    """Per-token loss along the repeated sequence, one line per condition (``{label: (2T,)}``);
+    x is the position of the predicted token."""
+    fig = new_figure(7.0, 3.0)
+    ax = fig.add_subplot()
+    x = np.arange(1, 2 * length + 1)
+    for (label, curve), color in zip(curves.items(), (BASE, ACCENT, MUTED, "#666666")):
+        ax.plot(x, curve, marker="o", ms=3, lw=1.4, color=color, label=label)
+    ax.axvline(length + 0.5, color="black", lw=0.8, ls="--")
+    top = max(float(np.max(c)) for c in curves.values())
+    ax.set_ylim(0, top * 1.15)
+    ax.text(length / 2 + 0.5, top * 1.07, "第一遍", ha="center")
+    ax.text(1.5 * length + 0.5, top * 1.07, "第二遍（重复）", ha="center")
+    ax.set_xlabel("被预测的 token 的位置")
+    ax.set_ylabel("损失（nats / token）")
+    ax.legend(fontsize=8, loc="lower left")
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
