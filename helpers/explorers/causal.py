@@ -8,7 +8,7 @@ from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
 from ..kv_cache import earlier_output_change
-from ..plots import HeatmapPanel
+from ..panels import HeatmapPanel
 
 N_MAX = len(example.TOKENS) + len(example.EXTRA_TOKENS)
 

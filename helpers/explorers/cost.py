@@ -7,6 +7,7 @@ from .. import cost
 from ..config import PRESETS
 from ..display import fmt_bytes
 from ..explorer import Explorer
+from ..palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
 
 N_GRID = np.array([2 ** i for i in range(10, 21)], dtype=float)  # 1K … 1M
 N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
@@ -45,11 +46,11 @@ class CostExplorer(Explorer):
 
     def build(self, fig):
         self.ax_f, self.ax_m = fig.subplots(1, 2)
-        (self.attn_line,) = self.ax_f.plot(N_GRID, N_GRID, color="#d95f02", label="注意力 / token")
-        (self.fixed_line,) = self.ax_f.plot(N_GRID, N_GRID, color="#7570b3", label="权重矩阵 / token")
-        (self.table_line,) = self.ax_m.plot(N_GRID, N_GRID, color="#d95f02", label="一层的分数表")
-        (self.cache_line,) = self.ax_m.plot(N_GRID, N_GRID, color="#1b9e77", label="整个 KV Cache")
-        self.markers = [ax.axvline(8192, color="#999999", ls="--", lw=1) for ax in (self.ax_f, self.ax_m)]
+        (self.attn_line,) = self.ax_f.plot(N_GRID, N_GRID, color=ACCENT, label="注意力 / token")
+        (self.fixed_line,) = self.ax_f.plot(N_GRID, N_GRID, color=MUTED, label="权重矩阵 / token")
+        (self.table_line,) = self.ax_m.plot(N_GRID, N_GRID, color=ACCENT, label="一层的分数表")
+        (self.cache_line,) = self.ax_m.plot(N_GRID, N_GRID, color=BASE, label="整个 KV Cache")
+        self.markers = [ax.axvline(8192, color=MARKER, ls="--", lw=1) for ax in (self.ax_f, self.ax_m)]
         for ax, title, lim in ((self.ax_f, "FLOPs", (1e7, 1e14)), (self.ax_m, "字节", (1e5, 1e17))):
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
@@ -101,8 +102,8 @@ class OnlineSoftmaxExplorer(Explorer):
 
     def build(self, fig):
         self.ax = fig.add_subplot()
-        self.score_bars = self.ax.bar(np.arange(self.N), np.zeros(self.N), color="#bbbbbb")
-        (self.max_line,) = self.ax.step(np.arange(self.N), np.zeros(self.N), where="post", color="#d95f02",
+        self.score_bars = self.ax.bar(np.arange(self.N), np.zeros(self.N), color=REFERENCE)
+        (self.max_line,) = self.ax.step(np.arange(self.N), np.zeros(self.N), where="post", color=ACCENT,
                                         label="运行中的最大值 m")
         self.ax.set_ylim(-6, 6)
         self.ax.set_xlabel("键的位置")
@@ -111,7 +112,7 @@ class OnlineSoftmaxExplorer(Explorer):
         self.animate(*self.score_bars, self.max_line)
 
     def draw(self, s):
-        colors = ["#1b9e77", "#7570b3"]
+        colors = [BASE, MUTED]
         for i, (bar, h) in enumerate(zip(self.score_bars, s["scores"])):
             bar.set_height(h)
             bar.set_color(colors[(i // s["block"]) % 2])

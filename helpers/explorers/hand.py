@@ -6,10 +6,9 @@ import numpy as np
 from .. import example
 from ..display import fmt, fmt_vec
 from ..explorer import Explorer
-from ..plots import BarPanel, VectorPanel
+from ..palette import PART_COLORS
+from ..panels import BarPanel, VectorPanel
 from .index import query_slider, weights_html
-
-PART_COLORS = ["#66a61e", "#d95f02", "#7570b3", "#e7298a", "#000000"]
 
 
 class HandCalculationExplorer(Explorer):

@@ -7,7 +7,7 @@ from .. import example
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import BarPanel
+from ..panels import BarPanel
 
 
 def query_slider(description: str, value: float):

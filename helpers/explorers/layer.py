@@ -10,7 +10,7 @@ from ..cost import kv_cache_bytes_per_token
 from ..display import fmt_bytes
 from ..explorer import Explorer
 from ..layer import LayerShape, attention_layer, random_layer, shape_trace_text
-from ..plots import head_mosaic
+from ..panels import head_mosaic
 
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
 HEAD_DIM = 16      # scaled down so every move is instant; the real layer is shown statically

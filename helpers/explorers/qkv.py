@@ -6,7 +6,8 @@ import numpy as np
 from .. import example
 from ..display import fmt_vec
 from ..explorer import Explorer
-from ..plots import QKV_COLORS, VectorPanel
+from ..palette import QKV_COLORS
+from ..panels import VectorPanel
 
 
 class QKVExplorer(Explorer):

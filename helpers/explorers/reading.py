@@ -7,7 +7,8 @@ from .. import reading
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import InfluencePanels, SinkPanels
+from ..figures.reading import InfluencePanels, SinkPanels
+from ..palette import ACCENT, MUTED, REFERENCE
 
 N_SINK = 24
 DIL_N = [2 ** i for i in range(1, 18)]  # 2 … 131072
@@ -93,9 +94,9 @@ class DilutionExplorer(Explorer):
 
     def build(self, fig):
         ax = fig.add_subplot()
-        (self.curve,) = ax.plot(DIL_N, np.zeros(len(DIL_N)), color="#7570b3", label="闭式解")
-        (self.point,) = ax.plot([1024], [0.5], "o", color="#d95f02", label="模拟")
-        ax.axhline(0.5, color="#bbbbbb", lw=1)
+        (self.curve,) = ax.plot(DIL_N, np.zeros(len(DIL_N)), color=MUTED, label="闭式解")
+        (self.point,) = ax.plot([1024], [0.5], "o", color=ACCENT, label="模拟")
+        ax.axhline(0.5, color=REFERENCE, lw=1)
         ax.set_xscale("log", base=2)
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("长度 n")

@@ -8,6 +8,7 @@ import numpy as np
 from ..attention import softmax
 from ..display import fmt
 from ..explorer import Explorer
+from ..palette import BASE, MUTED
 from ..scaling import D_STEPS, ScorePool, jacobian_norms
 
 BINS = 30
@@ -57,7 +58,7 @@ class SqrtDExplorer(Explorer):
         self.ax_hist, self.ax_top = fig.subplots(1, 2)
         edges = np.linspace(-1, 1, BINS + 1)
         self.hist = self.ax_hist.bar(edges[:-1], np.zeros(BINS), width=edges[1] - edges[0], align="edge",
-                                     color="#7570b3")
+                                     color=MUTED)
         self.ax_hist.set_xlim(-1, 1)
         self.ax_hist.set_ylim(0, 2.0)
         self.ax_hist.set_xticks([-1, 0, 1], ["", "0", ""])
@@ -65,7 +66,7 @@ class SqrtDExplorer(Explorer):
         self.ax_hist.set_title("分数 q·k 的分布")
         self.tick_texts = [self.ax_hist.text(x, -0.02, "", transform=self.ax_hist.get_xaxis_transform(),
                                              ha="center", va="top", fontsize=9) for x in (-1, 1)]
-        self.top_bars = self.ax_top.bar(np.arange(1, TOP + 1), np.zeros(TOP), color="#1b9e77")
+        self.top_bars = self.ax_top.bar(np.arange(1, TOP + 1), np.zeros(TOP), color=BASE)
         self.ax_top.set_ylim(0, 1)
         self.ax_top.set_xticks(np.arange(1, TOP + 1))
         self.ax_top.set_title("一次抽样中最大的 10 个权重")

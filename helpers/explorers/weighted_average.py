@@ -6,7 +6,7 @@ import numpy as np
 from .. import example
 from ..display import fmt, fmt_vec
 from ..explorer import Explorer
-from ..plots import BarPanel
+from ..panels import BarPanel
 from ..weighting import normalise_weights, weighted_average
 from .index import weights_html
 
