@@ -9,7 +9,7 @@ from ..panels import HeatmapPanel
 
 def causal_heatmaps(tokens, scores, weights_causal):
     """``05_causal_mask``: raw scores, scores + mask (−∞ above the diagonal), masked weights."""
-    from .attention import causal_mask
+    from ..attention import causal_mask
 
     masked = scores + causal_mask(len(tokens))
     finite = scores[np.isfinite(scores)]

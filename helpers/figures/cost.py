@@ -9,7 +9,7 @@ from ..palette import ACCENT, BASE, MARKER, MUTED
 
 def cost_curves_figure(config):
     """``07_cost_of_length``: per-token FLOPs, prefill share and bytes against n, crossovers marked."""
-    from . import cost
+    from .. import cost
 
     grid = np.array([2 ** i for i in range(10, 21)], dtype=float)
     cross = cost.crossovers(config)
