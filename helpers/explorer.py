@@ -9,12 +9,22 @@ read ``explorer.state`` / ``explorer.readout.value`` back, which is what the wid
 
 ``naive=True`` builds a new figure on every move instead; it exists so the benchmark can
 compare the two ways in one run.
+
+Displaying an explorer (the last line of a widget cell) sends one raw MIME bundle: the widget view,
+a static PNG of the initial figure with a one-line hint drawn into it, and the hint as text. A
+running kernel's frontend (trusted output) renders the live widget; an unrun notebook in
+JupyterLab (untrusted: only "safe" renderers, so the PNG wins), GitHub and nbviewer (no widget
+state) show the picture. ``tools/execute_notebooks.py`` stores only the picture and the text.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
 
-from .display import DPI, figure_png, new_figure, rgba_png
+from .display import DPI, RENDER_DPI, display_width, figure_png, new_figure, rgba_png
+
+#: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
+STATIC_HINT = "静态预览 · 运行本单元格后可拖动控件"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 class Explorer:
@@ -32,8 +42,9 @@ class Explorer:
         self.controls = self.make_controls()
         self.actions = self.make_actions()
         self.readout = widgets.HTML()
+        # rendered at RENDER_DPI, shown at DPI: half the PNG's pixel width (sharp on HiDPI screens)
         self.image = widgets.Image(format="png", layout=widgets.Layout(
-            width=f"{int(self.figsize[0] * DPI)}px", height="auto"))
+            width=f"{round(self.figsize[0] * RENDER_DPI) * DPI // RENDER_DPI}px", height="auto"))
         self.renders = 0
         self.state = None
         self.png = b""
@@ -167,7 +178,35 @@ class Explorer:
         if not self._holding:
             self.update()
 
+    def preview_png(self) -> bytes:
+        """The picture shown before the cell runs: the initial figure (2× density) under a band
+        holding :data:`STATIC_HINT`."""
+        import io
+
+        from PIL import Image
+
+        band = new_figure(self.figsize[0], 0.34)
+        band.set_layout_engine("none")
+        band.patch.set_facecolor("#f2f2f2")
+        band.text(0.5, 0.5, STATIC_HINT, ha="center", va="center", fontsize=10, color="#333333")
+        top = Image.open(io.BytesIO(figure_png(band)))
+        body = Image.open(io.BytesIO(self.png))
+        picture = Image.new("RGBA", (body.width, top.height + body.height), "white")
+        picture.paste(top.resize((body.width, top.height)) if top.width != body.width else top, (0, 0))
+        picture.paste(body, (0, top.height))
+        buffer = io.BytesIO()
+        picture.save(buffer, format="PNG", optimize=True)
+        return buffer.getvalue()
+
+    def mime_bundle(self) -> tuple:
+        """``(data, metadata)`` of the explorer's display: widget view, preview PNG, hint text."""
+        png = self.preview_png()
+        data = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+                "image/png": png, "text/plain": STATIC_HINT}
+        return data, {"image/png": {"width": display_width(png)}}
+
     def _ipython_display_(self):
         from IPython.display import display
 
-        display(self.widget)
+        data, metadata = self.mime_bundle()
+        display(data, raw=True, metadata=metadata)

@@ -13,8 +13,9 @@ from .display import fmt, new_figure  # noqa: F401
 from .figures.causal import causal_heatmaps
 from .figures.cost import cost_curves_figure, timing_figure
 from .figures.layer import rope_rotation_figure
+from .figures.qkv import query_keys_figure
 from .figures.reading import InfluencePanels, SinkPanels, dilution_figure, influence_figure, sink_figure
-from .figures.real_model import sink_by_layer_figure
+from .figures.real_model import real_heads_figure, sink_by_layer_figure
 from .figures.sqrt_d import saturation_figure, std_vs_d_figure
 from .figures.weighted_average import fixed_vs_content_figure
 from .palette import ACCENT, BASE, MUTED, PART_COLORS, QKV_COLORS
@@ -24,16 +25,16 @@ from .panels import (
     VectorPanel,
     head_mosaic,
     heads_grid_figure,
-    heatmap,
     heatmaps,
+    values_bar,
     vectors_figure,
     weights_bar,
 )
 
 __all__ = [
     "ACCENT", "BASE", "MUTED", "PART_COLORS", "QKV_COLORS",
-    "BarPanel", "HeatmapPanel", "VectorPanel", "head_mosaic", "heads_grid_figure", "heatmap", "heatmaps",
-    "vectors_figure", "weights_bar",
+    "BarPanel", "HeatmapPanel", "VectorPanel", "head_mosaic", "heads_grid_figure", "heatmaps",
+    "values_bar", "vectors_figure", "weights_bar", "query_keys_figure", "real_heads_figure",
     "fixed_vs_content_figure", "std_vs_d_figure", "saturation_figure", "causal_heatmaps",
     "rope_rotation_figure", "cost_curves_figure", "timing_figure",
     "SinkPanels", "sink_figure", "InfluencePanels", "influence_figure", "dilution_figure",

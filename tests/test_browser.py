@@ -156,7 +156,7 @@ CASES = {
     "03_hand_calculation.ipynb": [(0, 0, "ArrowLeft", ".weights-1", expect_hand)],
     "04_sqrt_d.ipynb": [(0, 0, "ArrowLeft", ".maxw", expect_sqrt_d)],
     "05_causal_mask.ipynb": [(0, 0, "ArrowLeft", ".row", expect_causal)],
-    "06_attention_layer.ipynb": [(0, 1, "ArrowLeft", "pre", expect_layer)],
+    "06_attention_layer.ipynb": [(0, 1, "ArrowLeft", ".widget-html-content", expect_layer)],
     "07_cost_of_length.ipynb": [(0, 0, "ArrowRight", ".attn", expect_cost),
                                 (1, 0, "ArrowRight", ".widget-html-content", expect_online)],
     "08_reading_attention.ipynb": [(0, 0, "ArrowLeft", ".sink", expect_sink),

@@ -242,8 +242,13 @@ def test_layer_explorer_each_control():
     np.testing.assert_allclose(e.state["attn"], attn)
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
     assert "RoPE(q), RoPE(k)" not in dict(e.state["trace"])
-    shown = e.mosaic.get_array()
-    np.testing.assert_allclose(shown[:12, :12], attn[0])
+    from helpers.explorers.layer import ASPECT, fitted_mosaic
+
+    shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan)
+    np.testing.assert_array_equal(shown, fitted_mosaic(attn))
+    assert shown.shape[1] == ASPECT * shown.shape[0]  # tiles fill a fixed box, whatever the head count
+    rows, cols = np.nonzero(np.isfinite(shown))
+    np.testing.assert_allclose(shown[rows.min():rows.min() + 12, cols.min():cols.min() + 12], attn[0])
     e.controls["rope"].value = True
     assert not np.allclose(e.state["attn"], attn)
 

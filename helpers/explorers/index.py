@@ -41,7 +41,7 @@ class QueryWeightsExplorer(Explorer):
 
     def build(self, fig):
         self.bars = BarPanel(fig.add_subplot(), example.TOKENS, np.zeros(4), title="“申请”的注意力权重",
-                             highlight=1)
+                             highlight=1, xlabel="位置（token）", ylabel="权重")
         self.animate(*self.bars.artists)
 
     def draw(self, state):

@@ -24,9 +24,10 @@ class SinkPanels:
         (self.first_line,) = ax_c.plot(x, with_first, "s-", ms=3, color=BASE, label="首 token + 窗口")
         if ylim is not None:
             ax_c.set_ylim(*ylim)
-        ax_c.set_xlabel("位置")
-        ax_c.set_title("丢掉前文后，输出变化 ‖Δout‖")
-        ax_c.legend(fontsize=7, loc="upper left")
+        ax_c.set_xlabel("位置（token）")
+        ax_c.set_ylabel("输出变化 ‖Δout‖")
+        ax_c.set_title("丢掉前文后，每个位置的输出变化")
+        ax_c.legend(loc="upper left")
 
     @property
     def artists(self) -> list:
@@ -52,9 +53,11 @@ class InfluencePanels:
     def __init__(self, fig, weights, influence):
         ax_w, ax_i = fig.subplots(1, 2)
         labels = [str(i) for i in range(len(weights))]
-        self.weight_bars = BarPanel(ax_w, labels, weights, title="注意力权重", highlight=0)
-        self.influence_bars = BarPanel(ax_i, labels, influence, ylim=(0, 1.2), title="遮掉它以后输出的变化",
-                                       highlight=0)
+        # each panel highlights its own largest bar: they need not be the same position
+        self.weight_bars = BarPanel(ax_w, labels, weights, title="注意力权重（橙 = 最大）", highlight="max",
+                                    xlabel="位置（token）", ylabel="权重")
+        self.influence_bars = BarPanel(ax_i, labels, influence, ylim=(0, 1.35), title="遮掉它以后输出的变化（橙 = 最大）",
+                                       highlight="max", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖")
 
     @property
     def artists(self) -> list:
@@ -67,7 +70,7 @@ class InfluencePanels:
 
 def influence_figure(example_result):
     """Static version of :class:`InfluencePanels`."""
-    fig = new_figure(6.4, 2.6)
+    fig = new_figure(7.0, 2.9)
     InfluencePanels(fig, example_result["weights"], example_result["influence"])
     return fig
 
@@ -82,8 +85,9 @@ def dilution_figure(deltas, ns, closed, simulated):
         ax.plot(ns, sim, "o", ms=3, color=c)
     ax.axhline(0.5, color=REFERENCE, lw=1)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("长度 n")
+    ax.set_xlabel("长度 n（token，对数刻度）")
     ax.set_ylabel("相关位置的权重")
     ax.set_title("线：闭式解；点：模拟")
-    ax.legend(fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.legend()
     return fig

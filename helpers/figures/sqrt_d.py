@@ -19,7 +19,6 @@ def std_vs_d_figure(ds, stds):
     ax.set_xlabel("每个头的维度 d")
     ax.set_ylabel("点积 q·k 的标准差")
     ax.legend()
-    ax.spines[["top", "right"]].set_visible(False)
     return fig
 
 
@@ -31,8 +30,8 @@ def saturation_figure(rows):
     ax.plot(factors, [r[1] for r in rows], "o-", color=BASE, label="最大的权重")
     ax.plot(factors, [r[2] for r in rows], "s-", color=MUTED, label="softmax 雅可比范数 ‖J‖")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("分数放大的倍数")
-    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("分数放大的倍数（无单位）")
+    ax.set_ylabel("最大权重 / 范数 ‖J‖")
+    ax.set_ylim(0, 1.1 * max(1.0, max(max(r[1], r[2]) for r in rows)))
     ax.legend()
-    ax.spines[["top", "right"]].set_visible(False)
     return fig
