@@ -52,14 +52,25 @@ def png_size(png: bytes) -> tuple:
 
 
 def rgba_png(canvas) -> bytes:
-    """Encode an Agg canvas's current pixels as PNG (fast compression: explorers re-encode often)."""
-    from PIL import Image
+    """Encode an Agg canvas's current pixels as an RGB PNG, fast: explorers re-encode on every move.
+
+    Figures are opaque (white background), so alpha is dropped; rows are stored unfiltered and
+    deflated at level 1, which for plots is both faster and smaller than adaptive filtering.
+    """
+    import struct
+    import zlib
 
     width, height = canvas.get_width_height(physical=True)
-    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=1)
-    return buffer.getvalue()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3]
+    rows = np.zeros((height, 1 + 3 * width), dtype=np.uint8)  # a leading 0 per row: filter "none"
+    rows[:, 1:] = pixels.reshape(height, -1)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+            + chunk(b"IEND", b""))
 
 
 def show(fig) -> None:

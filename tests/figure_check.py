@@ -115,6 +115,7 @@ def _label(artist) -> str:
 
 
 def _data_outside(ax, renderer) -> list:
+    from matplotlib.collections import QuadMesh
     from matplotlib.image import AxesImage
     from matplotlib.text import Annotation
 
@@ -143,7 +144,12 @@ def _data_outside(ax, renderer) -> list:
         if not coll.get_visible() or not coll.get_clip_on():
             continue
         offsets = coll.get_offsets()
-        if len(offsets) and not np.all(np.asarray(offsets) == 0):
+        if isinstance(coll, QuadMesh):  # heatmap cells: the centres of the cells holding a value
+            corners = coll.get_coordinates()
+            centres = (corners[:-1, :-1] + corners[1:, 1:]) / 2
+            shown = ~np.ma.getmaskarray(np.ma.masked_invalid(np.ma.asarray(coll.get_array(), dtype=float)))
+            pts = coll.get_transform().transform(centres[shown.reshape(centres.shape[:2])])
+        elif len(offsets) and not np.all(np.asarray(offsets) == 0):
             pts = coll.get_offset_transform().transform(np.asarray(offsets, dtype=float))
         else:
             paths = coll.get_paths()

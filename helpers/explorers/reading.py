@@ -37,7 +37,7 @@ class SinkExplorer(Explorer):
 
     def build(self, fig):
         blank = np.zeros(N_SINK)
-        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, ylim=(0, SINK_CHANGE_MAX))
+        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, ylim=(-0.2, SINK_CHANGE_MAX))
         self.animate(*self.panels.artists)
 
     def draw(self, s):
@@ -63,7 +63,7 @@ class InfluenceExplorer(Explorer):
         return reading.weight_vs_influence_example(value_scale)
 
     def build(self, fig):
-        self.panels = InfluencePanels(fig, np.zeros(6), np.zeros(6))
+        self.panels = InfluencePanels(fig, np.zeros(6), np.zeros(6), show_values=False)  # numbers: readout
         self.animate(*self.panels.artists)
 
     def draw(self, s):

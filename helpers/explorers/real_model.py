@@ -48,7 +48,7 @@ class RealAttentionExplorer(Explorer):
         self.animate(self.heat)
 
     def draw(self, s):
-        self.heat.set_data(s["weights"])
+        self.heat.set_array(s["weights"])
 
     def describe(self, s):
         return (f"第 <span class='layer'>{s['layer']}</span> 层、第 {s['head']} 个查询头（用第 {s['kv_head']} 个 KV 头）· "

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..display import new_figure
 from ..palette import ACCENT, BASE, REFERENCE, SERIES
-from ..panels import BarPanel
+from ..panels import BarPanel, matrix_mesh
 
 
 class SinkPanels:
@@ -15,7 +15,7 @@ class SinkPanels:
     def __init__(self, fig, weights, only, with_first, *, ylim=None):
         ax_w, ax_c = fig.subplots(1, 2)
         self.ax_change = ax_c
-        self.heat = ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
+        self.heat = matrix_mesh(ax_w, weights)
         ax_w.set_title("因果注意力权重")
         ax_w.set_xlabel("键（K）")
         ax_w.set_ylabel("查询（Q）")
@@ -34,7 +34,7 @@ class SinkPanels:
         return [self.heat, self.only_line, self.first_line]
 
     def update(self, weights, only, with_first):
-        self.heat.set_data(weights)
+        self.heat.set_array(weights)
         self.only_line.set_ydata(only)
         self.first_line.set_ydata(with_first)
 
@@ -50,14 +50,15 @@ def sink_figure(weights, only, with_first, window):
 class InfluencePanels:
     """``08_reading_attention``: attention weight and ablation influence per position, side by side."""
 
-    def __init__(self, fig, weights, influence):
+    def __init__(self, fig, weights, influence, *, show_values=True):
         ax_w, ax_i = fig.subplots(1, 2)
         labels = [str(i) for i in range(len(weights))]
         # each panel highlights its own largest bar: they need not be the same position
         self.weight_bars = BarPanel(ax_w, labels, weights, title="注意力权重（橙 = 最大）", highlight="max",
-                                    xlabel="位置（token）", ylabel="权重")
+                                    xlabel="位置（token）", ylabel="权重", show_values=show_values)
         self.influence_bars = BarPanel(ax_i, labels, influence, ylim=(0, 1.35), title="遮掉它以后输出的变化（橙 = 最大）",
-                                       highlight="max", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖")
+                                       highlight="max", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖",
+                                       show_values=show_values)
 
     @property
     def artists(self) -> list:
@@ -88,6 +89,6 @@ def dilution_figure(deltas, ns, closed, simulated):
     ax.set_xlabel("长度 n（token，对数刻度）")
     ax.set_ylabel("相关位置的权重")
     ax.set_title("线：闭式解；点：模拟")
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(-0.04, 1.04)  # markers at 0 or 1 stay whole
     ax.legend()
     return fig

@@ -4,12 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..display import new_figure
+from ..panels import matrix_mesh
 
 
 def attention_map(ax, weights, labels, *, title=""):
     """One head's causal weight map with the tokens on both axes (shared with the explorer)."""
     n = len(labels)
-    image = ax.imshow(np.asarray(weights, dtype=float), vmin=0, vmax=1, cmap="viridis")
+    image = matrix_mesh(ax, weights)
     ax.set_xticks(range(n), labels, rotation=90)
     ax.set_yticks(range(n), labels)
     ax.set_xlabel("键（被看的 token）")
@@ -20,7 +21,7 @@ def attention_map(ax, weights, labels, *, title=""):
 
 def real_heads_figure(layer_weights, labels, heads, *, layer, kv_groups):
     """``09_real_model``: a few heads of one layer, each a full map with its tokens, one colorbar."""
-    fig = new_figure(3.3 * len(heads) + 0.9, 4.4)
+    fig = new_figure(2.8 * len(heads) + 0.9, 4.2)
     axes = np.atleast_1d(fig.subplots(1, len(heads)))
     image = None
     for ax, h in zip(axes, heads):

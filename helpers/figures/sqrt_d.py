@@ -32,6 +32,7 @@ def saturation_figure(rows):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("分数放大的倍数（无单位）")
     ax.set_ylabel("最大权重 / 范数 ‖J‖")
-    ax.set_ylim(0, 1.1 * max(1.0, max(max(r[1], r[2]) for r in rows)))
+    top = 1.1 * max(1.0, max(max(r[1], r[2]) for r in rows))
+    ax.set_ylim(-0.04 * top, top)  # markers at 0 stay whole
     ax.legend()
     return fig
