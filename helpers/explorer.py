@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .display import DPI, RENDER_DPI, display_width, figure_png, new_figure, rgba_png
+from .display import DPI, display_width, figure_png, new_figure, rgba_png
 
 #: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
 STATIC_HINT = "静态预览 · 运行本单元格后可拖动控件"
@@ -42,9 +42,9 @@ class Explorer:
         self.controls = self.make_controls()
         self.actions = self.make_actions()
         self.readout = widgets.HTML()
-        # rendered at RENDER_DPI, shown at DPI: half the PNG's pixel width (sharp on HiDPI screens)
+        # rendered at RENDER_DPI, shown at DPI: half the PNG's pixel width (set after the first render)
         self.image = widgets.Image(format="png", layout=widgets.Layout(
-            width=f"{round(self.figsize[0] * RENDER_DPI) * DPI // RENDER_DPI}px", height="auto"))
+            width=f"{int(self.figsize[0] * DPI)}px", height="auto"))
         self.renders = 0
         self.state = None
         self.png = b""
@@ -60,6 +60,7 @@ class Explorer:
             control.observe(self._on_change, names="value")
         self.widget = widgets.VBox(self.layout_children())
         self.update()
+        self.image.layout.width = f"{display_width(self.png)}px"
 
     # ---- to implement ---------------------------------------------------------------------
     def make_controls(self) -> dict:

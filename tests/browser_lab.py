@@ -131,6 +131,25 @@ class NotebookPage:
         return self.page.evaluate(
             "() => [...document.querySelectorAll('.jp-OutputArea')].map(e => e.textContent).join('\\n')")
 
+    def explorer_outputs(self) -> list:
+        """For every widget cell (``helpers.widgets.…``): its output's text and its pictures
+        (natural and displayed width), as the page shows them now."""
+        return self.page.evaluate("""() => [...document.querySelectorAll('.jp-CodeCell')]
+            .filter(c => (c.querySelector('.jp-InputArea') || {textContent: ''}).textContent.includes('helpers.widgets.'))
+            .map(c => {
+              const out = c.querySelector('.jp-OutputArea');
+              const imgs = out ? [...out.querySelectorAll('img')] : [];
+              return {text: out ? out.textContent.slice(0, 300) : '',
+                      images: imgs.map(i => ({natural: i.naturalWidth, shown: i.getBoundingClientRect().width,
+                                              complete: i.complete}))};
+            })""")
+
+    def pictures(self) -> list:
+        """Every loaded picture in an output area: natural and displayed width (px)."""
+        return self.page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea img')]
+            .filter(i => i.complete && i.getBoundingClientRect().width > 0)
+            .map(i => ({natural: i.naturalWidth, shown: i.getBoundingClientRect().width}))""")
+
     def explorer(self, index: int):
         """The ``index``-th live explorer (an ipywidgets VBox) in the notebook."""
         return self.page.locator(".jp-OutputArea .widget-vbox").nth(index)
