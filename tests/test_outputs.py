@@ -66,6 +66,12 @@ def test_timing_cells_keep_their_outputs_unless_their_shape_changes(new_text, ke
     assert (nb.cells[0].outputs == old) is kept
 
 
+def test_printed_pieces_are_joined_whatever_the_kernel_split():
+    pieces = [{"output_type": "stream", "name": "stdout", "text": t} for t in ("a\n", "b\n")]
+    nb = execute_notebooks.stabilise(notebook_with(pieces, "print('a'); print('b')"))
+    assert [o["text"] for o in nb.cells[0].outputs] == ["a\nb\n"]
+
+
 def test_committed_notebooks_store_pictures_not_widget_state():
     for name in NOTEBOOKS:
         nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)

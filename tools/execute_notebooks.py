@@ -12,6 +12,7 @@ running twice on an unchanged tree leaves ``git diff`` empty:
 - each explorer's output keeps its static picture and hint but not the widget view, whose model
   id would be random and which no reader without a kernel can render (see ``helpers.explorer``);
 - PNGs carry no software metadata (``helpers.display``);
+- consecutive pieces of a cell's printed output are joined (the kernel splits them by timing);
 - a cell marked ``# timing`` (machine-dependent numbers) keeps its previous outputs when the new
   ones differ only in their numbers and pictures; ``--refresh-timing`` stores the new ones.
 """
@@ -34,16 +35,34 @@ def is_timing(cell) -> bool:
     return cell.cell_type == "code" and any(line.startswith(TIMING_MARK) for line in cell.source.splitlines())
 
 
+def _masked(text: str) -> str:
+    """Numbers replaced by ``#`` and runs of spaces by one (table columns widen with the numbers)."""
+    return re.sub(r"[ \t]+", " ", re.sub(r"\d+(\.\d+)?", "#", text))
+
+
 def output_shape(outputs) -> list:
     """Outputs with every number masked and pictures reduced to their kind: what a timing cell's
     outputs must keep for the previous ones to stay."""
     shape = []
     for out in outputs:
         if "text" in out:
-            shape.append((out.get("name"), re.sub(r"\d+(\.\d+)?", "#", out["text"])))
+            shape.append((out.get("name"), _masked(out["text"])))
         for mime, value in sorted(out.get("data", {}).items()):
-            shape.append((mime, None if mime.startswith("image/") else re.sub(r"\d+(\.\d+)?", "#", str(value))))
+            shape.append((mime, None if mime.startswith("image/") else _masked(str(value))))
     return shape
+
+
+def merge_streams(outputs) -> list:
+    """Consecutive stdout (or stderr) pieces joined into one output: how the kernel splits a cell's
+    printing depends on timing, the joined text does not (nbval and JupyterLab join them too)."""
+    merged = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
 
 
 def stabilise(nb, previous: dict | None = None):
@@ -53,6 +72,7 @@ def stabilise(nb, previous: dict | None = None):
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
+        cell.outputs = merge_streams(cell.outputs)
         for out in cell.outputs:
             out.get("data", {}).pop(WIDGET_VIEW, None)
             out.get("metadata", {}).pop(WIDGET_VIEW, None)
