@@ -38,17 +38,18 @@ def has_model() -> bool:
 
 
 def notebook_figures(name):
-    """Run ``name``'s code cells (not widget cells) and return every figure it shows."""
+    """Run ``name``'s code cells (not widget cells) up to its last figure; return every figure it shows."""
     nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
     shown = []
     namespace = {}
     original = helpers.display.show
     helpers.display.show = shown.append
     try:
+        code = [c for c in nb.cells if c.cell_type == "code" and "helpers.widgets." not in c.source]
+        last = max((i for i, c in enumerate(code) if "helpers.display.show(" in c.source), default=-1)
         with contextlib.redirect_stdout(io.StringIO()):
-            for cell in nb.cells:
-                if cell.cell_type == "code" and "helpers.widgets." not in cell.source:
-                    exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
+            for cell in code[: last + 1]:  # up to the last figure: what follows draws nothing
+                exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
     finally:
         helpers.display.show = original
     return shown
