@@ -38,6 +38,11 @@ class LabServer:
     def start(self, timeout: float = 90.0):
         shutil.copytree(ROOT / "notebooks", self.workdir / "notebooks",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        # every cell in the DOM (JupyterLab 4 otherwise renders only cells near the viewport), so the
+        # tests can read every output of a long notebook before running it
+        tracker = self.workdir / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+        tracker.parent.mkdir(parents=True, exist_ok=True)
+        tracker.write_text('{"windowingMode": "none"}', encoding="utf-8")
         env = dict(os.environ)
         for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
                          ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
