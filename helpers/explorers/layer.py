@@ -10,7 +10,7 @@ from ..cost import kv_cache_bytes_per_token
 from ..display import fmt_bytes
 from ..explorer import Explorer
 from ..layer import LayerShape, attention_layer, random_layer
-from ..panels import head_mosaic
+from ..panels import head_mosaic, matrix_mesh
 
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
 HEAD_DIM = 16      # scaled down so every move is instant; the real layer is shown statically
@@ -19,6 +19,8 @@ SEED = 6
 
 
 ASPECT = 2  # width : height of the mosaic's box
+#: the mosaic's fixed grid of cells: 32 heads of 16 tokens (4 × 8 tiles of 16 + 1-cell gaps) fill it
+GRID = (68, 136)
 
 
 def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
@@ -29,15 +31,26 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
     return max(range(1, heads + 1), key=tile_size)
 
 
-def fitted_mosaic(attn, aspect: int = ASPECT) -> np.ndarray:
-    """The heads' tiles (NaN gaps) padded with NaN to an ``aspect`` : 1 array, tiles centred."""
+def mosaic_scale(heads: int, n: int) -> int:
+    """How many grid cells wide each token's cell is drawn (fewer heads or tokens: larger tiles)."""
+    h = -(-heads // columns_for(heads, n)) * (n + 1) - 1
+    w = columns_for(heads, n) * (n + 1) - 1
+    if h > GRID[0] or w > GRID[1]:
+        raise ValueError(f"mosaic_scale: {heads} heads of n={n} do not fit the {GRID} grid")
+    return min(GRID[0] // h, GRID[1] // w)
+
+
+def fitted_mosaic(attn) -> np.ndarray:
+    """The heads' tiles (NaN gaps), each cell repeated :func:`mosaic_scale` times, centred on the
+    fixed :data:`GRID` (NaN around): one array shape for every state, so the figure keeps one mesh."""
     heads, n, _ = np.shape(attn)
-    tile = head_mosaic(attn, cols=columns_for(heads, n, aspect))
-    h, w = tile.shape
-    height = max(h, -(-w // aspect))
-    out = np.full((height, height * aspect), np.nan)
-    top, left = (height - h) // 2, (height * aspect - w) // 2
-    out[top:top + h, left:left + w] = tile
+    s = mosaic_scale(heads, n)
+    tile = head_mosaic(attn, cols=columns_for(heads, n))
+    big = np.repeat(np.repeat(tile, s, axis=0), s, axis=1)
+    h, w = big.shape
+    out = np.full(GRID, np.nan)
+    top, left = (GRID[0] - h) // 2, (GRID[1] - w) // 2
+    out[top:top + h, left:left + w] = big
     return out
 
 
@@ -94,16 +107,13 @@ class LayerExplorer(Explorer):
         ax.axis("off")  # tiles only: no frame, no stray axis lines
         ax.set_title("每个头的注意力权重（一格一个头，从左到右、从上到下）")
         cmap = matplotlib.colormaps["viridis"].with_extremes(bad="white")
-        # one image in a fixed ASPECT box; draw() lays the tiles out as large as the box allows
-        self.mosaic = ax.imshow(np.full((1, ASPECT), np.nan), vmin=0, vmax=1, cmap=cmap, interpolation="nearest",
-                                extent=(0, ASPECT, 1, 0))
-        ax.set_xlim(0, ASPECT)
-        ax.set_ylim(1, 0)
+        # one mesh on a fixed grid; draw() lays the tiles out as large as the grid allows
+        self.mosaic = matrix_mesh(ax, np.full(GRID, np.nan), cmap=cmap)
         fig.colorbar(self.mosaic, ax=ax, fraction=0.03, pad=0.02).set_label("权重")
         self.animate(self.mosaic)
 
     def draw(self, s):
-        self.mosaic.set_data(fitted_mosaic(s["attn"]))
+        self.mosaic.set_array(fitted_mosaic(s["attn"]))
 
     def describe(self, s):
         shape = s["shape"]
