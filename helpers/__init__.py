@@ -33,11 +33,13 @@ def __getattr__(name):
 
 
 def setup() -> None:
-    """Prepare a notebook: register the bundled Chinese font for matplotlib (every notebook's
-    setup cell calls this; see ``00_index``). Prints nothing."""
+    """Prepare a notebook: register the bundled Chinese font for matplotlib and apply the series'
+    figure style (every notebook's setup cell calls this; see ``00_index``). Prints nothing."""
+    from . import style
     from .fonts import register_cjk_font
 
     register_cjk_font()
+    style.apply()
 
 
 __all__ = ["attention", "config", "example", "validation", "softmax", "causal_mask",

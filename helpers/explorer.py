@@ -14,14 +14,24 @@ Bad values never reach :meth:`Explorer.compute`: :meth:`Explorer.set` refuses a 
 control's range or options with a ``ValueError`` naming the control, and a NaN typed into a
 float control directly (``FloatSlider`` lets NaN through) is put back to the previous value, so
 an explorer never shows NaN.
+
+Displaying an explorer (the last line of a widget cell) sends one raw MIME bundle: the widget view,
+a static PNG of the initial figure with a one-line hint drawn into it, and the hint as text. A
+running kernel's frontend (trusted output) renders the live widget; an unrun notebook in
+JupyterLab (untrusted: only "safe" renderers, so the PNG wins), GitHub and nbviewer (no widget
+state) show the picture. ``tools/execute_notebooks.py`` stores only the picture and the text.
 """
 from __future__ import annotations
 
 import math
 from collections import OrderedDict
 
-from .display import DPI, figure_png, new_figure, rgba_png
+from .display import DPI, display_width, figure_png, new_figure, rgba_png
 from .validation import boolean, choice, finite_scalar, integer
+
+#: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
+STATIC_HINT = "静态预览 · 运行本单元格后可拖动控件"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 class Explorer:
@@ -39,6 +49,7 @@ class Explorer:
         self.controls = self.make_controls()
         self.actions = self.make_actions()
         self.readout = widgets.HTML()
+        # rendered at RENDER_DPI, shown at DPI: half the PNG's pixel width (set after the first render)
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             width=f"{int(self.figsize[0] * DPI)}px", height="auto"))
         self.renders = 0
@@ -56,6 +67,7 @@ class Explorer:
             control.observe(self._on_change, names="value")
         self.widget = widgets.VBox(self.layout_children())
         self.update()
+        self.image.layout.width = f"{display_width(self.png)}px"
 
     # ---- to implement ---------------------------------------------------------------------
     def make_controls(self) -> dict:
@@ -206,7 +218,35 @@ class Explorer:
         if not self._holding:
             self.update()
 
+    def preview_png(self) -> bytes:
+        """The picture shown before the cell runs: the initial figure (2× density) under a band
+        holding :data:`STATIC_HINT`."""
+        import io
+
+        from PIL import Image
+
+        band = new_figure(self.figsize[0], 0.34)
+        band.set_layout_engine("none")
+        band.patch.set_facecolor("#f2f2f2")
+        band.text(0.5, 0.5, STATIC_HINT, ha="center", va="center", fontsize=10, color="#333333")
+        top = Image.open(io.BytesIO(figure_png(band)))
+        body = Image.open(io.BytesIO(self.png))
+        picture = Image.new("RGBA", (body.width, top.height + body.height), "white")
+        picture.paste(top.resize((body.width, top.height)) if top.width != body.width else top, (0, 0))
+        picture.paste(body, (0, top.height))
+        buffer = io.BytesIO()
+        picture.save(buffer, format="PNG", optimize=True)
+        return buffer.getvalue()
+
+    def mime_bundle(self) -> tuple:
+        """``(data, metadata)`` of the explorer's display: widget view, preview PNG, hint text."""
+        png = self.preview_png()
+        data = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+                "image/png": png, "text/plain": STATIC_HINT}
+        return data, {"image/png": {"width": display_width(png)}}
+
     def _ipython_display_(self):
         from IPython.display import display
 
-        display(self.widget)
+        data, metadata = self.mime_bundle()
+        display(data, raw=True, metadata=metadata)

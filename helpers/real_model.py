@@ -224,6 +224,12 @@ def token_strings(model: Model, ids) -> list:
     return [decode(model, [i]) for i in ids]
 
 
+def token_labels(model: Model, ids) -> list:
+    """Readable labels for tables and axes (``09``): each token decoded, its leading space
+    dropped, a newline shown as ⏎ (never the BPE byte symbols like 'Ġ')."""
+    return [s.replace("\n", "⏎").strip() or "␣" for s in token_strings(model, ids)]
+
+
 # ---- forward pass ---------------------------------------------------------------------------
 def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
     """``x / √(mean(x²) + eps) · weight`` over the last axis (Llama's RMSNorm)."""

@@ -38,6 +38,11 @@ class LabServer:
     def start(self, timeout: float = 90.0):
         shutil.copytree(ROOT / "notebooks", self.workdir / "notebooks",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        # every cell in the DOM (JupyterLab 4 otherwise renders only cells near the viewport), so the
+        # tests can read every output of a long notebook before running it
+        tracker = self.workdir / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+        tracker.parent.mkdir(parents=True, exist_ok=True)
+        tracker.write_text('{"windowingMode": "none"}', encoding="utf-8")
         env = dict(os.environ)
         for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
                          ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
@@ -130,6 +135,25 @@ class NotebookPage:
     def output_text(self) -> str:
         return self.page.evaluate(
             "() => [...document.querySelectorAll('.jp-OutputArea')].map(e => e.textContent).join('\\n')")
+
+    def explorer_outputs(self) -> list:
+        """For every widget cell (``helpers.widgets.…``): its output's text and its pictures
+        (natural and displayed width), as the page shows them now."""
+        return self.page.evaluate("""() => [...document.querySelectorAll('.jp-CodeCell')]
+            .filter(c => (c.querySelector('.jp-InputArea') || {textContent: ''}).textContent.includes('helpers.widgets.'))
+            .map(c => {
+              const out = c.querySelector('.jp-OutputArea');
+              const imgs = out ? [...out.querySelectorAll('img')] : [];
+              return {text: out ? out.textContent.slice(0, 300) : '',
+                      images: imgs.map(i => ({natural: i.naturalWidth, shown: i.getBoundingClientRect().width,
+                                              complete: i.complete}))};
+            })""")
+
+    def pictures(self) -> list:
+        """Every loaded picture in an output area: natural and displayed width (px)."""
+        return self.page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea img')]
+            .filter(i => i.complete && i.getBoundingClientRect().width > 0)
+            .map(i => ({natural: i.naturalWidth, shown: i.getBoundingClientRect().width}))""")
 
     def explorer(self, index: int):
         """The ``index``-th live explorer (an ipywidgets VBox) in the notebook."""

@@ -169,7 +169,7 @@ CASES = {
     "03_hand_calculation.ipynb": [(0, 0, "ArrowLeft", ".weights-1", expect_hand)],
     "04_sqrt_d.ipynb": [(0, 0, "ArrowLeft", ".maxw", expect_sqrt_d)],
     "05_causal_mask.ipynb": [(0, 0, "ArrowLeft", ".row", expect_causal)],
-    "06_attention_layer.ipynb": [(0, 1, "ArrowLeft", "pre", expect_layer)],
+    "06_attention_layer.ipynb": [(0, 1, "ArrowLeft", ".widget-html-content", expect_layer)],
     "07_cost_of_length.ipynb": [(0, 0, "ArrowRight", ".attn", expect_cost),
                                 (1, 0, "ArrowRight", ".widget-html-content", expect_online)],
     "08_reading_attention.ipynb": [(0, 0, "ArrowLeft", ".sink", expect_sink),
@@ -182,13 +182,40 @@ CASES = {
 EXTRA_PRESSES = 4  # more key presses on the first explorer, for the latency median
 
 
-def open_and_run(lab, name):
+def open_and_run(lab, name, before_run=None):
+    """Open ``name``; call ``before_run(nb)`` on the unrun notebook, then run every cell."""
     server, browser = lab
     page = browser.new_page(viewport={"width": 1280, "height": 1600})
     nb = NotebookPage(page, server, name)
     nb.open()
+    if before_run is not None:
+        before_run(nb)
     nb.run_all()
     return nb
+
+
+def assert_static_pictures(nb):
+    """Unrun (as GitHub, nbviewer and a fresh JupyterLab show it): every explorer's output is a
+    sharp picture with the hint, never a widget repr."""
+    from helpers.explorer import STATIC_HINT
+
+    nb.page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea img')].every(i => i.complete)")
+    outputs = nb.explorer_outputs()
+    assert outputs, f"{nb.name}: no widget cells found"
+    for out in outputs:
+        assert "VBox(" not in out["text"] and STATIC_HINT in out["text"] or out["images"], (nb.name, out)
+        assert len(out["images"]) == 1, (nb.name, out)
+        image = out["images"][0]
+        assert image["natural"] >= 2 * image["shown"] - 1, (nb.name, image)
+    assert "VBox(" not in nb.output_text()
+
+
+def assert_sharp(nb):
+    """Every picture (static figures and live explorers) has at least 2 image pixels per CSS pixel."""
+    pictures = nb.pictures()
+    assert pictures, f"{nb.name}: no pictures"
+    blurry = [p for p in pictures if p["natural"] < 2 * p["shown"] - 1]
+    assert blurry == [], (nb.name, blurry)
 
 
 def test_every_notebook_has_a_browser_case():
@@ -201,9 +228,10 @@ def test_every_notebook_has_a_browser_case():
 def test_notebook_in_jupyterlab(lab, name, request):
     if name.removesuffix(".ipynb") in REAL_MODEL:
         request.getfixturevalue("needs_model")
-    nb = open_and_run(lab, name)
+    nb = open_and_run(lab, name, before_run=assert_static_pictures)
     try:
         assert nb.error_outputs() == []
+        assert "VBox(" not in nb.output_text()
         text = nb.output_text()
         assert "Glyph" not in text and "Traceback" not in text
         latencies = []
@@ -222,6 +250,7 @@ def test_notebook_in_jupyterlab(lab, name, request):
         for i in range(EXTRA_PRESSES):
             latencies.append(nb.press_on_slider(nb.explorer(explorer_index), slider_index,
                                                 key if i % 2 else back[key], watch=watch)[2])
+        assert_sharp(nb)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         nb.page.screenshot(path=str(ARTIFACTS / name.replace(".ipynb", ".png")), full_page=True)
         with open(ARTIFACTS / "latency.jsonl", "a", encoding="utf-8") as log:

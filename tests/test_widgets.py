@@ -259,8 +259,16 @@ def test_layer_explorer_each_control():
     np.testing.assert_allclose(e.state["attn"], attn)
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
     assert "RoPE(q), RoPE(k)" not in dict(e.state["trace"])
-    shown = e.mosaic.get_array()
-    np.testing.assert_allclose(shown[:12, :12], attn[0])
+    from helpers.explorers.layer import ASPECT, GRID, fitted_mosaic, mosaic_scale
+
+    shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan).reshape(GRID)
+    np.testing.assert_array_equal(shown, fitted_mosaic(attn))
+    assert GRID[1] == ASPECT * GRID[0]  # tiles fill a fixed box, whatever the head count
+    s = mosaic_scale(8, 12)
+    assert s >= 2  # 8 heads of 12 tokens are drawn larger than 32 heads of 16
+    rows, cols = np.nonzero(np.isfinite(shown))
+    first = shown[rows.min():rows.min() + 12 * s, cols.min():cols.min() + 12 * s]
+    np.testing.assert_allclose(first, np.kron(attn[0], np.ones((s, s))))
     e.controls["rope"].value = True
     assert not np.allclose(e.state["attn"], attn)
 

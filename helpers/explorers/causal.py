@@ -8,7 +8,7 @@ from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
 from ..kv_cache import earlier_output_change
-from ..plots import HeatmapPanel
+from ..panels import HeatmapPanel
 
 N_MAX = len(example.TOKENS) + len(example.EXTRA_TOKENS)
 
@@ -19,16 +19,29 @@ class CausalMaskExplorer(Explorer):
     def make_controls(self):
         import ipywidgets as widgets
 
+        n = len(example.TOKENS)
+        extra = widgets.IntSlider(value=0, min=0, max=len(example.EXTRA_TOKENS), description="追加 token")
+        extra.observe(self._follow_length, names="value")  # runs before the update observer
         return {
             "causal": widgets.Checkbox(value=True, description="因果掩码"),
-            "row": widgets.IntSlider(value=3, min=0, max=N_MAX - 1, description="查询行"),
-            "extra": widgets.IntSlider(value=0, min=0, max=len(example.EXTRA_TOKENS), description="追加 token"),
+            "row": widgets.IntSlider(value=n - 1, min=0, max=n - 1, description="查询行"),
+            "extra": extra,
         }
+
+    def _follow_length(self, change):
+        """The query-row slider ends at the last token there is (no rows past the sequence)."""
+        row = self.controls["row"]
+        self._holding = True
+        try:
+            row.max = len(example.TOKENS) + change["new"] - 1  # a lower max also lowers the value
+        finally:
+            self._holding = False
 
     def compute(self, causal, row, extra):
         tokens, qkv = example.extended_qkv(extra)
         n = len(tokens)
-        row = min(row, n - 1)
+        if not 0 <= row < n:
+            raise ValueError(f"CausalMaskExplorer.compute: row={row} is outside the {n} tokens")
         _, weights = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v, causal=causal)
         change = earlier_output_change(qkv.q, qkv.k, qkv.v, len(example.TOKENS), causal=causal) if extra else 0.0
         return {"tokens": tokens, "weights": weights, "row": row, "causal": causal, "change": change}
@@ -36,7 +49,7 @@ class CausalMaskExplorer(Explorer):
     def build(self, fig):
         ax = fig.add_subplot()
         self.heat = HeatmapPanel(ax, np.full((N_MAX, N_MAX), np.nan), [""] * N_MAX, [""] * N_MAX,
-                                 title="注意力权重（行 = 查询，列 = 键；框内是正在读的行）", digits=2, highlight_row=0)
+                                 title="注意力权重（框内是正在读的行）", digits=2, highlight_row=0)
         self.animate(*self.heat.artists)
         self.shown_tokens = None
 
@@ -45,6 +58,7 @@ class CausalMaskExplorer(Explorer):
         padded = np.full((N_MAX, N_MAX), np.nan)
         padded[:n, :n] = s["weights"]
         self.heat.update(padded, highlight_row=s["row"])
+        self.heat.row_box.set_width(n)
         for i, row_texts in enumerate(self.heat.texts):
             for j, t in enumerate(row_texts):
                 # numbers only on the row being read (the rest is colour), and not on masked cells

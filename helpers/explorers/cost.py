@@ -7,21 +7,15 @@ from .. import cost
 from ..config import PRESETS
 from ..display import fmt_bytes
 from ..explorer import Explorer
+from ..figures.cost import BYTE_TICKS, mark_lengths, n_label
+from ..palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
 
 N_GRID = np.array([2 ** i for i in range(10, 21)], dtype=float)  # 1K … 1M
 N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
 
 
-def n_label(n: float) -> str:
-    """``8K`` for 8192; lengths below 1024 as they are."""
-    from ..validation import finite_scalar
-
-    n = finite_scalar("n", n, low=1.0, high=2.0 ** 62)
-    return f"{int(n) // 1024}K" if n >= 1024 else str(int(n))
-
-
 class CostExplorer(Explorer):
-    figsize = (7.0, 2.8)
+    figsize = (7.4, 3.2)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -49,19 +43,26 @@ class CostExplorer(Explorer):
 
     def build(self, fig):
         self.ax_f, self.ax_m = fig.subplots(1, 2)
-        (self.attn_line,) = self.ax_f.plot(N_GRID, N_GRID, color="#d95f02", label="注意力 / token")
-        (self.fixed_line,) = self.ax_f.plot(N_GRID, N_GRID, color="#7570b3", label="权重矩阵 / token")
-        (self.table_line,) = self.ax_m.plot(N_GRID, N_GRID, color="#d95f02", label="一层的分数表")
-        (self.cache_line,) = self.ax_m.plot(N_GRID, N_GRID, color="#1b9e77", label="整个 KV Cache")
-        self.markers = [ax.axvline(8192, color="#999999", ls="--", lw=1) for ax in (self.ax_f, self.ax_m)]
-        for ax, title, lim in ((self.ax_f, "FLOPs", (1e7, 1e14)), (self.ax_m, "字节", (1e5, 1e17))):
+        (self.attn_line,) = self.ax_f.plot(N_GRID, N_GRID, color=ACCENT, label="注意力 / token")
+        (self.fixed_line,) = self.ax_f.plot(N_GRID, N_GRID, color=MUTED, label="权重矩阵 / token")
+        (self.table_line,) = self.ax_m.plot(N_GRID, N_GRID, color=ACCENT, label="一层的分数表")
+        (self.cache_line,) = self.ax_m.plot(N_GRID, N_GRID, color=BASE, label="整个 KV Cache")
+        self.markers = [ax.axvline(8192, color=MARKER, ls="--", lw=1) for ax in (self.ax_f, self.ax_m)]
+        for ax, title, ylabel in ((self.ax_f, "每 token 的计算量", "FLOPs / token"),
+                                  (self.ax_m, "内存（虚线 = 所选 n）", "字节")):
             ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
+            ax.set_yscale("log", base=10 if ax is self.ax_f else 2)
             ax.set_xlim(N_GRID[0], N_GRID[-1])
-            ax.set_ylim(*lim)
-            ax.set_xticks(N_GRID[::2], [n_label(x) for x in N_GRID[::2]])
+            ax.set_xticks(N_GRID[::3], [n_label(x) for x in N_GRID[::3]])
+            ax.set_xlabel("长度 n（token）")
+            ax.set_ylabel(ylabel)
             ax.set_title(title)
-            ax.legend(fontsize=7, loc="upper left")
+            mark_lengths(ax, label=False)
+        self.ax_f.set_ylim(1e7, 1e14)
+        self.ax_m.set_ylim(2 ** 16, 2 ** 57)
+        self.ax_m.set_yticks([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])
+        self.ax_f.legend(loc="upper left")
+        self.ax_m.legend(loc="upper left")
         self.animate(self.attn_line, self.fixed_line, self.table_line, self.cache_line, *self.markers)
 
     def draw(self, s):
@@ -80,10 +81,16 @@ class CostExplorer(Explorer):
                 f"<span class='table'>{fmt_bytes(s['table'])}</span>，KV Cache <span class='cache'>{fmt_bytes(s['cache'])}</span>")
 
 
+def block_range(step) -> str:
+    """``4–7`` for a block of keys, ``3`` for a block of one."""
+    last = step.block_end - 1
+    return str(last) if last == step.block_start else f"{step.block_start}–{last}"
+
+
 class OnlineSoftmaxExplorer(Explorer):
     """Block size → the online-softmax steps for one query row of 16 keys."""
 
-    figsize = (5.6, 2.4)
+    figsize = (6.0, 2.8)
     N = 16
 
     def make_controls(self):
@@ -105,17 +112,18 @@ class OnlineSoftmaxExplorer(Explorer):
 
     def build(self, fig):
         self.ax = fig.add_subplot()
-        self.score_bars = self.ax.bar(np.arange(self.N), np.zeros(self.N), color="#bbbbbb")
-        (self.max_line,) = self.ax.step(np.arange(self.N), np.zeros(self.N), where="post", color="#d95f02",
+        self.score_bars = self.ax.bar(np.arange(self.N), np.zeros(self.N), color=REFERENCE)
+        (self.max_line,) = self.ax.step(np.arange(self.N), np.zeros(self.N), where="post", color=ACCENT,
                                         label="运行中的最大值 m")
         self.ax.set_ylim(-6, 6)
         self.ax.set_xlabel("键的位置")
-        self.ax.set_title("分块扫过一行分数（灰）时的运行最大值")
-        self.ax.legend(fontsize=8, loc="lower right")
+        self.ax.set_ylabel("分数")
+        self.ax.set_title("分块扫过一行分数（绿、紫交替 = 块）时的运行最大值 m")
+        self.ax.legend(loc="lower right")
         self.animate(*self.score_bars, self.max_line)
 
     def draw(self, s):
-        colors = ["#1b9e77", "#7570b3"]
+        colors = [BASE, MUTED]
         for i, (bar, h) in enumerate(zip(self.score_bars, s["scores"])):
             bar.set_height(h)
             bar.set_color(colors[(i // s["block"]) % 2])
@@ -123,9 +131,11 @@ class OnlineSoftmaxExplorer(Explorer):
         self.max_line.set_ydata(running)
 
     def describe(self, s):
-        rows = "".join(f"<tr><td>{st.block_start}–{st.block_end - 1}</td><td>{st.running_max:.3f}</td>"
-                       f"<td>{st.running_sum:.3f}</td><td>[{st.output[0]:.3f}, {st.output[1]:.3f}]</td></tr>"
+        cell = "<td style='padding:0 0.8em; text-align:right'>"
+        rows = "".join(f"<tr>{cell}{block_range(st)}</td>{cell}{st.running_max:.3f}</td>"
+                       f"{cell}{st.running_sum:.3f}</td>{cell}[{st.output[0]:.3f}, {st.output[1]:.3f}]</td></tr>"
                        for st in s["steps"])
-        return (f"<table><tr><th>块</th><th>m</th><th>l</th><th>当前输出</th></tr>{rows}</table>"
+        head = "".join(f"<th style='padding:0 0.8em'>{h}</th>" for h in ("块（键的位置）", "m", "l", "当前输出"))
+        return (f"<table style='border-collapse:collapse'><tr>{head}</tr>{rows}</table>"
                 f"{len(s['steps'])} 步；与一次性 softmax 的最大差 <span class='err'>{s['error']:.1e}</span>"
                 f"（&lt; 1e-12：{s['error'] < 1e-12}）")

@@ -6,16 +6,15 @@ import numpy as np
 from .. import example
 from ..display import fmt, fmt_vec
 from ..explorer import Explorer
-from ..plots import BarPanel, VectorPanel
+from ..palette import PART_COLORS
+from ..panels import BarPanel, VectorPanel
 from .index import highlight_largest, query_slider, weights_html
-
-PART_COLORS = ["#66a61e", "#d95f02", "#7570b3", "#e7298a", "#000000"]
 
 
 class HandCalculationExplorer(Explorer):
     """q of 申请 (2 sliders) and k, v of the token picked in the dropdown (4 sliders)."""
 
-    figsize = (6.6, 2.9)
+    figsize = (7.0, 3.3)
 
     def __init__(self, **kwargs):
         qkv = example.running_qkv()
@@ -68,10 +67,12 @@ class HandCalculationExplorer(Explorer):
 
     def build(self, fig):
         ax_w, ax_v = fig.subplots(1, 2)
-        self.bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="权重 w = softmax(q·k/√2)", highlight=1)
+        self.bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="权重 w = softmax(q·k/√2)", highlight=1,
+                             xlabel="位置（token）", ylabel="权重")
         labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
-        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=(-1.0, 2.6),
-                                   title="按权重把 v 首尾相接", chain=True, min_label=0.15)
+        # v sliders span −3…3 and the parts sum with weights ≤ 1: every point stays within ±3
+        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=3.3,
+                                   title="按权重把 v 首尾相接", chain=True, legend=True, legend_loc="lower left")
         self.animate(*self.bars.artists, *self.vectors.artists)
 
     def draw(self, row):

@@ -7,7 +7,8 @@ from .. import example
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import ACCENT, BASE, BarPanel
+from ..palette import ACCENT, BASE
+from ..panels import BarPanel
 
 
 def query_slider(description: str, value: float):
@@ -59,7 +60,7 @@ class QueryWeightsExplorer(Explorer):
 
     def build(self, fig):
         self.bars = BarPanel(fig.add_subplot(), example.TOKENS, np.zeros(4), title="“申请”的注意力权重",
-                             highlight=1)
+                             highlight=1, xlabel="位置（token）", ylabel="权重")
         self.animate(*self.bars.artists)
 
     def draw(self, state):

@@ -9,14 +9,49 @@ from ..config import LLAMA_3_1_8B
 from ..cost import kv_cache_bytes_per_token
 from ..display import fmt_bytes
 from ..explorer import Explorer
-from ..layer import LayerShape, attention_layer, random_layer, shape_trace_text
-from ..plots import head_mosaic
+from ..layer import LayerShape, attention_layer, random_layer
+from ..panels import head_mosaic, matrix_mesh
 
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
 HEAD_DIM = 16      # scaled down so every move is instant; the real layer is shown statically
 N_MAX = 16
-COLS = 8
 SEED = 6
+
+
+ASPECT = 2  # width : height of the mosaic's box
+#: the mosaic's fixed grid of cells: 32 heads of 16 tokens (4 × 8 tiles of 16 + 1-cell gaps) fill it
+GRID = (68, 136)
+
+
+def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
+    """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box allows."""
+    def tile_size(cols):
+        rows = -(-heads // cols)
+        return min(aspect / (cols * (n + 1)), 1 / (rows * (n + 1)))
+    return max(range(1, heads + 1), key=tile_size)
+
+
+def mosaic_scale(heads: int, n: int) -> int:
+    """How many grid cells wide each token's cell is drawn (fewer heads or tokens: larger tiles)."""
+    h = -(-heads // columns_for(heads, n)) * (n + 1) - 1
+    w = columns_for(heads, n) * (n + 1) - 1
+    if h > GRID[0] or w > GRID[1]:
+        raise ValueError(f"mosaic_scale: {heads} heads of n={n} do not fit the {GRID} grid")
+    return min(GRID[0] // h, GRID[1] // w)
+
+
+def fitted_mosaic(attn) -> np.ndarray:
+    """The heads' tiles (NaN gaps), each cell repeated :func:`mosaic_scale` times, centred on the
+    fixed :data:`GRID` (NaN around): one array shape for every state, so the figure keeps one mesh."""
+    heads, n, _ = np.shape(attn)
+    s = mosaic_scale(heads, n)
+    tile = head_mosaic(attn, cols=columns_for(heads, n))
+    big = np.repeat(np.repeat(tile, s, axis=0), s, axis=1)
+    h, w = big.shape
+    out = np.full(GRID, np.nan)
+    top, left = (GRID[0] - h) // 2, (GRID[1] - w) // 2
+    out[top:top + h, left:left + w] = big
+    return out
 
 
 def divisors(n: int) -> list:
@@ -70,31 +105,30 @@ class LayerExplorer(Explorer):
         return {"shape": shape, "trace": trace, "attn": attn, "kv_bytes": per_token, "rope": rope}
 
     def build(self, fig):
-        ax = fig.add_subplot()
-        ax.set_xticks([])
-        ax.set_yticks([])
-        ax.set_title("每个头的注意力权重（每格一个头，按行排列，每行 8 个）")
-        rows = -(-max(HEAD_OPTIONS) // COLS)
-        blank = np.full((rows * (N_MAX + 1) - 1, COLS * (N_MAX + 1) - 1), np.nan)
         import matplotlib
 
+        ax = fig.add_subplot()
+        ax.axis("off")  # tiles only: no frame, no stray axis lines
+        ax.set_title("每个头的注意力权重（一格一个头，从左到右、从上到下）")
         cmap = matplotlib.colormaps["viridis"].with_extremes(bad="white")
-        self.mosaic = ax.imshow(blank, vmin=0, vmax=1, cmap=cmap, interpolation="nearest")
+        # one mesh on a fixed grid; draw() lays the tiles out as large as the grid allows
+        self.mosaic = matrix_mesh(ax, np.full(GRID, np.nan), cmap=cmap)
+        fig.colorbar(self.mosaic, ax=ax, fraction=0.03, pad=0.02).set_label("权重")
         self.animate(self.mosaic)
 
     def draw(self, s):
-        tile = head_mosaic(s["attn"], cols=COLS)
-        rows = -(-max(HEAD_OPTIONS) // COLS)
-        full = np.full((rows * (N_MAX + 1) - 1, COLS * (N_MAX + 1) - 1), np.nan)
-        full[: tile.shape[0], : tile.shape[1]] = tile
-        self.mosaic.set_data(full)
+        self.mosaic.set_array(fitted_mosaic(s["attn"]))
 
     def describe(self, s):
         shape = s["shape"]
-        lines = [shape_trace_text(s["trace"])]
         group = shape.num_heads // shape.num_kv_heads
         kind = "MHA" if group == 1 else ("MQA" if shape.num_kv_heads == 1 else "GQA")
-        return ("<pre style='line-height:1.25'>" + "\n".join(lines) + "</pre>"
+        # a table, not spaces in <pre>: Chinese and Latin glyphs differ in width, columns would drift
+        rows = "".join(f"<tr><td style='padding-right:1.5em'>{step}</td><td><code class='shape'>{list(dims)}</code>"
+                       f"</td></tr>" for step, dims in s["trace"])
+        cols = columns_for(shape.num_heads, s["attn"].shape[-1])
+        return (f"<table style='border-collapse:collapse'>{rows}</table>"
+                f"图中 {shape.num_heads} 个头排成每行 {cols} 个 · "
                 f"{kind}：每个 KV 头供 {group} 个查询头共用 · "
                 f"按 Llama-3.1-8B 的尺寸（32 层、head_dim 128、BF16），{shape.num_kv_heads} 个 KV 头的 KV Cache 为"
                 f' <span class="kv">{fmt_bytes(s["kv_bytes"])}</span> / token')

@@ -6,13 +6,14 @@ import numpy as np
 from .. import example
 from ..display import fmt_vec
 from ..explorer import Explorer
-from ..plots import QKV_COLORS, VectorPanel
+from ..palette import QKV_COLORS
+from ..panels import VectorPanel
 
 
 class QKVExplorer(Explorer):
     """Sliders for 事项 时间 疑问 动作 of one token; a picker loads any token's row of X."""
 
-    figsize = (3.4, 3.2)
+    figsize = (5.4, 3.4)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -39,8 +40,10 @@ class QKVExplorer(Explorer):
         return {"x": x, "q": x @ example.W_Q, "k": x @ example.W_K, "v": x @ example.W_V}
 
     def build(self, fig):
+        # fixed axes that hold every q, k, v the sliders (−2…2) can make: q reaches (±8, ±4)
         self.panel = VectorPanel(fig.add_subplot(), np.zeros((3, 2)), ["q", "k", "v"], colors=list(QKV_COLORS),
-                                 lim=4.2, title="q、k、v（2 维）")
+                                 lim=((-8.5, 8.5), (-4.5, 4.5)), title="q、k、v（2 维）", legend=True,
+                                 legend_loc="lower left")
         self.animate(*self.panel.artists)
 
     def draw(self, state):

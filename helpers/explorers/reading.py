@@ -7,15 +7,17 @@ from .. import reading
 from ..attention import scaled_dot_product_attention
 from ..display import fmt
 from ..explorer import Explorer
-from ..plots import InfluencePanels, SinkPanels
+from ..figures.reading import InfluencePanels, SinkPanels
+from ..palette import ACCENT, MUTED, REFERENCE
 
 N_SINK = 24
+SINK_CHANGE_MAX = 5.2  # above the largest ‖Δout‖ over every strength and window (4.83): the axis never moves
 DIL_N = [2 ** i for i in range(1, 18)]  # 2 … 131072
 SIGMA = 0.5
 
 
 class SinkExplorer(Explorer):
-    figsize = (6.8, 2.8)
+    figsize = (7.2, 3.0)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -35,7 +37,7 @@ class SinkExplorer(Explorer):
 
     def build(self, fig):
         blank = np.zeros(N_SINK)
-        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, ylim=(0, 1.6))
+        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, ylim=(-0.2, SINK_CHANGE_MAX))
         self.animate(*self.panels.artists)
 
     def draw(self, s):
@@ -48,19 +50,20 @@ class SinkExplorer(Explorer):
 
 
 class InfluenceExplorer(Explorer):
-    figsize = (6.4, 2.5)
+    figsize = (7.0, 2.9)
 
     def make_controls(self):
         import ipywidgets as widgets
 
         return {"value_scale": widgets.FloatSlider(value=0.05, min=0.0, max=3.0, step=0.05,
-                                                   description="位置 0 的 ‖v‖", readout_format=".2f")}
+                                                   description="位置 0 的 ‖v‖", readout_format=".2f",
+                                                   style={"description_width": "initial"})}
 
     def compute(self, value_scale):
         return reading.weight_vs_influence_example(value_scale)
 
     def build(self, fig):
-        self.panels = InfluencePanels(fig, np.zeros(6), np.zeros(6))
+        self.panels = InfluencePanels(fig, np.zeros(6), np.zeros(6), show_values=False)  # numbers: readout
         self.animate(*self.panels.artists)
 
     def draw(self, s):
@@ -93,14 +96,15 @@ class DilutionExplorer(Explorer):
 
     def build(self, fig):
         ax = fig.add_subplot()
-        (self.curve,) = ax.plot(DIL_N, np.zeros(len(DIL_N)), color="#7570b3", label="闭式解")
-        (self.point,) = ax.plot([1024], [0.5], "o", color="#d95f02", label="模拟")
-        ax.axhline(0.5, color="#bbbbbb", lw=1)
+        (self.curve,) = ax.plot(DIL_N, np.zeros(len(DIL_N)), color=MUTED, label="闭式解")
+        (self.point,) = ax.plot([1024], [0.5], "o", color=ACCENT, label="模拟")
+        ax.axhline(0.5, color=REFERENCE, lw=1)
         ax.set_xscale("log", base=2)
-        ax.set_ylim(0, 1.02)
-        ax.set_xlabel("长度 n")
+        ax.set_ylim(-0.04, 1.04)  # room for the simulated point's marker at 0 or 1
+        ax.set_xlabel("长度 n（token，对数刻度）")
         ax.set_ylabel("相关位置的权重")
-        ax.legend(fontsize=8)
+        ax.set_title("相关位置的权重随长度变化")
+        ax.legend()
         self.animate(self.curve, self.point)
 
     def draw(self, s):

@@ -7,10 +7,11 @@ import numpy as np
 
 from ..display import fmt
 from ..explorer import Explorer
+from ..figures.real_model import attention_map
 
 
 class RealAttentionExplorer(Explorer):
-    figsize = (4.8, 4.4)
+    figsize = (5.4, 5.0)
 
     def __init__(self, text: str | None = None, **kwargs):
         from .. import real_model, texts
@@ -20,7 +21,7 @@ class RealAttentionExplorer(Explorer):
             check_text("text", text)
         self.model = real_model.load_model()
         self.ids = real_model.encode(self.model, text or texts.HEATMAP_TEXT)
-        self.labels = [s.replace("\n", "⏎") for s in real_model.token_strings(self.model, self.ids)]
+        self.labels = real_model.token_labels(self.model, self.ids)
         super().__init__(**kwargs)
 
     @cached_property
@@ -45,14 +46,12 @@ class RealAttentionExplorer(Explorer):
     def build(self, fig):
         ax = fig.add_subplot()
         n = len(self.ids)
-        self.heat = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
-        ax.set_xticks(range(n), self.labels, rotation=90, fontsize=7)
-        ax.set_yticks(range(n), self.labels, fontsize=7)
-        ax.set_title("SmolLM2-135M 的真实注意力权重")
+        self.heat = attention_map(ax, np.zeros((n, n)), self.labels, title="SmolLM2-135M 的真实注意力权重")
+        fig.colorbar(self.heat, ax=ax, fraction=0.04, pad=0.02).set_label("权重")
         self.animate(self.heat)
 
     def draw(self, s):
-        self.heat.set_data(s["weights"])
+        self.heat.set_array(s["weights"])
 
     def describe(self, s):
         return (f"第 <span class='layer'>{s['layer']}</span> 层、第 {s['head']} 个查询头（用第 {s['kv_head']} 个 KV 头）· "

@@ -8,10 +8,13 @@ import numpy as np
 from ..attention import softmax
 from ..display import fmt
 from ..explorer import Explorer
+from ..palette import BASE, MUTED
 from ..scaling import D_STEPS, ScorePool, jacobian_norms
 
 BINS = 30
 TOP = 10
+TICKS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+SHARE_MAX = 0.3  # the tallest bin (d = 1: q·k of two N(0,1) numbers peaks sharply at 0) stays inside
 
 
 class SqrtDExplorer(Explorer):
@@ -38,48 +41,59 @@ class SqrtDExplorer(Explorer):
         first = np.sort(weights[0])[::-1]
         top = np.zeros(TOP)
         top[: min(TOP, n)] = first[:TOP]
-        lim = 4.0 * float(np.sqrt(d)) if not scaled else 4.0  # ±4 theoretical std
+        span = 4.0 * float(np.sqrt(d))  # the x-axis: ±4 std of the unscaled scores, in both modes
+        sigma = 1.0 if scaled else float(np.sqrt(d))  # std of the scores shown
         sample = scores[: max(1, 20_000 // n)].ravel()  # enough points for a histogram
-        counts, edges = np.histogram(sample, bins=BINS, range=(-lim, lim))
-        # heights in units where the x-axis spans −1…1, so the axes never change
-        density = counts / counts.sum() / (edges[1] - edges[0]) * lim
+        counts, edges = np.histogram(sample, bins=BINS, range=(-4 * sigma, 4 * sigma))
         return {
             "d": d, "n": n, "scaled": scaled,
             "score_std": float(np.std(scores)),
             "mean_max": float(weights.max(axis=-1).mean()),
             "jacobian": float(jacobian_norms(weights).mean()),
-            "density": density,
-            "lim": lim,
+            "share": counts / max(1, counts.sum()),  # fraction of the scores in each bin
+            "edges": edges / span,  # bin edges on the axis's −1…1 scale
+            "span": span,
             "top": top,
+            "shown": min(TOP, n),
         }
 
     def build(self, fig):
         self.ax_hist, self.ax_top = fig.subplots(1, 2)
-        edges = np.linspace(-1, 1, BINS + 1)
-        self.hist = self.ax_hist.bar(edges[:-1], np.zeros(BINS), width=edges[1] - edges[0], align="edge",
-                                     color="#7570b3")
+        # one filled step outline (a single artist) rather than 30 bars: one draw per move
+        self.hist = self.ax_hist.stairs(np.zeros(BINS), np.linspace(-1, 1, BINS + 1), fill=True, color=MUTED)
         self.ax_hist.set_xlim(-1, 1)
-        self.ax_hist.set_ylim(0, 2.0)
-        self.ax_hist.set_xticks([-1, 0, 1], ["", "0", ""])
-        self.ax_hist.set_yticks([])
-        self.ax_hist.set_title("分数 q·k 的分布")
-        self.tick_texts = [self.ax_hist.text(x, -0.02, "", transform=self.ax_hist.get_xaxis_transform(),
-                                             ha="center", va="top", fontsize=9) for x in (-1, 1)]
-        self.top_bars = self.ax_top.bar(np.arange(1, TOP + 1), np.zeros(TOP), color="#1b9e77")
-        self.ax_top.set_ylim(0, 1)
-        self.ax_top.set_xticks(np.arange(1, TOP + 1))
-        self.ax_top.set_title("一次抽样中最大的 10 个权重")
-        for ax in (self.ax_hist, self.ax_top):
-            ax.spines[["top", "right"]].set_visible(False)
-        self.animate(*self.hist, *self.tick_texts, *self.top_bars)
+        self.ax_hist.set_ylim(0, SHARE_MAX)
+        # the x range is ±4√d: its numbers change with d, so they are drawn as animated texts under
+        # fixed tick marks (the axis itself never rescales, which keeps every move a blit)
+        self.ax_hist.set_xticks(TICKS, [""] * len(TICKS))
+        self.tick_texts = [self.ax_hist.text(x, -0.04, "", transform=self.ax_hist.get_xaxis_transform(),
+                                             ha="center", va="top", fontsize=9) for x in TICKS]
+        self.ax_hist.set_xlabel("分数 q·k（横轴固定为 ±4√d）")
+        self.ax_hist.xaxis.set_label_coords(0.5, -0.2)
+        self.ax_hist.set_ylabel("落在每个区间的比例")
+        self.ax_hist.set_title("分数的分布")
+        self.top_bars = self.ax_top.bar(np.arange(1, TOP + 1), np.zeros(TOP), color=BASE)
+        self.ax_top.set_ylim(0, 1.05)
+        self.ax_top.set_xlabel("名次（从大到小）")
+        self.ax_top.set_ylabel("权重")
+        self.ax_top.set_title("一行里最大的几个权重")
+        self.shown = None
+        self.animate(self.hist, *self.tick_texts, *self.top_bars)
 
     def draw(self, s):
-        for rect, h in zip(self.hist, s["density"]):
-            rect.set_height(min(h, 2.0))
-        self.tick_texts[0].set_text(f"−{s['lim']:.0f}" if s["lim"] >= 10 else f"−{s['lim']:.1f}")
-        self.tick_texts[1].set_text(f"{s['lim']:.0f}" if s["lim"] >= 10 else f"{s['lim']:.1f}")
-        for rect, h in zip(self.top_bars, s["top"]):
+        self.hist.set_data(s["share"], s["edges"])
+        for text, x in zip(self.tick_texts, TICKS):
+            value = x * s["span"]
+            text.set_text("0" if x == 0 else f"{value:.0f}".replace("-", "−") if s["span"] >= 10
+                          else f"{value:.1f}".replace("-", "−"))
+        for i, (rect, h) in enumerate(zip(self.top_bars, s["top"])):
             rect.set_height(h)
+            rect.set_visible(i < s["shown"])
+        if s["shown"] != self.shown:  # fewer than 10 positions: only that many slots
+            self.shown = s["shown"]
+            self.ax_top.set_xlim(0.4, s["shown"] + 0.6)
+            self.ax_top.set_xticks(np.arange(1, s["shown"] + 1))
+            self.invalidate_background()
 
     def describe(self, s):
         mode = "÷√d" if s["scaled"] else "不缩放"

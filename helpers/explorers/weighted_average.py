@@ -6,7 +6,7 @@ import numpy as np
 from .. import example
 from ..display import fmt, fmt_vec
 from ..explorer import Explorer
-from ..plots import BarPanel
+from ..panels import BarPanel
 from ..weighting import normalise_weights, weighted_average
 from .index import weights_html
 
@@ -29,9 +29,11 @@ class WeightedAverageExplorer(Explorer):
 
     def build(self, fig):
         ax_w, ax_v = fig.subplots(1, 2)
-        self.weight_bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="归一化后的权重")
-        self.vector_bars = BarPanel(ax_v, example.FEATURES, np.zeros(4), ylim=(0, 2.1),
-                                    title="新的“申请”向量", digits=2)
+        self.weight_bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="归一化后的权重",
+                                    xlabel="位置（token）", ylabel="权重", show_values=False)
+        self.vector_bars = BarPanel(ax_v, example.FEATURES, np.zeros(4), ylim=(0, 2.35),  # numbers: readout
+                                    title="新的“申请”向量", digits=2, xlabel="输入特征", ylabel="分量值",
+                                    show_values=False)
         self.animate(*self.weight_bars.artists, *self.vector_bars.artists)
 
     def draw(self, state):

@@ -1,0 +1,1 @@
+"""Figures made for one notebook each (gathered under :mod:`helpers.plots`)."""

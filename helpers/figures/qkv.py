@@ -1,0 +1,43 @@
+"""``02_qkv``: one token's q beside every token's k (what the dot products of 03 compare)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..display import new_figure
+from ..palette import ACCENT, BASE, REFERENCE
+
+#: where each key's name goes around its tip (offset in points), so names on one line do not meet
+_OFFSETS = ((0, 8), (0, -9), (8, 0), (-8, -8))
+
+
+def query_keys_figure(q, keys, tokens, *, query_token=""):
+    """``q`` (one wide orange arrow) and every token's ``k`` (green arrows, named at their tips).
+    A zero key shows as a dot at the origin."""
+    q = np.asarray(q, dtype=float)
+    keys = np.asarray(keys, dtype=float)
+    pts = np.vstack([keys, q, [0.0, 0.0]])
+    lo, hi = pts.min(axis=0) - 0.6, pts.max(axis=0) + 0.6
+    fig = new_figure(4.6, 3.2)
+    ax = fig.add_subplot()
+    ax.annotate("", xy=q, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=ACCENT, lw=6, alpha=0.55,
+                                                         shrinkA=0, shrinkB=0, mutation_scale=22))
+    ax.plot([], [], color=ACCENT, lw=6, alpha=0.55, label=f"“{query_token}”的 q" if query_token else "q")
+    ax.plot([], [], color=BASE, lw=2, label="每个 token 的 k")
+    for i, (k, name) in enumerate(zip(keys, tokens)):
+        ax.annotate("", xy=k, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=BASE, lw=2, shrinkA=0,
+                                                             shrinkB=0, mutation_scale=12))
+        ax.plot([k[0]], [k[1]], "o", ms=4, color=BASE)
+        dx, dy = _OFFSETS[i % len(_OFFSETS)]
+        ax.annotate(name, xy=k, xytext=(dx, dy), textcoords="offset points", fontsize=10, color=BASE,
+                    ha="center" if dx == 0 else ("left" if dx > 0 else "right"),
+                    va="center" if dy == 0 else ("bottom" if dy > 0 else "top"))
+    ax.axhline(0, color=REFERENCE, lw=0.8)
+    ax.axvline(0, color=REFERENCE, lw=0.8)
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("第 1 维")
+    ax.set_ylabel("第 2 维")
+    ax.set_title("q 和每个 k：方向越一致、越长，点积越大")
+    ax.legend(loc="upper right")
+    return fig
