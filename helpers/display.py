@@ -75,6 +75,7 @@ def rgba_png(canvas) -> bytes:
     """
     import struct
     import zlib
+
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     instance("canvas", canvas, FigureCanvasAgg, "matplotlib Agg canvas (fig.canvas)")
