@@ -27,8 +27,17 @@ import numpy as np
 
 from .attention import softmax
 from .example import FEATURES
-from .validation import (as_float_array, boolean, finite_scalar, integer, magnitude_bound, max_abs, one_of,
-                         positive_float, positive_int)
+from .validation import (
+    as_float_array,
+    boolean,
+    finite_scalar,
+    integer,
+    magnitude_bound,
+    max_abs,
+    one_of,
+    positive_float,
+    positive_int,
+)
 from .validation import seed as check_seed
 
 KINDS = FEATURES  # 事项, 时间, 疑问, 动作
