@@ -9,6 +9,8 @@ import numpy as np
 
 from . import example
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
+from .config import ModelConfig
+from .validation import instance
 
 
 def _shape(dims) -> str:
@@ -17,6 +19,7 @@ def _shape(dims) -> str:
 
 def symbol_rows(config) -> list:
     """``[symbol, meaning, toy shape, shape in config]`` for every symbol of the formula."""
+    instance("config", config, ModelConfig, "helpers.config.ModelConfig (e.g. helpers.config.LLAMA_3_1_8B)")
     qkv = example.running_qkv()
     n_toy, d_toy = qkv.q.shape
     scores = attention_scores(qkv.q, qkv.k)

@@ -21,7 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import as_float_array, head_pairs, one_of, positive_int
+from .validation import as_float_array, head_pairs, instance, one_of, positive_int
+from .validation import seed as check_seed
 
 SCORES = ("previous", "sink", "induction")
 SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "归纳"}
@@ -76,6 +77,9 @@ def all_scores(weights, length: int) -> dict:
 # ---- the repeated random-token sequences ------------------------------------------------------
 def word_pool(tokens) -> np.ndarray:
     """Ids of the vocabulary's lower-case " word" tokens (space + ≥ 3 letters)."""
+    if not isinstance(tokens, (list, tuple, np.ndarray)):
+        raise TypeError(f"tokens must be the vocabulary's token strings (a list, e.g. model.tokens), "
+                        f"got {type(tokens).__name__} {tokens!r:.60}")
     return np.array([i for i, t in enumerate(tokens) if WORD.fullmatch(str(t))], dtype=np.int64)
 
 
@@ -133,14 +137,19 @@ class HeadStudy:
     def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2)):
         from . import real_model
 
-        self.model = model
+        self.model = instance("model", model, real_model.Model, "helpers.real_model.Model (from load_model)")
         self.length = positive_int("length", length)
-        self.seeds = tuple(seeds)
+        if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (list, tuple, range)):
+            raise TypeError(f"seeds must be a list or tuple of integers, got {seeds!r:.60}")
+        self.seeds = tuple(check_seed("seeds", s) for s in seeds)
         if not self.seeds:
             raise ValueError("seeds must name at least one seed, got none")
         cfg = model.config
         self.shape = (cfg.num_layers, cfg.num_heads)
         self.pool = word_pool(model.tokens)
+        if len(self.pool) < self.length:
+            raise ValueError(f"length must be at most {len(self.pool)} (the model's vocabulary has that many "
+                             f"word tokens to draw distinct ones from), got {self.length}")
         self.ids = [repeated_sequence(self.pool, self.length, s) for s in self.seeds]
         runs = [real_model.forward(model, ids, keep_inputs=True) for ids in self.ids]
         self._inputs = [run.layer_inputs for run in runs]
@@ -235,7 +244,10 @@ def study(length: int = 16, seeds=(0, 1, 2)) -> HeadStudy:
     length = positive_int("length", length)
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"seeds must be a sequence of integers, got {seeds!r}")
-    return _study(length, tuple(int(s) for s in seeds))
+    seeds = tuple(check_seed("seeds", s) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one seed, got none")
+    return _study(length, seeds)
 
 
 @lru_cache(maxsize=2)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .attention import scaled_dot_product_attention
-from .validation import as_real_array, boolean, positive_int
+from .validation import as_real_array, boolean, integer, positive_int
+from .validation import seed as check_seed
 
 
 @dataclass
@@ -84,8 +85,13 @@ def stacked_kv_change(x, n_before: int, *, causal: bool, n_layers: int = 2, num_
     from .layer import LayerShape, attention_layer, random_layer
 
     x_arr = as_real_array("x", x, ndim=2)
-    if not 1 <= n_before < len(x_arr):
-        raise ValueError(f"n_before must be in 1…{len(x_arr) - 1} (x has {len(x_arr)} rows), got {n_before}")
+    if len(x_arr) < 2:
+        raise ValueError(f"x needs at least 2 rows (some before n_before, some after), got shape {x_arr.shape}")
+    n_before = integer("n_before", n_before, low=1, high=len(x_arr) - 1)
+    causal = boolean("causal", causal)
+    n_layers = positive_int("n_layers", n_layers, maximum=64)
+    num_heads = positive_int("num_heads", num_heads)
+    seed = check_seed("seed", seed)
     if x_arr.shape[1] % num_heads:
         raise ValueError(f"x has {x_arr.shape[1]} features, not divisible by num_heads={num_heads}")
     shape = LayerShape(x_arr.shape[1], num_heads, num_heads, x_arr.shape[1] // num_heads)

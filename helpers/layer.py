@@ -251,6 +251,8 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     causal = boolean("causal", causal)
     if rope_theta is not None:
         rope_theta = _theta("rope_theta", rope_theta)
+    if rope_scaling is not None:
+        instance("rope_scaling", rope_scaling, RopeScaling, "helpers.config.RopeScaling or None")
     if cache is not None:
         instance("cache", cache, LayerCache)
     if trace is not None:

