@@ -174,7 +174,10 @@ class Explorer:
         unknown = set(values) - set(self.controls)
         if unknown:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; this explorer has {list(self.controls)}")
-        values = {name: self.check_value(name, value) for name, value in values.items()}
+        # ranges are checked up front; options only when their turn comes, because setting an
+        # earlier control may change them (06: the KV-head choices follow the number of heads)
+        values = {name: value if self._has_options(name) else self.check_value(name, value)
+                  for name, value in values.items()}
         from traitlets import TraitError
 
         error = None
@@ -182,16 +185,20 @@ class Explorer:
         try:
             for name, value in values.items():
                 try:
-                    self.controls[name].value = value
-                except TraitError:  # e.g. an option another control has just ruled out
+                    self.controls[name].value = self.check_value(name, value)
+                except (TraitError, ValueError, TypeError) as exc:  # e.g. an option just ruled out
                     options = list(getattr(self.controls[name], "_options_values", ()))
-                    error = ValueError(f"{name} cannot be {value!r} here; allowed now: {options}")
+                    error = exc if not isinstance(exc, TraitError) else ValueError(
+                        f"{name} cannot be {value!r} here; allowed now: {options}")
                     break
         finally:
             self._holding = False
         self.update()  # the picture always matches the controls, even after a refused value
         if error is not None:
             raise error
+
+    def _has_options(self, name: str) -> bool:
+        return getattr(self.controls[name], "_options_values", None) is not None
 
     def check_value(self, name: str, value):
         """``value`` if the control ``name`` can show it; otherwise a ``ValueError``/``TypeError``
