@@ -57,7 +57,7 @@ class LearningExplorer(Explorer):
         action = self.action = training.KINDS.index("动作")
         self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax,
                                  highlight_row=action)
-        self.table.ax.set_xticks(range(4), training.KINDS, fontsize=8)
+        self.table.ax.set_xticks(range(4), training.KINDS)
         covers = hatch_untrained(self.table)  # drawn over the (animated) image, so animated too
         for i, row in enumerate(self.table.texts):  # numbers on the trained row only; colour elsewhere
             for text in row:
