@@ -36,8 +36,8 @@ def _digits(digits) -> int:
 
 def new_figure(width: float, height: float):
     """A figure with an Agg canvas and constrained layout, independent of pyplot (inches)."""
-    width = finite_scalar("width", width, low=0.5, high=40.0)
-    height = finite_scalar("height", height, low=0.5, high=40.0)
+    width = finite_scalar("width", width, low=0.1, high=40.0)
+    height = finite_scalar("height", height, low=0.1, high=40.0)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
