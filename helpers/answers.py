@@ -59,7 +59,10 @@ def parse_number(answer, *, unit: str | None = None, what: str = "答案") -> fl
     if isinstance(answer, (bool, np.bool_)):
         raise Malformed(f"{what}应该是一个数，不是 {answer}。")
     if isinstance(answer, (int, float, np.integer, np.floating)):
-        value = float(answer)
+        try:
+            value = float(answer)
+        except OverflowError:  # an int such as 10**400
+            value = math.inf
         if not math.isfinite(value):
             raise Malformed(f"{what}应该是一个有限的数，收到的是 {answer}。")
         return value

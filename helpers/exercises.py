@@ -19,6 +19,7 @@ import numpy as np
 from . import example
 from .answers import CAN, WILL, YES_NO, Choice, Exercise, Number, Numbers, judge
 from .display import fmt, fmt_vec
+from .exercises_heads import EXERCISES as HEADS_EXERCISES
 from .exercises_training import EXERCISES as TRAINING_EXERCISES
 from .exercises_training import REFERENCES as TRAINING_REFERENCES
 
@@ -242,6 +243,7 @@ EXERCISES = {
     "07-2": Exercise("Llama-3.1-70B 每 token 注意力超过固定开销的 n（取到千位）", Number(-3), _crossover_70b),
     "09-1": Exercise("排名第 1 的头在短句上也主要看上一个 token 吗？", YES_NO, _previous_token_head),
     **TRAINING_EXERCISES,  # 10's exercises live beside the training code they recompute
+    **HEADS_EXERCISES,  # 11's beside the head study they read
 }
 
 REFERENCES = {

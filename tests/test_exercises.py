@@ -4,8 +4,10 @@ import pytest
 
 from helpers import answers as an
 from helpers import exercises as ex
+from helpers import heads
 from helpers.answers import Choice, Malformed, Number, Numbers
 from helpers.exercises import EXERCISES, QUIZ
+from helpers.exercises_heads import LayerNumber
 
 MALFORMED = ["abc", "", "   ", [], {}, {"a": 1}, object(), float("nan"), float("inf"),
              [[1, 2], [3]], b"\xff", "1.2.3", "12 parsecs", -1e400]
@@ -21,7 +23,30 @@ def fake_weights(prev_share):
     return [np.stack([even, prev if layer == 1 else even]) for layer in range(3)]
 
 
+class FakeStudy:
+    """The attributes of a :class:`helpers.heads.HeadStudy` the 11-x exercises read, without the model:
+    4 layers × 3 heads, induction strongest at layer ``induction_layer``, previous-token at layer 1."""
+
+    def __init__(self, induction_layer=2, first=7.5, second=1.25):
+        self.seeds, self.shape = (0, 1, 2), (4, 3)
+        self.first_copy_loss, self.second_copy_loss = first, second
+        rng = np.random.default_rng(0)
+        self.scores = {name: rng.uniform(0, 0.2, self.shape) for name in heads.SCORES}
+        self.scores["induction"][induction_layer, 1] = 0.9
+        self.scores["previous"][1, 0] = 0.8
+        self.ablated = []
+
+    def top(self, score, k):
+        return heads.top_heads(self.scores[score], k)
+
+    def second_copy_loss_without(self, ablated):
+        self.ablated.append(list(ablated))
+        return self.second_copy_loss + 2.0 * len(ablated)
+
+
 def context(key):
+    if key.startswith("11-"):
+        return {"study": FakeStudy()}
     if key == "09-1":
         weights = fake_weights(0.9)
         return {"short": weights, "ranked": ex.previous_token_ranking(weights)}
@@ -65,7 +90,8 @@ def test_every_checker_right_wrong_unanswered_and_malformed(key, capsys):
         assert any("\u4e00" <= ch <= "\u9fff" for ch in message)  # a Chinese hint
 
 
-@pytest.mark.parametrize("key", [k for k, e in ALL.items() if isinstance(e.kind, (Number, Numbers))])
+@pytest.mark.parametrize("key", [k for k, e in ALL.items() if isinstance(e.kind, (Number, Numbers))
+                                 and not isinstance(e.kind, LayerNumber)])  # a layer is whole: see 11-3 below
 def test_number_checkers_round_to_the_asked_precision_at_the_boundary(key):
     exercise = ALL[key]
     expected, _ = exercise.solve(**context(key))
@@ -210,3 +236,48 @@ def test_typographic_minus_is_read_as_minus():
 
     assert answers.parse_number("−0.15") == -0.15
     assert answers.clean_text("[0.25, −0.15]") == "[0.25,-0.15]"
+
+
+# ---- 11_heads_at_work: answers computed from the study passed as context -----------------------
+def test_lower_copy_follows_the_study_and_reads_natural_forms(capsys):
+    study = FakeStudy()
+    for right in (2, 2.0, "2", "第二遍", "“第二遍”", "２", "Second", " 第 2 遍 "):
+        assert ex.check("11-1", right, study=study) is True, right
+    for wrong in (1, "第一遍", "first"):
+        assert ex.check("11-1", wrong, study=study) is False, wrong
+    assert "答案是 第二遍" in capsys.readouterr().out
+    assert ex.check("11-1", 1, study=FakeStudy(first=1.0, second=3.0)) is True  # computed, not typed in
+    out = capsys.readouterr().out
+    assert "第一遍每个 token 的损失 1.000" in out and "第二遍 3.000" in out
+    for bad in ("第三遍", 3, 1.5, float("nan"), {"copy": 2}, [1, 2], "", object()):
+        assert ex.check("11-1", bad, study=study) is None, bad
+        assert "⚠" in capsys.readouterr().out
+
+
+def test_earlier_head_names_previous_token_heads_and_shows_their_ablations(capsys):
+    study = FakeStudy(induction_layer=2)
+    for right in ("前一个 token 头", "“前一个token头”", "previous-token", "Previous Token", "上一个 token 头"):
+        assert ex.check("11-2", right, study=study) is True, right
+    assert ex.check("11-2", "汇聚头", study=study) is False
+    assert ex.check("11-2", "ｉｎｄｕｃｔｉｏｎ", study=study) is False  # full-width: read, then judged
+    out = capsys.readouterr().out
+    assert "第 2 层（第 1 个头）" in out and "第 1 层第 0 个头" in out and "1.250 → 3.250" in out
+    assert [[(1, 0)]] == study.ablated[:1]  # only heads below the induction head are ablated
+    assert all(layer < 2 for heads_ in study.ablated for layer, _ in heads_)
+    for bad in ("注意力头", 3, float("nan"), {"head": "previous"}, ["前一个 token 头"]):
+        assert ex.check("11-2", bad, study=study) is None, bad
+
+
+def test_top_induction_layer_is_a_whole_layer_number(capsys):
+    study = FakeStudy(induction_layer=3)
+    for right in (3, 3.0, "3", "第3层", "“第 3 层”", "３", "3层"):
+        assert ex.check("11-3", right, study=study) is True, right
+    for wrong in (2, 4, "第4层", 0):
+        assert ex.check("11-3", wrong, study=study) is False, wrong
+    assert "答案是 3 层" in capsys.readouterr().out
+    for near in (2.6, 3.4, "3.4", 2.999):  # would round to 3, but a layer is a whole number
+        assert ex.check("11-3", near, study=study) is None, near
+    assert "整数" in capsys.readouterr().out
+    for bad in (-1, float("nan"), float("inf"), 10**400, {"layer": 3}, [3], "三层", "3 parsecs", True):
+        assert ex.check("11-3", bad, study=study) is None, bad
+    assert ex.check("11-3", 1, study=FakeStudy(induction_layer=1)) is True
