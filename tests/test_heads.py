@@ -314,3 +314,19 @@ def test_checkers_accept_right_answers_and_reject_wrong_ones(study, capsys):
     assert ex.check_top_induction_layer(layer + 1) is False
     out = capsys.readouterr().out
     assert "正确" in out and f"第 {layer} 层" in out
+
+
+def test_pattern_panel_labels_every_kth_token_on_both_axes_and_checks_its_labels():
+    from helpers.display import new_figure
+    from helpers.heads_plots import PatternPanel
+
+    labels = ["start"] + [f"t{i}" for i in range(4)] * 2
+    ax = new_figure(4, 4).add_subplot()
+    PatternPanel(ax, 4, labels=labels, every=2)
+    shown = [t.get_text() for t in ax.get_xticklabels()]
+    assert shown == ["start", "t1", "t3", "t1", "t3"]  # both copies show the same tokens
+    assert [t.get_text() for t in ax.get_yticklabels()] == shown
+    with pytest.raises(ValueError, match="labels"):
+        PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels[:-1])
+    with pytest.raises(ValueError, match="every"):
+        PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, every=0)
