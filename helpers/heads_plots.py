@@ -10,6 +10,7 @@ import numpy as np
 from .display import new_figure
 from .heads import SCORE_LABELS, SCORES, top_heads
 from .plots import ACCENT, BASE, MUTED
+from .validation import positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):
@@ -32,10 +33,15 @@ def score_maps_figure(scores: dict, *, top: int = 3):
 
 
 class PatternPanel:
-    """One head's weights on ``[first] + r + r``; dashed lines mark where the second copy starts."""
+    """One head's weights on ``[first] + r + r``; dashed lines mark where the second copy starts.
 
-    def __init__(self, ax, length: int, *, labels=None, title=""):
+    With ``labels`` (one token string per position) every ``every``-th position is labelled on
+    both axes; with an even ``length`` and ``every = 2`` both copies show the same tokens, so the
+    repeat stays readable at a legible font size."""
+
+    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2):
         n = 2 * length + 1
+        every = positive_int("every", every)
         self.ax = ax
         self.image = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
         self.lines = [ax.axvline(length + 0.5, color="white", lw=0.8, ls="--"),
@@ -45,8 +51,12 @@ class PatternPanel:
             ax.set_xticks(ticks)
             ax.set_yticks(ticks)
         else:
-            ax.set_xticks(range(n), labels, rotation=90, fontsize=6)
-            ax.set_yticks(range(n), labels, fontsize=6)
+            if len(labels) != n:
+                raise ValueError(f"labels must name all 2·length + 1 = {n} positions, got {len(labels)}")
+            ticks = range(0, n, every)
+            shown = [labels[i] for i in ticks]
+            ax.set_xticks(ticks, shown, rotation=90)
+            ax.set_yticks(ticks, shown)
         ax.set_xlabel("被看的位置（键）")
         ax.set_ylabel("提问的位置（查询）")
         self.title = ax.set_title(title, fontsize=9)

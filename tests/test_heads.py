@@ -302,3 +302,19 @@ def test_exercises_read_the_notebooks_cached_study(study, capsys):
     out = capsys.readouterr().out
     assert f"第 {layer} 层第 {head} 个头" in out and f"共 {study.shape[0]} 层" in out
     assert heads.study() is study
+
+
+def test_pattern_panel_labels_every_kth_token_on_both_axes_and_checks_its_labels():
+    from helpers.display import new_figure
+    from helpers.heads_plots import PatternPanel
+
+    labels = ["start"] + [f"t{i}" for i in range(4)] * 2
+    ax = new_figure(4, 4).add_subplot()
+    PatternPanel(ax, 4, labels=labels, every=2)
+    shown = [t.get_text() for t in ax.get_xticklabels()]
+    assert shown == ["start", "t1", "t3", "t1", "t3"]  # both copies show the same tokens
+    assert [t.get_text() for t in ax.get_yticklabels()] == shown
+    with pytest.raises(ValueError, match="labels"):
+        PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels[:-1])
+    with pytest.raises(ValueError, match="every"):
+        PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, every=0)
