@@ -62,7 +62,8 @@ def display_width(png: bytes) -> int:
 
 def png_size(png: bytes) -> tuple:
     """``(width, height)`` in pixels, read from a PNG's header."""
-    if png[:8] != b"\x89PNG\r\n\x1a\n":
+    instance("png", png, (bytes, bytearray), "PNG bytes")
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError(f"png_size: png does not start with the PNG signature (got {png[:8]!r})")
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 

@@ -67,6 +67,8 @@ EXEMPT_MODULES = {
                        "Malformed (a Chinese hint) by design, and judge() never raises; test_exercises.py",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "
                      "the numbers they print go through display.fmt, which is walked",
+    "helpers.panels": "the generic panels behind helpers.plots (same reason): they draw helpers' own validated "
+                      "results; the figure builders of helpers.figures.* (a subpackage, not walked) likewise",
     "helpers.training_plots": "figure builders of 10, same reason as helpers.plots: they draw helpers.training's "
                               "validated results (TrainingRun, kind_score_table) on matplotlib axes",
     "helpers.heads_plots": "figure builders of 11, same reason as helpers.plots: they draw helpers.heads' "
