@@ -83,6 +83,10 @@ class CostExplorer(Explorer):
 
 def block_range(step) -> str:
     """``4–7`` for a block of keys, ``3`` for a block of one."""
+    from ..tiled import OnlineStep
+    from ..validation import instance
+
+    instance("step", step, OnlineStep, "OnlineStep (from helpers.tiled.online_softmax_steps)")
     last = step.block_end - 1
     return str(last) if last == step.block_start else f"{step.block_start}–{last}"
 

@@ -25,6 +25,11 @@ GRID = (68, 136)
 
 def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
     """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box allows."""
+    from ..validation import finite_scalar, positive_int
+
+    heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
+    aspect = finite_scalar("aspect", aspect, low=0.0, low_open=True, high=100.0)
+
     def tile_size(cols):
         rows = -(-heads // cols)
         return min(aspect / (cols * (n + 1)), 1 / (rows * (n + 1)))
@@ -33,17 +38,23 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
 
 def mosaic_scale(heads: int, n: int) -> int:
     """How many grid cells wide each token's cell is drawn (fewer heads or tokens: larger tiles)."""
+    from ..validation import positive_int
+
+    heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
     h = -(-heads // columns_for(heads, n)) * (n + 1) - 1
     w = columns_for(heads, n) * (n + 1) - 1
     if h > GRID[0] or w > GRID[1]:
-        raise ValueError(f"mosaic_scale: {heads} heads of n={n} do not fit the {GRID} grid")
+        raise ValueError(f"heads={heads} tiles of n={n} tokens do not fit the explorer's {GRID} grid")
     return min(GRID[0] // h, GRID[1] // w)
 
 
 def fitted_mosaic(attn) -> np.ndarray:
     """The heads' tiles (NaN gaps), each cell repeated :func:`mosaic_scale` times, centred on the
     fixed :data:`GRID` (NaN around): one array shape for every state, so the figure keeps one mesh."""
-    heads, n, _ = np.shape(attn)
+    from ..validation import as_real_array
+
+    attn = as_real_array("attn", attn, ndim=3)
+    heads, n, _ = attn.shape
     s = mosaic_scale(heads, n)
     tile = head_mosaic(attn, cols=columns_for(heads, n))
     big = np.repeat(np.repeat(tile, s, axis=0), s, axis=1)
