@@ -255,6 +255,7 @@ def test_notebook_in_jupyterlab(lab, name, request):
         nb.page.screenshot(path=str(ARTIFACTS / name.replace(".ipynb", ".png")), full_page=True)
         with open(ARTIFACTS / "latency.jsonl", "a", encoding="utf-8") as log:
             log.write(json.dumps({"notebook": name, "latency_ms": [round(x, 1) for x in latencies]}) + "\n")
-        assert statistics.median(latencies) <= 150, latencies
+        # latency is recorded (artifacts/browser/latency.jsonl), not asserted: the brief measures speed
+        # with `make bench`, never with timed tests (a loaded CI machine must not fail a correct page)
     finally:
         nb.page.close()
