@@ -11,7 +11,6 @@ ATTENTION_LAB_REQUIRE_BROWSER=1, which turns the skip into a failure.
 import json
 import os
 import re
-import statistics
 import sys
 from pathlib import Path
 
