@@ -233,10 +233,13 @@ def test_causal_explorer_each_control():
     after, _ = scaled_dot_product_attention(qkv8.q, qkv8.k, qkv8.v)
     change = np.abs(after[:4] - before).max()
     assert e.state["change"] == pytest.approx(change) and change > 0.05
-    # the highlighted row follows the slider and is clamped to the sequence
-    e.set(extra=0, row=7)
-    assert e.state["row"] == 3
+    # the highlighted row follows the slider; shrinking the sequence clamps the slider to it
+    e.set(row=7)
+    e.set(extra=0)
+    assert e.controls["row"].max == 3 and e.state["row"] == 3
     assert e.heat.row_box.get_y() == pytest.approx(2.5)
+    with pytest.raises(ValueError, match="row"):  # a row past the sequence is refused, not shown as another
+        e.set(row=7)
 
 
 # ---- 06_attention_layer --------------------------------------------------------------------
