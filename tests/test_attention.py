@@ -139,7 +139,7 @@ def test_stacked_kv_change_needs_the_mask_from_layer_two_on():
     assert all(dk == 0.0 and dv == 0.0 for _, dk, dv in masked)
     assert unmasked[0][1:] == (0.0, 0.0)  # layer 1: projections of unchanged inputs, mask or not
     assert all(dk > 1e-3 and dv > 1e-3 for _, dk, dv in unmasked[1:])
-    with pytest.raises(ValueError, match="n_before must be in 1…5"):
+    with pytest.raises(ValueError, match="n_before must be <= 5, got 6"):
         kv_cache.stacked_kv_change(x, 6, causal=True)
     with pytest.raises(ValueError, match="num_heads=3"):
         kv_cache.stacked_kv_change(x, 4, causal=True, num_heads=3)
