@@ -69,28 +69,37 @@ def png_size(png: bytes) -> tuple:
 
 
 def rgba_png(canvas) -> bytes:
-    """Encode an Agg canvas's current pixels as an RGB PNG, fast: explorers re-encode on every move.
+    """Encode an Agg canvas's current pixels as a PNG, fast: explorers re-encode on every move.
 
-    Figures are opaque (white background), so alpha is dropped; rows are stored unfiltered and
-    deflated at level 1, which for plots is both faster and smaller than adaptive filtering.
+    The canvas's RGBA buffer is stored as it is (colour type 6): dropping the alpha channel would
+    need a strided copy that costs more than the bytes it saves. Rows are stored unfiltered and
+    deflated at level 1, which for plots is both faster and smaller than adaptive filtering. The
+    deflate step uses ISA-L (``isal``, a dependency) where it is installed: the same zlib stream,
+    about 8× faster; otherwise the standard library's ``zlib``.
     """
     import struct
     import zlib
+
+    try:
+        from isal.isal_zlib import compress
+    except ImportError:  # pragma: no cover - isal has wheels for the usual platforms
+        compress = zlib.compress
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     instance("canvas", canvas, FigureCanvasAgg, "matplotlib Agg canvas (fig.canvas)")
 
     width, height = canvas.get_width_height(physical=True)
-    pixels = np.asarray(canvas.buffer_rgba())[..., :3]
-    rows = np.zeros((height, 1 + 3 * width), dtype=np.uint8)  # a leading 0 per row: filter "none"
+    pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4), C-contiguous
+    rows = np.empty((height, 1 + 4 * width), dtype=np.uint8)
+    rows[:, 0] = 0  # each row starts with its filter type: 0 = none
     rows[:, 1:] = pixels.reshape(height, -1)
 
     def chunk(tag: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", compress(rows, 1))
             + chunk(b"IEND", b""))
 
 

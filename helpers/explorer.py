@@ -27,6 +27,7 @@ import math
 from collections import OrderedDict
 
 from .display import DPI, display_width, figure_png, new_figure, rgba_png
+from .text_stamps import TextStamps
 from .validation import boolean, choice, finite_scalar, integer
 
 #: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
@@ -41,6 +42,9 @@ class Explorer:
     figsize = (6.0, 2.8)
     #: how many computed states to remember
     cache_size = 128
+    #: stamp animated text from :class:`~helpers.text_stamps.TextStamps` (False: matplotlib draws
+    #: every string, as the figure check in the tests needs to see them)
+    text_stamps = True
 
     def __init__(self, *, naive: bool = False):
         import ipywidgets as widgets
@@ -59,14 +63,18 @@ class Explorer:
         self._holding = False
         self._animated: list = []
         self._background = None
+        self._backgrounds: dict = {}
         self.fig = None
         if not naive:
             self.fig = new_figure(*self.figsize)
+            self._stamps = TextStamps(self.fig.dpi)
             self.build(self.fig)
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         self.widget = widgets.VBox(self.layout_children())
         self.update()
+        if not naive:
+            self._warm_backgrounds()
         self.image.layout.width = f"{display_width(self.png)}px"
 
     # ---- to implement ---------------------------------------------------------------------
@@ -131,21 +139,50 @@ class Explorer:
             artist.set_animated(True)
             self._animated.append(artist)
 
-    def invalidate_background(self) -> None:
-        """Call from :meth:`draw` when something static changed (limits, ticks, labels)."""
+    def invalidate_background(self, key=None) -> None:
+        """Call from :meth:`draw` when something static changed (limits, ticks, labels). ``key``
+        names the new static look (say, the sequence length): a look drawn before is restored
+        from memory instead of drawn again, and :meth:`background_variants` draws them up front."""
         self._background = None
+        self._background_key = key
+
+    def background_variants(self) -> list:
+        """Control values (dicts) that between them show every static look :meth:`draw` can
+        ask for with a ``key``; each is drawn once when the explorer is made, so that no move
+        later waits for a full redraw. Default: none (one look)."""
+        return []
+
+    def _draw_background(self) -> None:
+        canvas = self.fig.canvas
+        key = getattr(self, "_background_key", None)
+        if key is not None and key in self._backgrounds:
+            self._background = self._backgrounds[key]
+            return
+        canvas.draw()  # lays out and draws everything except the animated artists
+        self.fig.set_layout_engine("none")  # freeze the layout: positions no longer move
+        self._background = canvas.copy_from_bbox(self.fig.bbox)
+        if key is not None:
+            self._backgrounds[key] = self._background
+
+    def _warm_backgrounds(self) -> None:
+        """Draw the background of each of :meth:`background_variants` (not the animated artists)."""
+        for values in self.background_variants():
+            self.draw(self.compute(**{**self.values, **values}))
+            if self._background is None:
+                self._draw_background()
+        self.draw(self.state)
+        if self._background is None:
+            self._draw_background()
 
     def render(self) -> bytes:
         """PNG of the figure: the cached background plus the animated artists drawn on top."""
         canvas = self.fig.canvas
         if self._background is None:
-            canvas.draw()  # lays out and draws everything except the animated artists
-            self.fig.set_layout_engine("none")  # freeze the layout: positions no longer move
-            self._background = canvas.copy_from_bbox(self.fig.bbox)
-        else:
-            canvas.restore_region(self._background)
+            self._draw_background()
+        canvas.restore_region(self._background)
         for artist in self._animated:
-            self.fig.draw_artist(artist)
+            if not (self.text_stamps and self._stamps.draw(artist, canvas)):
+                self.fig.draw_artist(artist)
         return rgba_png(canvas)
 
     def update(self) -> None:

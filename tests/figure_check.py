@@ -48,7 +48,11 @@ def explorer_draw(explorer):
     """A ``draw`` for :func:`figure_problems`: the explorer's own render (background + animated)."""
     def draw():
         explorer.invalidate_background()
-        explorer.render()
+        explorer.text_stamps = False  # every string through matplotlib's draw_text, where it is seen
+        try:
+            explorer.render()
+        finally:
+            explorer.text_stamps = True
     return draw
 
 

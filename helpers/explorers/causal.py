@@ -70,7 +70,11 @@ class CausalMaskExplorer(Explorer):
             self.heat.ax.set_yticks(range(N_MAX), labels)
             self.heat.ax.set_xlim(-0.5, n - 0.5)
             self.heat.ax.set_ylim(n - 0.5, -0.5)
-            self.invalidate_background()
+            self.invalidate_background(key=n)
+
+    def background_variants(self):
+        """One static look per sequence length (its token labels and limits)."""
+        return [{"extra": extra} for extra in range(len(example.EXTRA_TOKENS) + 1)]
 
     def describe(self, s):
         i = s["row"]

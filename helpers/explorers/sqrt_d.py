@@ -93,7 +93,11 @@ class SqrtDExplorer(Explorer):
             self.shown = s["shown"]
             self.ax_top.set_xlim(0.4, s["shown"] + 0.6)
             self.ax_top.set_xticks(np.arange(1, s["shown"] + 1))
-            self.invalidate_background()
+            self.invalidate_background(key=s["shown"])
+
+    def background_variants(self):
+        """One static look per number of weight slots shown (n = 2 … 10)."""
+        return [{"n": n} for n in range(2, TOP + 1)]
 
     def describe(self, s):
         mode = "÷√d" if s["scaled"] else "不缩放"
