@@ -235,6 +235,9 @@ def heatmaps(matrices, titles, row_labels, col_labels, *, vmin=0.0, vmax=1.0, cm
              digits=3, highlight_row=None, width_per=3.0, height=3.0):
     """Several heatmaps side by side (e.g. scores, masked scores, weights)."""
     fig = new_figure(width_per * len(matrices), height)
+    # square cells fix each panel's aspect: "compressed" is constrained layout made for that (plain
+    # constrained leaves the titles past the top edge on the first draw when width and height both bind)
+    fig.set_layout_engine("compressed")
     axes = fig.subplots(1, len(matrices))
     for ax, m, title in zip(np.atleast_1d(axes), matrices, titles):
         finite = np.asarray(m, dtype=float)
