@@ -197,7 +197,7 @@ class VectorPanel:
         # show as a head-sized blob reaching back past its start
         pixels = self.ax.transData.transform(np.vstack([starts, ends]))
         length_pt = np.hypot(*(pixels[len(starts):] - pixels[:len(starts)]).T) * 72 / self.ax.figure.dpi
-        head_scale = np.minimum(HEAD_SCALE, length_pt / (2 * 0.4))  # "-|>" heads are 0.4 × scale long
+        head_scale = np.fmin(HEAD_SCALE, length_pt / (2 * 0.4))  # "-|>" heads are 0.4 × scale long
         for i, (arrow, tip, start, end) in enumerate(zip(self.arrows, self.tips, starts, ends)):
             arrow.xy = (end[0], end[1])
             arrow.set_position((start[0], start[1]))

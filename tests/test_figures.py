@@ -170,3 +170,10 @@ def test_the_check_finds_glyphs_cut_at_the_top_edge():
     fig.set_layout_engine("constrained")  # the layout heatmaps used before
     assert any("ink on the top edge" in p for p in figure_problems(fig))
     assert figure_problems(build()) == []
+
+
+def test_a_zero_key_is_named_with_its_value_not_as_the_start_of_q():
+    qkv = helpers.example.running_qkv()
+    fig = plots.query_keys_figure(qkv.q[3], qkv.k, helpers.example.TOKENS, query_token="申请")
+    names = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    assert "申请（k = [0, 0]）" in names and "年" in names and "假" in names
