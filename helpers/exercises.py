@@ -37,14 +37,17 @@ def check(key: str, answer, **context):
 
 
 # ---- the exercises ---------------------------------------------------------------------------
-def row_working(token: str, q=None) -> tuple:
-    """The unmasked attention row of ``token`` with its working, as text (``03``)."""
+def row_working(token: str, q=None, k=None) -> tuple:
+    """The unmasked attention row of ``token`` with its working, as text (``03``); ``q`` replaces
+    the token's query, ``k`` all four keys."""
     qkv = example.running_qkv()
     i = example.query_index(token)
     q_vec = qkv.q[i] if q is None else np.asarray(q, dtype=float)
-    row = example.hand_row(q_vec, qkv.k, qkv.v)
+    keys = qkv.k if k is None else np.asarray(k, dtype=float)
+    row = example.hand_row(q_vec, keys, qkv.v)
     working = "\n".join([
         f"q({token}) = {fmt_vec(q_vec, 0)}",
+        "k：" + " · ".join(f"{t} {fmt_vec(key, 0)}" for t, key in zip(example.TOKENS, keys)),
         f"点积 q·k = {fmt_vec(row.dots, 0)}，÷√2 → {fmt_vec(row.scores)}",
         f"e^s = {fmt_vec(row.exps)}，合计 {fmt(row.total)}",
         f"权重 = {fmt_vec(row.weights)}（年、假、怎么、申请）",
@@ -58,6 +61,20 @@ def _largest_after_turn(q=(0.0, 2.0)):
     return best, working + f"\n最大的权重落在“{best}”上：q 转到了它的 k 所在的方向。"
 
 
+def _row_with_key(token="怎么", changed="申请", key=(3.0, 0.0)):
+    keys = example.running_qkv().k.copy()
+    keys[example.query_index(changed)] = key
+    row, working = row_working(token, k=keys)
+    return row.weights, f"“{changed}”的 k 改成 {fmt_vec(key, 0)}，其余不变：\n" + working
+
+
+def _smallest_after_turn(q=(-2.0, 0.0)):
+    row, working = row_working("申请", q=q)
+    worst = example.TOKENS[int(np.argmin(row.weights))]
+    return worst, working + (f"\n最小的权重落在“{worst}”上：它的 k 和 q 方向相反，而且最长，点积最负"
+                             "（点积为 0 的位置反而比它大）。")
+
+
 def _time_feature():
     col = example.FEATURES.index("时间")
     best = example.TOKENS[int(np.argmax(example.X[:, col]))]
@@ -66,7 +83,7 @@ def _time_feature():
                   + f"\n只有“{best}”带“时间”，所以把它的权重拖到最大（其余拖到 0）时新向量的“时间”一维最大。")
 
 
-def _dan_weights():
+def _item_twice():
     from .weighting import content_weights
 
     x_b = example.X_B.copy()
@@ -219,14 +236,14 @@ def _previous_token_head(short=None, ranked=None):
 EXERCISES = {
     "00-1": Exercise("把 q 拖到 [0, 2] 时，哪个位置的权重最大？", TOKEN, _largest_after_turn),
     "01-1": Exercise("哪个 token 能让新“申请”的“时间”一维最大？", TOKEN, _time_feature),
-    "01-2": Exercise("“要”的“事项”改成 2 以后，“报销”和“要”谁的权重大？",
-                      Choice((*example.TOKENS_B[:2], "一样"), {"相同": "一样", "相等": "一样", "一样大": "一样"}), _dan_weights),
     "02-1": Exercise("输入 [1, 1, 0, 0] 的 q、k、v", Numbers(("q[0]", "q[1]", "k[0]", "k[1]", "v[0]", "v[1]"), 0),
                       _qkv_of),
     "02-2": Exercise("Llama-3.2-1B 的 k_proj 输出多少维？", Number(0, "维"), _k_proj_out),
-    "03-1": Exercise("“怎么”这一行（不加掩码）的 4 个权重", Numbers(example.TOKENS, 2, slack=1),
-                      lambda: (row_working("怎么")[0].weights, row_working("怎么")[1])),
-    "03-2": Exercise("q 转到 [0, 2] 后，哪个 token 的权重最大？", TOKEN, _largest_after_turn),
+    "02-3": Exercise("“要”的“事项”改成 2 以后，“报销”和“要”谁的权重大？",
+                      Choice((*example.TOKENS_B[:2], "一样"), {"相同": "一样", "相等": "一样", "一样大": "一样"}), _item_twice),
+    "03-1": Exercise("“申请”的 k 改成 [3, 0] 后，“怎么”这一行（不加掩码）的 4 个权重", Numbers(example.TOKENS, 2, slack=1),
+                      _row_with_key),
+    "03-2": Exercise("q 变成 [−2, 0] 后，哪个 token 的权重最小？", TOKEN, _smallest_after_turn),
     "04-1": Exercise("d = 128、缩放，n 从 5 拉到 1000，最大权重平均变大还是变小？",
                       Choice(("变大", "变小", "不变"), {"大": "变大", "小": "变小", "减小": "变小", "增大": "变大"}),
                       _n_dilutes),

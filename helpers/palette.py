@@ -11,6 +11,7 @@ GREEN = "#1b9e77"
 PURPLE = "#7570b3"
 PINK = "#e7298a"
 LIME = "#66a61e"
+BROWN = "#a6761d"
 BLACK = "#000000"
 GREY = "#bbbbbb"
 DARK_GREY = "#999999"
@@ -28,14 +29,15 @@ REFERENCE = GREY
 MARKER = DARK_GREY
 #: masked (−∞ or NaN) heatmap cells
 MASKED = LIGHT_GREY
-#: q, k, v arrows (02_qkv)
-QKV_COLORS = (ORANGE, GREEN, PURPLE)
-#: the weighted parts w·v of the four tokens, then their sum (03_hand_calculation)
-PART_COLORS = (LIME, ORANGE, PURPLE, PINK, BLACK)
+#: q, k, v arrows (02_qkv); no orange, which marks the largest weight beside them in 00 and 03
+QKV_COLORS = (PINK, GREEN, PURPLE)
+#: the weighted parts w·v of the four tokens, then their sum (03_hand_calculation); no orange,
+#: which marks the largest weight in the bar chart beside it
+PART_COLORS = (LIME, BROWN, PURPLE, PINK, BLACK)
 #: a cycle for several series of the same kind (e.g. one curve per Δ in 08)
 SERIES = (ORANGE, GREEN, PURPLE, PINK)
 
-_WORDS = {ORANGE: "橙", GREEN: "绿", PURPLE: "紫", PINK: "粉", LIME: "黄绿", BLACK: "黑",
+_WORDS = {ORANGE: "橙", GREEN: "绿", PURPLE: "紫", PINK: "粉", LIME: "黄绿", BROWN: "棕", BLACK: "黑",
           GREY: "灰", DARK_GREY: "深灰", LIGHT_GREY: "浅灰"}
 
 

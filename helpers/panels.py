@@ -145,6 +145,10 @@ def arrow_points(vectors, chain: bool = False) -> tuple:
     return starts, starts + vecs
 
 
+#: arrowhead size of :class:`VectorPanel` (matplotlib's mutation scale, points) for arrows long enough
+HEAD_SCALE = 12.0
+
+
 class VectorPanel:
     """2-D arrows (q/k/v vectors, or weighted parts of a sum drawn head to tail).
 
@@ -162,7 +166,7 @@ class VectorPanel:
         colors = list(colors or [BASE] * n)
         self.arrows = [ax.annotate("", xy=(0, 0), xytext=(0, 0), annotation_clip=False,
                                    arrowprops=dict(arrowstyle="-|>", color=c, lw=2, shrinkA=0, shrinkB=0,
-                                                   mutation_scale=12))
+                                                   mutation_scale=HEAD_SCALE))
                        for c in colors]
         for arrow in self.arrows:  # an arrow longer than the axes (a zoomed inset) is cut at its frame
             arrow.arrow_patch.set_clip_box(ax.bbox)
@@ -189,9 +193,15 @@ class VectorPanel:
 
     def update(self, vectors):
         starts, ends = arrow_points(vectors, self.chain)
+        # a head is at most half its arrow: a short part (a weight of 0.04 at a wide scale) must not
+        # show as a head-sized blob reaching back past its start
+        pixels = self.ax.transData.transform(np.vstack([starts, ends]))
+        length_pt = np.hypot(*(pixels[len(starts):] - pixels[:len(starts)]).T) * 72 / self.ax.figure.dpi
+        head_scale = np.fmin(HEAD_SCALE, length_pt / (2 * 0.4))  # "-|>" heads are 0.4 × scale long
         for i, (arrow, tip, start, end) in enumerate(zip(self.arrows, self.tips, starts, ends)):
             arrow.xy = (end[0], end[1])
             arrow.set_position((start[0], start[1]))
+            arrow.arrowprops["mutation_scale"] = max(float(head_scale[i]), 0.1)  # read at every draw
             tip.set_data([end[0]], [end[1]])
             if self.texts:
                 self.texts[i].xy = (end[0], end[1])
@@ -235,6 +245,9 @@ def heatmaps(matrices, titles, row_labels, col_labels, *, vmin=0.0, vmax=1.0, cm
              digits=3, highlight_row=None, width_per=3.0, height=3.0):
     """Several heatmaps side by side (e.g. scores, masked scores, weights)."""
     fig = new_figure(width_per * len(matrices), height)
+    # square cells fix each panel's aspect: "compressed" is constrained layout made for that (plain
+    # constrained leaves the titles past the top edge on the first draw when width and height both bind)
+    fig.set_layout_engine("compressed")
     axes = fig.subplots(1, len(matrices))
     for ax, m, title in zip(np.atleast_1d(axes), matrices, titles):
         finite = np.asarray(m, dtype=float)

@@ -63,8 +63,8 @@ class SentenceResult:
 def fixed_vs_content(fixed=None) -> list:
     """Both sentences of ``01``: one fixed weight vector (tuned for 年假怎么申请) vs content weights.
 
-    ``fixed`` defaults to the weights 申请 computes in 年假怎么申请, so the fixed choice is as
-    good as possible for sentence A; the question is what it does to sentence B.
+    ``fixed`` defaults to the weights 申请 computes from content in 年假怎么申请 (they fit
+    sentence A); the question is what the same weights do to sentence B.
     """
     if fixed is not None:
         fixed = as_real_array("fixed", fixed, shape=(len(example.TOKENS),))

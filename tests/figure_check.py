@@ -5,6 +5,9 @@ draws (titles, tick labels, legend entries, annotations, cell numbers…) and re
 problem:
 
 - a text leaves the figure (cut at the PNG's edge) or is cut by its clip box;
+- ink on the outermost row or column of the rendered picture: something drawn there is cut at the
+  PNG's edge (text extents come from the layout, which can leave a title a pixel or two past the
+  top on the first draw, within ``TOL``, while its glyph tops are visibly clipped);
 - two drawn texts overlap;
 - plotted data (line points and markers, bars and other patches, arrows, image cells, scatter
   points) fall outside their axes' limits, so they are clipped or vanish;
@@ -65,6 +68,7 @@ def figure_problems(fig, *, draw=None, min_pt: float = MIN_PT, display_scale: fl
     with recording_texts() as drawn:
         (draw or fig.canvas.draw)()
     renderer = fig.canvas.get_renderer()
+    problems = _ink_at_edges(fig)
     texts = []
     seen = set()
     for artist, _s, size in drawn:
@@ -72,7 +76,6 @@ def figure_problems(fig, *, draw=None, min_pt: float = MIN_PT, display_scale: fl
             continue
         seen.add(id(artist))
         texts.append((artist, artist.get_text().replace("\n", " "), size, artist.get_window_extent(renderer)))
-    problems = []
     fig_box = fig.bbox
     for artist, s, size, box in texts:
         if (box.x0 < fig_box.x0 - TOL or box.y0 < fig_box.y0 - TOL or box.x1 > fig_box.x1 + TOL
@@ -93,6 +96,23 @@ def figure_problems(fig, *, draw=None, min_pt: float = MIN_PT, display_scale: fl
             problems += _data_outside(ax, renderer)
     problems += _unlabelled_axes(fig, [t[0] for t in texts])
     problems += _colour_words(fig, texts)
+    return problems
+
+
+def _ink_at_edges(fig, contrast: int = 60) -> list:
+    """One line per edge of the rendered picture (as last drawn) that has ink on its outermost
+    pixels: a pixel differing from the figure's background by more than ``contrast`` levels."""
+    from matplotlib.colors import to_rgb
+
+    pixels = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(int)
+    background = np.round(np.array(to_rgb(fig.get_facecolor())) * 255).astype(int)
+    problems = []
+    for edge, strip in (("top", pixels[0]), ("bottom", pixels[-1]), ("left", pixels[:, 0]), ("right", pixels[:, -1])):
+        ink = np.abs(strip - background).max(axis=-1) > contrast
+        if ink.any():
+            where = np.nonzero(ink)[0]
+            problems.append(f"ink on the {edge} edge of the picture (pixels {where.min()}–{where.max()}): "
+                            "something is cut at the figure's edge")
     return problems
 
 

@@ -153,3 +153,27 @@ def test_the_check_reads_explorers_animated_artists():
     explorer = widgets.query_weights_explorer()
     explorer.bars.bars[0].set_height(1.5)  # past ylim (0, 1): only visible through the render
     assert any("extends past" in p for p in figure_problems(explorer.fig, draw=explorer_draw(explorer)))
+
+
+def test_the_check_finds_glyphs_cut_at_the_top_edge():
+    """03's heatmaps under plain constrained layout: on the first draw the titles end 1.3 px past
+    the top (inside the text tolerance) and their glyph tops are cut; the ink check sees it."""
+    qkv = helpers.example.running_qkv()
+    _, weights = helpers.scaled_dot_product_attention(qkv.q, qkv.k, qkv.v)
+    scores = helpers.attention.attention_scores(qkv.q, qkv.k)
+
+    def build():
+        return plots.heatmaps([scores, weights], ["分数 QKᵀ/√2", "权重 softmax(·)"], helpers.example.TOKENS,
+                              helpers.example.TOKENS, vmin=None, vmax=None, highlight_row=3)
+
+    fig = build()
+    fig.set_layout_engine("constrained")  # the layout heatmaps used before
+    assert any("ink on the top edge" in p for p in figure_problems(fig))
+    assert figure_problems(build()) == []
+
+
+def test_a_zero_key_is_named_with_its_value_not_as_the_start_of_q():
+    qkv = helpers.example.running_qkv()
+    fig = plots.query_keys_figure(qkv.q[3], qkv.k, helpers.example.TOKENS, query_token="申请")
+    names = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    assert "申请（k = [0, 0]）" in names and "年" in names and "假" in names

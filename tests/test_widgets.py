@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import helpers
 from helpers import example, scaled_dot_product_attention, widgets
 from helpers.explorer import Explorer
 
@@ -69,6 +70,45 @@ def test_orange_highlight_follows_the_largest_weight(factory):
         weights = e.state["weights"] if isinstance(e.state, dict) else e.state.weights
         orange = [i for i, bar in enumerate(e.bars.bars) if to_hex(bar.get_facecolor()) == ACCENT]
         assert orange == expected == [i for i, w in enumerate(weights) if w >= max(weights) - 1e-12], q
+
+
+def test_orange_means_only_the_largest_weight_in_00_to_03():
+    """q's arrows (02) and the weighted parts (03) take other colours than the highlight."""
+    from helpers import palette
+
+    assert palette.ACCENT not in palette.QKV_COLORS
+    assert palette.ACCENT not in palette.PART_COLORS
+    e = widgets.hand_calculation_explorer()
+    part_colours = {a.arrow_patch.get_edgecolor() for a in e.vectors.arrows}
+    from matplotlib.colors import to_rgba
+
+    assert to_rgba(palette.ACCENT) not in part_colours
+
+
+def test_titles_name_the_current_setting_so_the_preview_says_what_it_shows():
+    e = widgets.query_weights_explorer()
+    assert "q = [2.0, 0.0]" in e.bars.ax.get_title()
+    e.set(q1=0.0, q2=2.0)
+    assert "q = [0.0, 2.0]" in e.bars.ax.get_title()
+    e = widgets.qkv_explorer()
+    assert "[0.0, 0.0, 0.0, 1.0]（申请）" in e.panel.ax.get_title()
+    e.actions["token"].value = "假"
+    assert "[2.0, 0.0, 0.0, 0.0]（假）" in e.panel.ax.get_title()
+    e.set(x0=0.5)
+    assert e.panel.ax.get_title().endswith("[0.5, 0.0, 0.0, 0.0]")  # no token has this input
+
+
+def test_a_short_arrow_gets_a_head_no_longer_than_half_of_it():
+    """03's two 0.043 parts: a full-size head would reach back past their start (below zero)."""
+    e = widgets.hand_calculation_explorer()
+    ax = e.vectors.ax
+    starts, ends = helpers.panels.arrow_points(np.vstack([e.state.parts, e.state.output]), chain=True)
+    for arrow, start, end in zip(e.vectors.arrows, starts, ends):
+        length_pt = np.hypot(*(ax.transData.transform(end) - ax.transData.transform(start))) * 72 / ax.figure.dpi
+        head_pt = 0.4 * arrow.arrowprops["mutation_scale"]
+        assert head_pt <= max(length_pt / 2, 0.05) + 1e-9
+        if length_pt > 20:
+            assert arrow.arrowprops["mutation_scale"] == helpers.panels.HEAD_SCALE  # long arrows keep full heads
 
 
 def test_naive_mode_shows_the_same_numbers():

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import example
 from ..attention import scaled_dot_product_attention
-from ..display import fmt
+from ..display import fmt, fmt_vec
 from ..explorer import Explorer
 from ..palette import ACCENT, BASE
 from ..panels import BarPanel
@@ -59,16 +59,18 @@ class QueryWeightsExplorer(Explorer):
     def compute(self, q1, q2):
         qkv = example.running_qkv()
         _, weights = scaled_dot_product_attention(np.array([[q1, q2]]), qkv.k, qkv.v)
-        return {"weights": weights[0]}
+        return {"q": np.array([q1, q2]), "weights": weights[0]}
 
     def build(self, fig):
         self.bars = BarPanel(fig.add_subplot(), example.TOKENS, np.zeros(4), title="“申请”的注意力权重",
                              highlight=1, xlabel="位置（token）", ylabel="权重")
-        self.animate(*self.bars.artists)
+        self.title = self.bars.ax.title  # names the current q, so the static preview says what it shows
+        self.animate(*self.bars.artists, self.title)
 
     def draw(self, state):
         self.bars.update(state["weights"])
         highlight_largest(self.bars, state["weights"])
+        self.title.set_text(f"“申请”的注意力权重 · 当前 q = {fmt_vec(state['q'], 1)}")
 
     def describe(self, state):
         return "权重：" + weights_html(example.TOKENS, state["weights"])

@@ -44,10 +44,14 @@ class QKVExplorer(Explorer):
         self.panel = VectorPanel(fig.add_subplot(), np.zeros((3, 2)), ["q", "k", "v"], colors=list(QKV_COLORS),
                                  lim=((-8.5, 8.5), (-4.5, 4.5)), title="q、k、v（2 维）", legend=True,
                                  legend_loc="lower left")
-        self.animate(*self.panel.artists)
+        self.title = self.panel.ax.title  # names the current input, so the static preview says what it shows
+        self.animate(*self.panel.artists, self.title)
 
     def draw(self, state):
         self.panel.update([state["q"], state["k"], state["v"]])
+        matches = [t for t, row in zip(example.TOKENS, example.X) if np.allclose(row, state["x"])]
+        self.title.set_text(f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}"
+                            + (f"（{matches[0]}）" if matches else ""))
 
     def describe(self, state):
         return (f"x = {fmt_vec(state['x'], 1)} → "
