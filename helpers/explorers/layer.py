@@ -111,7 +111,7 @@ def _inputs(hidden: int):
 
 
 class LayerExplorer(Explorer):
-    figsize = (6.2, 3.0)
+    figsize = (5.95, 3.0)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -150,7 +150,7 @@ class LayerExplorer(Explorer):
 
         fig.set_layout_engine("none")  # fixed places: the tiles' box, its colorbar, title and note
         width, height = self.figsize
-        left, right, top, bottom = 0.85, 0.75, 0.42, 0.36  # inches: row labels, colorbar, title, note
+        left, right, top, bottom = 0.75, 0.76, 0.42, 0.36  # inches: row labels, colorbar, title, note
         box_h = min(height - top - bottom, (width - left - right) / ASPECT)
         ax = fig.add_axes([left / width, bottom / height, ASPECT * box_h / width, box_h / height])
         ax.set_xlim(0, ASPECT)
