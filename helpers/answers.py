@@ -99,7 +99,12 @@ def parse_numbers(answer, count: int, *, labels=None, unit: str | None = None) -
         items = list(np.asarray(answer, dtype=object).ravel())
     elif isinstance(answer, str):
         text = unicodedata.normalize("NFKC", answer).strip().strip("[]()（）【】")
-        items = [part for part in re.split(r"[,，、;；\s]+", text) if part]
+        items = []
+        for part in (part for part in re.split(r"[,，、;；\s]+", text) if part):
+            if items and not _NUMBER.match(part):  # "64 KiB, 256 KiB": a unit joins its number
+                items[-1] += part
+            else:
+                items.append(part)
     else:
         items = [answer]
     if len(items) != count:

@@ -283,7 +283,8 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     record(("v = x @ W_v → 拆成头", v.shape))
     if rope_theta is not None:
         q, k = apply_rope(q, pos, rope_theta, rope_scaling), apply_rope(k, pos, rope_theta, rope_scaling)
-        record(("RoPE(q), RoPE(k)", q.shape))
+        record(("RoPE(q)", q.shape))
+        record(("RoPE(k)", k.shape))
     if cache is not None:
         k, v = cache.append(k, v)
         record(("KV cache 里的 k, v", k.shape))

@@ -292,9 +292,10 @@ def vectors_figure(vectors, labels, *, colors=None, lim=None, title="", chain=Fa
     return fig
 
 
-def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6):
+def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6, xlabel="", ylabel=""):
     """Static grid of per-head heatmaps (one colour scale, a colorbar for the weight);
-    ``kv_groups`` labels which KV head each query head uses."""
+    ``kv_groups`` labels which KV head each query head uses; ``xlabel``/``ylabel``, if given, say
+    once for all tiles what a tile's columns and rows are."""
     from .validation import as_real_array, positive_int
 
     a = as_real_array("attn", attn, ndim=3)
@@ -316,6 +317,10 @@ def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6):
         else:
             ax.set_visible(False)
     fig.suptitle(title)
+    if xlabel:
+        fig.supxlabel(xlabel, fontsize=10)
+    if ylabel:
+        fig.supylabel(ylabel, fontsize=10)
     if image is not None:
         fig.colorbar(image, ax=list(axes), fraction=0.02, pad=0.01).set_label("权重")
     return fig

@@ -53,9 +53,6 @@ EXEMPT = {
     "helpers.exercises_heads.LayerNumber": "an answer kind of helpers.answers (exempt module) built once at import "
                                            "with fixed fields; its read() contract (a Chinese Malformed hint) is "
                                            "tested with near-boundary and malformed answers in test_exercises.py",
-    "helpers.explorers.layer.fitted_mosaic": "06 explorer's picture array: NaN marks the empty cells between and "
-                                             "around the tiles (drawn blank), like helpers.panels.head_mosaic; "
-                                             "its attn is checked (as_real_array) and walked through mosaic_scale",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }

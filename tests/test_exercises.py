@@ -128,6 +128,17 @@ def test_the_issue_cases(capsys):
     assert ex.closing_quiz({"q7": "5%"})["q7"] is True  # 5% = 0.05
 
 
+def test_several_numbers_keep_their_units():
+    # "64 KiB, 256 KiB" is two numbers with units, not four items
+    assert an.parse_numbers("64 KiB, 256 KiB", 2, unit="KiB") == [64.0, 256.0]
+    assert an.parse_numbers("64 KiB 256 KiB", 2, unit="KiB") == [64.0, 256.0]
+    assert an.parse_numbers("0.25 0.5, 0.12 0.12", 4) == [0.25, 0.5, 0.12, 0.12]
+    with pytest.raises(Malformed, match="你填了 3 个"):
+        an.parse_numbers("64 KiB 256 KiB 8", 2, unit="KiB")
+    with pytest.raises(Malformed, match="单位"):
+        an.parse_numbers("64 MiB, 256 KiB", 2, unit="KiB")
+
+
 def test_tolerance_is_symmetric():
     # 2.3 ± 0.1 at one decimal: 2.2 and 2.4 are treated alike (float 2.4 - 2.3 > 0.1 used to reject it)
     assert an.same_at_precision(2.2, 2.3, 1, slack=1) is True

@@ -75,6 +75,18 @@ def test_gqa_with_kv_equal_heads_is_mha_and_expansion_is_exact():
     np.testing.assert_allclose(out_mha, reference_layer(x, w_mha, shape_mha, 10000.0), atol=1e-10)
 
 
+def test_shape_trace_records_each_tensor_with_its_own_shape():
+    """06's shape table: k keeps its KV heads through RoPE; only repeat_kv widens it to the query heads."""
+    shape = LayerShape(48, 6, 2, 8)
+    x = np.random.default_rng(5).standard_normal((3, 48))
+    trace = []
+    attention_layer(x, random_layer(shape, seed=1), shape, rope_theta=10000.0, trace=trace)
+    shapes = dict(trace)
+    assert shapes["RoPE(q)"] == (3, 6, 8) and shapes["RoPE(k)"] == (3, 2, 8)
+    assert shapes["repeat_kv(k), repeat_kv(v)"] == (3, 6, 8)
+    assert [step for step, _ in trace].index("RoPE(k)") < [step for step, _ in trace].index("repeat_kv(k), repeat_kv(v)")
+
+
 def test_repeat_kv_order():
     x = np.arange(2 * 3 * 1).reshape(2, 3, 1)
     r = repeat_kv(x, 2)

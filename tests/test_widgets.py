@@ -242,6 +242,17 @@ def test_sqrt_d_explorer_each_control():
         np.testing.assert_allclose([b.get_height() for b in e.top_bars][: len(top)], top)
 
 
+def test_sqrt_d_explorer_title_and_histogram_follow_the_switch():
+    e = widgets.sqrt_d_explorer()
+    assert e.settings.get_text() == "d = 128 · n = 5 · 除以 √d：分数 = q·k/√d"
+    # the axis is ±4√d in both modes: scaled scores (std 1) fill ±4, i.e. ±1/√d of it
+    assert np.abs(e.state["edges"]).max() == pytest.approx(1 / np.sqrt(128))
+    e.set(scaled=False)
+    assert e.settings.get_text() == "d = 128 · n = 5 · 不缩放：分数 = 原始分数 q·k"
+    assert np.abs(e.state["edges"]).max() == pytest.approx(1.0)
+    assert [t.get_text() for t in e.ax_hist.get_xticklabels()] == ["−4√d", "−2√d", "0", "2√d", "4√d"]
+
+
 def test_sqrt_d_explorer_unscaled_collapses():
     e = widgets.sqrt_d_explorer()
     e.set(d=1024, n=5, scaled=False)
@@ -301,17 +312,27 @@ def test_layer_explorer_each_control():
     _, attn = attention_layer(_inputs(shape.hidden)[:12], _weights(8, 1), shape, rope_theta=None)
     np.testing.assert_allclose(e.state["attn"], attn)
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
-    assert "RoPE(q), RoPE(k)" not in dict(e.state["trace"])
-    from helpers.explorers.layer import ASPECT, GRID, fitted_mosaic, mosaic_scale
+    assert "RoPE(q)" not in dict(e.state["trace"]) and "RoPE(k)" not in dict(e.state["trace"])
+    from helpers.explorers.layer import ASPECT, columns_for
+    from helpers.panels import head_mosaic
 
-    shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan).reshape(GRID)
-    np.testing.assert_array_equal(shown, fitted_mosaic(attn))
-    assert GRID[1] == ASPECT * GRID[0]  # tiles fill a fixed box, whatever the head count
-    s = mosaic_scale(8, 12)
-    assert s >= 2  # 8 heads of 12 tokens are drawn larger than 32 heads of 16
-    rows, cols = np.nonzero(np.isfinite(shown))
-    first = shown[rows.min():rows.min() + 12 * s, cols.min():cols.min() + 12 * s]
-    np.testing.assert_allclose(first, np.kron(attn[0], np.ones((s, s))))
+    tiles = head_mosaic(attn, cols=columns_for(8, 12))
+    shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan).reshape(tiles.shape)
+    np.testing.assert_array_equal(shown, tiles)
+    # the tiles fill the box's width (4 × 2 tiles in a 2 : 1 box) and stay inside it
+    layout = e.state["layout"]
+    assert (layout.cols, layout.rows) == (4, 2) and layout.cols * layout.unit == pytest.approx(ASPECT)
+    corners = e.mosaic.get_coordinates().reshape(-1, 2)
+    inside = e.mosaic.get_transform() - e.ax.transData  # mesh → data coordinates
+    data = inside.transform(corners)
+    assert data[:, 0].min() >= -1e-9 and data[:, 0].max() <= ASPECT + 1e-9
+    assert data[:, 1].min() >= -1e-9 and data[:, 1].max() <= 1 + 1e-9
+    # settings in the title, heads named per row; MQA: one KV group, no separator
+    assert e.settings.get_text() == "查询头 8 · KV 头 1（MQA）· n = 12 · RoPE 关"
+    assert [t.get_text() for t in e.row_texts if t.get_visible()] == ["头 0–3", "头 4–7"]
+    assert len(e.lines.get_segments()) == 0
+    e.controls["kv"].value = 2  # 2 groups of 4 heads = the two rows: one line between them per column
+    assert len(e.lines.get_segments()) == 4
     e.controls["rope"].value = True
     assert not np.allclose(e.state["attn"], attn)
 

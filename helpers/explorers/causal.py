@@ -14,7 +14,7 @@ N_MAX = len(example.TOKENS) + len(example.EXTRA_TOKENS)
 
 
 class CausalMaskExplorer(Explorer):
-    figsize = (4.4, 4.0)
+    figsize = (4.5, 4.2)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -49,7 +49,7 @@ class CausalMaskExplorer(Explorer):
     def build(self, fig):
         ax = fig.add_subplot()
         self.heat = HeatmapPanel(ax, np.full((N_MAX, N_MAX), np.nan), [""] * N_MAX, [""] * N_MAX,
-                                 title="注意力权重（框内是正在读的行）", digits=2, highlight_row=0)
+                                 title="注意力权重（框内是正在读的行）", digits=3, highlight_row=0)
         self.animate(*self.heat.artists)
         self.shown_tokens = None
 

@@ -10,6 +10,7 @@ from ..cost import kv_cache_bytes_per_token
 from ..display import fmt_bytes
 from ..explorer import Explorer
 from ..layer import LayerShape, attention_layer, random_layer
+from ..palette import ACCENT
 from ..panels import head_mosaic, matrix_mesh
 
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
@@ -18,13 +19,15 @@ N_MAX = 16
 SEED = 6
 
 
-ASPECT = 2  # width : height of the mosaic's box
-#: the mosaic's fixed grid of cells: 32 heads of 16 tokens (4 × 8 tiles of 16 + 1-cell gaps) fill it
-GRID = (68, 136)
+ASPECT = 2  # width : height of the box the tiles are laid out in
+#: the most rows of tiles any head count takes (32 heads: 4 rows of 8), i.e. the row labels kept
+MAX_ROWS = 4
 
 
 def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
-    """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box allows."""
+    """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box
+    allows, among the divisors of ``heads`` (full rows, so a KV group's tiles line up); on a tie,
+    the wider layout."""
     from ..validation import finite_scalar, positive_int
 
     heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
@@ -33,36 +36,60 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
     def tile_size(cols):
         rows = -(-heads // cols)
         return min(aspect / (cols * (n + 1)), 1 / (rows * (n + 1)))
-    return max(range(1, heads + 1), key=tile_size)
+    return max((c for c in range(1, heads + 1) if heads % c == 0), key=lambda c: (round(tile_size(c), 12), c))
 
 
-def mosaic_scale(heads: int, n: int) -> int:
-    """How many grid cells wide each token's cell is drawn (fewer heads or tokens: larger tiles)."""
-    from ..validation import positive_int
+class TileLayout:
+    """Where the tiles of ``heads`` heads of ``n`` tokens go in the ``ASPECT`` × 1 box (data units):
+    ``unit`` is one tile plus its gap, centred; ``group`` heads share one KV head."""
 
-    heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
-    h = -(-heads // columns_for(heads, n)) * (n + 1) - 1
-    w = columns_for(heads, n) * (n + 1) - 1
-    if h > GRID[0] or w > GRID[1]:
-        raise ValueError(f"heads={heads} tiles of n={n} tokens do not fit the explorer's {GRID} grid")
-    return min(GRID[0] // h, GRID[1] // w)
+    def __init__(self, heads: int, kv: int, n: int):
+        from ..validation import positive_int
 
+        self.cols = columns_for(heads, n)  # checks heads and n
+        kv = positive_int("kv", kv, maximum=heads)
+        if heads % kv:
+            raise ValueError(f"kv must divide heads={heads}; choose one of {divisors(heads)}, got {kv}")
+        self.heads, self.kv, self.n = heads, kv, n
+        self.rows = -(-heads // self.cols)
+        self.group = heads // kv
+        self.unit = min(ASPECT / self.cols, 1.0 / self.rows)
+        self.x0 = (ASPECT - self.cols * self.unit) / 2
+        self.y0 = (1.0 - self.rows * self.unit) / 2
+        self.cell = self.unit / (n + 1)  # one token's cell; one cell of gap between tiles
 
-def fitted_mosaic(attn) -> np.ndarray:
-    """The heads' tiles (NaN gaps), each cell repeated :func:`mosaic_scale` times, centred on the
-    fixed :data:`GRID` (NaN around): one array shape for every state, so the figure keeps one mesh."""
-    from ..validation import as_real_array
+    def mesh_transform(self):
+        """Mesh coordinates (cell j centred on j) → data: the mosaic fills the layout's tiles."""
+        from matplotlib.transforms import Affine2D
 
-    attn = as_real_array("attn", attn, ndim=3)
-    heads, n, _ = attn.shape
-    s = mosaic_scale(heads, n)
-    tile = head_mosaic(attn, cols=columns_for(heads, n))
-    big = np.repeat(np.repeat(tile, s, axis=0), s, axis=1)
-    h, w = big.shape
-    out = np.full(GRID, np.nan)
-    top, left = (GRID[0] - h) // 2, (GRID[1] - w) // 2
-    out[top:top + h, left:left + w] = big
-    return out
+        return Affine2D().scale(self.cell).translate(self.x0 + self.cell, self.y0 + self.cell)
+
+    def separators(self) -> list:
+        """Segments in the gaps between neighbouring tiles whose heads use different KV heads."""
+        u, x0, y0, segments = self.unit, self.x0, self.y0, []
+        for h in range(self.heads):
+            r, c = divmod(h, self.cols)
+            right, below = h + 1, h + self.cols
+            if c + 1 < self.cols and right < self.heads and right // self.group != h // self.group:
+                x = x0 + (c + 1) * u
+                segments.append([(x, y0 + r * u), (x, y0 + (r + 1) * u)])
+            if below < self.heads and below // self.group != h // self.group:
+                y = y0 + (r + 1) * u
+                segments.append([(x0 + c * u, y), (x0 + (c + 1) * u, y)])
+        return segments
+
+    def row_labels(self) -> list:
+        """``(y, text)`` per row of tiles: the heads in it (``头 8–15``)."""
+        labels = []
+        for r in range(self.rows):
+            first, last = r * self.cols, min(self.heads, (r + 1) * self.cols) - 1
+            labels.append((self.y0 + (r + 0.5) * self.unit, f"头 {first}" if first == last else f"头 {first}–{last}"))
+        return labels
+
+    def title(self, rope: bool) -> str:
+        """The settings (short: a long text costs milliseconds on every move)."""
+        kind = "MHA" if self.group == 1 else ("MQA" if self.kv == 1 else "GQA")
+        return f"查询头 {self.heads} · KV 头 {self.kv}（{kind}）· n = {self.n} · RoPE {'开' if rope else '关'}"
 
 
 def divisors(n: int) -> list:
@@ -84,7 +111,7 @@ def _inputs(hidden: int):
 
 
 class LayerExplorer(Explorer):
-    figsize = (6.4, 3.4)
+    figsize = (5.95, 3.0)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -113,22 +140,70 @@ class LayerExplorer(Explorer):
         _, attn = attention_layer(_inputs(shape.hidden)[:n], _weights(heads, kv), shape,
                                   rope_theta=LLAMA_3_1_8B.rope_theta if rope else None, trace=trace)
         per_token = kv_cache_bytes_per_token(LLAMA_3_1_8B, num_kv_heads=kv)
-        return {"shape": shape, "trace": trace, "attn": attn, "kv_bytes": per_token, "rope": rope}
+        return {"shape": shape, "trace": trace, "attn": attn, "kv_bytes": per_token, "rope": rope,
+                "layout": TileLayout(heads, kv, n)}
 
     def build(self, fig):
         import matplotlib
+        from matplotlib.collections import LineCollection
+        from matplotlib.transforms import offset_copy
 
-        ax = fig.add_subplot()
+        fig.set_layout_engine("none")  # fixed places: the tiles' box, its colorbar, title and note
+        width, height = self.figsize
+        left, right, top, bottom = 0.75, 0.76, 0.42, 0.36  # inches: row labels, colorbar, title, note
+        box_h = min(height - top - bottom, (width - left - right) / ASPECT)
+        ax = fig.add_axes([left / width, bottom / height, ASPECT * box_h / width, box_h / height])
+        ax.set_xlim(0, ASPECT)
+        ax.set_ylim(1, 0)
+        ax.set_aspect("equal")
         ax.axis("off")  # tiles only: no frame, no stray axis lines
-        ax.set_title("每个头的注意力权重（一格一个头，从左到右、从上到下）")
-        cmap = matplotlib.colormaps["viridis"].with_extremes(bad="white")
-        # one mesh on a fixed grid; draw() lays the tiles out as large as the grid allows
-        self.mosaic = matrix_mesh(ax, np.full(GRID, np.nan), cmap=cmap)
-        fig.colorbar(self.mosaic, ax=ax, fraction=0.03, pad=0.02).set_label("权重")
-        self.animate(self.mosaic)
+        self.ax = ax
+        self.cmap = matplotlib.colormaps["viridis"].with_extremes(bad=(0, 0, 0, 0))
+        # one mesh per mosaic shape (made on first use, then reused): a mesh only as large as the
+        # tiles draws fastest; draw() scales and places it with its transform
+        self.meshes = {}
+        self.mosaic = None
+        self.lines = LineCollection([], colors=ACCENT, linewidths=1.5)
+        ax.add_collection(self.lines)
+        label_at = offset_copy(ax.transData, fig=fig, x=-5, units="points")  # a fixed gap left of the tiles
+        self.row_texts = [ax.text(0, 0, "", transform=label_at, ha="right", va="center", fontsize=9,
+                                  clip_on=False) for _ in range(MAX_ROWS)]
+        cax = fig.add_axes([(left + ASPECT * box_h + 0.12) / width, bottom / height, 0.12 / width, box_h / height])
+        scale = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(0, 1), cmap=self.cmap)
+        fig.colorbar(scale, cax=cax).set_label("权重")
+        fig.text(0.5, 0.08 / height, "每格一个头：行 = 查询位置，列 = 键位置；橙线隔开使用不同 K、V 的头",
+                 ha="center", va="bottom", fontsize=9)
+        # the settings in the title (an artist updated in draw): the live view and the preview show them
+        self.settings = fig.text(0.5, 1 - 0.08 / height, " ", ha="center", va="top", fontsize=10)
+        self.animate(self.lines, *self.row_texts, self.settings)
+
+    def mesh_for(self, shape):
+        """The mesh for a mosaic of ``shape`` cells (its gaps transparent)."""
+        if shape not in self.meshes:
+            mesh = matrix_mesh(self.ax, np.full(shape, np.nan), cmap=self.cmap)
+            self.ax.set_xlim(0, ASPECT)  # matrix_mesh fits the limits to the mesh: back to the tiles' box
+            self.ax.set_ylim(1, 0)
+            self.animate(mesh)
+            self.meshes[shape] = mesh
+        return self.meshes[shape]
 
     def draw(self, s):
-        self.mosaic.set_array(fitted_mosaic(s["attn"]))
+        layout = s["layout"]
+        tiles = head_mosaic(s["attn"], cols=layout.cols)
+        self.mosaic = self.mesh_for(tiles.shape)
+        for mesh in self.meshes.values():
+            mesh.set_visible(mesh is self.mosaic)
+        self.mosaic.set_array(np.ma.masked_invalid(tiles))
+        self.mosaic.set_transform(layout.mesh_transform() + self.ax.transData)
+        self.lines.set_segments(layout.separators())
+        labels = layout.row_labels()
+        for i, text in enumerate(self.row_texts):
+            text.set_visible(i < len(labels))
+            if i < len(labels):
+                y, label = labels[i]
+                text.set_position((layout.x0, y))
+                text.set_text(label)
+        self.settings.set_text(layout.title(s["rope"]))
 
     def describe(self, s):
         shape = s["shape"]

@@ -14,7 +14,16 @@ from ..scaling import D_STEPS, ScorePool, jacobian_norms
 BINS = 30
 TOP = 10
 TICKS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+#: the x-axis is ±4√d in every state, so its ticks are named in units of √d and never change
+TICK_LABELS = ("−4√d", "−2√d", "0", "2√d", "4√d")
 SHARE_MAX = 0.3  # the tallest bin (d = 1: q·k of two N(0,1) numbers peaks sharply at 0) stays inside
+
+
+def settings_title(state) -> str:
+    """The explorer's title: its settings and the score the histogram shows (``04_sqrt_d``); short,
+    since a long text costs milliseconds on every move."""
+    score = "除以 √d：分数 = q·k/√d" if state["scaled"] else "不缩放：分数 = 原始分数 q·k"
+    return f"d = {state['d']} · n = {state['n']} · {score}"
 
 
 class SqrtDExplorer(Explorer):
@@ -63,29 +72,25 @@ class SqrtDExplorer(Explorer):
         self.hist = self.ax_hist.stairs(np.zeros(BINS), np.linspace(-1, 1, BINS + 1), fill=True, color=MUTED)
         self.ax_hist.set_xlim(-1, 1)
         self.ax_hist.set_ylim(0, SHARE_MAX)
-        # the x range is ±4√d: its numbers change with d, so they are drawn as animated texts under
-        # fixed tick marks (the axis itself never rescales, which keeps every move a blit)
-        self.ax_hist.set_xticks(TICKS, [""] * len(TICKS))
-        self.tick_texts = [self.ax_hist.text(x, -0.04, "", transform=self.ax_hist.get_xaxis_transform(),
-                                             ha="center", va="top", fontsize=9) for x in TICKS]
-        self.ax_hist.set_xlabel("分数 q·k（横轴固定为 ±4√d）")
-        self.ax_hist.xaxis.set_label_coords(0.5, -0.2)
+        # the x range is ±4√d (±4 std of the unscaled scores) in both modes: scaling visibly
+        # narrows the histogram, and the axis never rescales, which keeps every move a blit
+        self.ax_hist.set_xticks(TICKS, TICK_LABELS)
+        self.ax_hist.set_xlabel("送进 softmax 的分数（横轴固定为 ±4√d）")
         self.ax_hist.set_ylabel("落在每个区间的比例")
         self.ax_hist.set_title("分数的分布")
         self.top_bars = self.ax_top.bar(np.arange(1, TOP + 1), np.zeros(TOP), color=BASE)
         self.ax_top.set_ylim(0, 1.05)
         self.ax_top.set_xlabel("名次（从大到小）")
         self.ax_top.set_ylabel("权重")
-        self.ax_top.set_title("一行里最大的几个权重")
+        self.ax_top.set_title(f"一行里最大的权重（最多 {TOP} 个）")
+        # the settings, and which score is shown, in the title: the live view and the static preview
+        self.settings = fig.suptitle(" ", fontsize=10)
         self.shown = None
-        self.animate(self.hist, *self.tick_texts, *self.top_bars)
+        self.animate(self.hist, self.settings, *self.top_bars)
 
     def draw(self, s):
         self.hist.set_data(s["share"], s["edges"])
-        for text, x in zip(self.tick_texts, TICKS):
-            value = x * s["span"]
-            text.set_text("0" if x == 0 else f"{value:.0f}".replace("-", "−") if s["span"] >= 10
-                          else f"{value:.1f}".replace("-", "−"))
+        self.settings.set_text(settings_title(s))
         for i, (rect, h) in enumerate(zip(self.top_bars, s["top"])):
             rect.set_height(h)
             rect.set_visible(i < s["shown"])

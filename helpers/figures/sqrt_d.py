@@ -23,15 +23,15 @@ def std_vs_d_figure(ds, stds):
 
 
 def saturation_figure(rows):
-    """``04_sqrt_d``: as scores are multiplied up, the largest weight → 1 and ‖J‖ → 0."""
+    """``04_sqrt_d``: as scores are multiplied up, the largest weight → 1 and ‖J‖_F → 0."""
     fig = new_figure(4.6, 3.0)
     ax = fig.add_subplot()
     factors = [r[0] for r in rows]
     ax.plot(factors, [r[1] for r in rows], "o-", color=BASE, label="最大的权重")
-    ax.plot(factors, [r[2] for r in rows], "s-", color=MUTED, label="softmax 雅可比范数 ‖J‖")
+    ax.plot(factors, [r[2] for r in rows], "s-", color=MUTED, label="softmax 雅可比范数 ‖J‖_F")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("分数放大的倍数（无单位）")
-    ax.set_ylabel("最大权重 / 范数 ‖J‖")
+    ax.set_ylabel("最大权重 / 范数 ‖J‖_F")
     top = 1.1 * max(1.0, max(max(r[1], r[2]) for r in rows))
     ax.set_ylim(-0.04 * top, top)  # markers at 0 stay whole
     ax.legend()
