@@ -9,7 +9,7 @@ from ..config import LLAMA_3_1_8B
 from ..cost import kv_cache_bytes_per_token
 from ..display import fmt_bytes
 from ..explorer import Explorer
-from ..layer import LayerShape, attention_layer, random_layer
+from ..layer import LayerShape, LayerWeights, attention_layer, random_layer
 from ..palette import ACCENT
 from ..panels import head_mosaic, matrix_mesh
 
@@ -100,9 +100,22 @@ def divisors(n: int) -> list:
     return [k for k in range(1, n + 1) if n % k == 0]
 
 
+@lru_cache(maxsize=1)
+def _pool() -> LayerWeights:
+    """One seeded layer of the largest shape; every smaller layer is cut from it."""
+    widest = max(HEAD_OPTIONS)
+    return random_layer(LayerShape(widest * HEAD_DIM, widest, widest, HEAD_DIM), seed=SEED)
+
+
 @lru_cache(maxsize=64)
-def _weights(heads: int, kv: int):
-    return random_layer(LayerShape(heads * HEAD_DIM, heads, kv, HEAD_DIM), seed=SEED)
+def _weights(heads: int, kv: int) -> LayerWeights:
+    """The layer for ``heads`` query and ``kv`` KV heads: the pool's top-left blocks, rescaled to
+    std 1/√fan_in (drawing fresh weights per setting took up to ~40 ms on a first visit)."""
+    pool = _pool()
+    hidden, q, k = heads * HEAD_DIM, heads * HEAD_DIM, kv * HEAD_DIM
+    scale = np.sqrt(pool.w_q.shape[0] / hidden)  # pool entries have std 1/√(widest hidden)
+    return LayerWeights(pool.w_q[:hidden, :q] * scale, pool.w_k[:hidden, :k] * scale,
+                        pool.w_v[:hidden, :k] * scale, pool.w_o[:q, :hidden] * scale)
 
 
 @lru_cache(maxsize=4)
