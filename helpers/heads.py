@@ -174,8 +174,9 @@ class HeadStudy:
         return top_heads(self.scores[one_of("score", score, SCORES)], k)
 
     def ablate(self, heads) -> dict:
-        """Per-token losses ``(seeds, 2T)`` and the induction scores ``(layers, heads)`` with
-        ``heads`` (``(layer, head)`` pairs) zeroed; layers below the lowest ablated one are
+        """Per-token losses ``"losses"`` ``(seeds, 2T)``, the induction scores ``"induction"``
+        ``(layers, heads)`` and the first sequence's weights ``"weights"`` ``(layers, heads, n, n)``
+        with ``heads`` (``(layer, head)`` pairs) zeroed; layers below the lowest ablated one are
         not rerun (they cannot change). Memoised: a repeated set costs nothing."""
         by_layer = head_pairs("heads", heads, *self.shape)
         key = tuple((layer, h) for layer, hs in by_layer.items() for h in hs)
@@ -187,18 +188,23 @@ class HeadStudy:
         from . import real_model
 
         if start is None:
-            return {"losses": self.losses, "induction": self.scores["induction"]}
-        losses, induction = [], []
+            return {"losses": self.losses, "induction": self.scores["induction"], "weights": self.weights[0]}
+        losses, induction, first = [], [], None
         for ids, inputs, base in zip(self.ids, self._inputs, self.weights):
             run = real_model.forward(self.model, ids, ablate=list(key), resume=(start, inputs[start]))
             losses.append(real_model.next_token_losses(run.logits, ids))
-            weights = [base[i] if w is None else w for i, w in enumerate(run.weights)]
-            induction.append(induction_score(np.stack(weights), self.length))
-        return {"losses": np.stack(losses), "induction": np.mean(induction, axis=0)}
+            weights = np.stack([base[i] if w is None else w for i, w in enumerate(run.weights)])
+            induction.append(induction_score(weights, self.length))
+            first = weights if first is None else first
+        return {"losses": np.stack(losses), "induction": np.mean(induction, axis=0), "weights": first}
 
     def second_copy_loss_without(self, heads) -> float:
         """Second-copy loss (mean over the sequences) with ``heads`` ablated."""
         return float(copy_losses(self.ablate(heads)["losses"], self.length)[1].mean())
+
+    def first_copy_loss_without(self, heads) -> float:
+        """First-copy loss (mean over the sequences) with ``heads`` ablated."""
+        return float(copy_losses(self.ablate(heads)["losses"], self.length)[0].mean())
 
     def head_table(self, ranks: int = 3) -> list:
         """For the top ``ranks`` heads of every score: one dict per (score, rank) with the head,
@@ -214,8 +220,8 @@ class HeadStudy:
 
     def ablation_table(self, ks=(1, 2, 4), draws: int = 3) -> list:
         """Second-copy loss with (a) the top-k induction heads, (b) k random heads (``draws``
-        seeded draws, never one of the top-max(ks) induction heads), (c) the top-k previous-token
-        heads ablated, for each k."""
+        seeded draws, never one of the top-max(ks) induction heads; the heads drawn are under
+        ``"random_heads"``), (c) the top-k previous-token heads ablated, for each k."""
         if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__"):
             raise TypeError(f"ks must be a list of positive integers, got {ks!r}")
         ks = [positive_int("ks", k) for k in ks]
@@ -224,9 +230,9 @@ class HeadStudy:
         draws = positive_int("draws", draws)
         rows = []
         for k in ks:
+            drawn = [self.control_heads(k, d, exclude_top=max(ks)) for d in range(draws)]
             rows.append({"k": k, "induction": self.second_copy_loss_without(self.top("induction", k)),
-                         "random": [self.second_copy_loss_without(self.control_heads(k, d, exclude_top=max(ks)))
-                                    for d in range(draws)],
+                         "random": [self.second_copy_loss_without(heads) for heads in drawn], "random_heads": drawn,
                          "previous": self.second_copy_loss_without(self.top("previous", k))})
         return rows
 

@@ -35,9 +35,10 @@ def score_maps_figure(scores: dict, *, top: int = 3):
 class PatternPanel:
     """One head's weights on ``[first] + r + r``; dashed lines mark where the second copy starts.
 
-    With ``labels`` (one token string per position) every ``every``-th position is labelled on
-    both axes; with an even ``length`` and ``every = 2`` both copies show the same tokens, so the
-    repeat stays readable at a legible font size."""
+    With ``labels`` (one token string per position) every row is labelled — even rows on the
+    left, odd rows on the right, so each label has two rows of room at a legible font size —
+    and every ``every``-th column; with an even ``length`` and ``every = 2`` both copies show
+    the same tokens under the columns, so the repeat stays readable."""
 
     def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2):
         n = 2 * length + 1
@@ -53,10 +54,11 @@ class PatternPanel:
         else:
             if len(labels) != n:
                 raise ValueError(f"labels must name all 2·length + 1 = {n} positions, got {len(labels)}")
-            ticks = range(0, n, every)
-            shown = [labels[i] for i in ticks]
-            ax.set_xticks(ticks, shown, rotation=90)
-            ax.set_yticks(ticks, shown)
+            ax.set_xticks(range(0, n, every), [labels[i] for i in range(0, n, every)], rotation=90)
+            ax.set_yticks(range(0, n, 2), [labels[i] for i in range(0, n, 2)])
+            right = ax.secondary_yaxis("right")
+            right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
+            self.right = right
         ax.set_xlabel("被看的位置（键）")
         ax.set_ylabel("提问的位置（查询）")
         self.title = ax.set_title(title, fontsize=9)
@@ -80,19 +82,26 @@ def patterns_figure(patterns, titles, length: int):
 
 def copy_loss_figure(curves: dict, length: int):
     """Per-token loss along the repeated sequence, one line per condition (``{label: (2T,)}``);
-    x is the position of the predicted token."""
-    fig = new_figure(7.0, 3.0)
+    x is the position of the predicted token. The first curve is the reference (dashed, thick,
+    drawn on top, so a curve that follows it stays visible); grey bands mark the first token of
+    each copy, which :func:`helpers.heads.copy_losses` leaves out of the averages."""
+    fig = new_figure(7.0, 3.2)
     ax = fig.add_subplot()
     x = np.arange(1, 2 * length + 1)
-    for (label, curve), color in zip(curves.items(), (BASE, ACCENT, MUTED, "#666666")):
-        ax.plot(x, curve, marker="o", ms=3, lw=1.4, color=color, label=label)
+    for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, "#666666"))):
+        style = dict(ls="--", lw=2.4, zorder=4, ms=4) if i == 0 else dict(lw=1.4, zorder=3, ms=3)
+        ax.plot(x, curve, marker="o", color=color, label=label, **style)
+    for j, pos in enumerate((1, length + 1)):
+        ax.axvspan(pos - 0.4, pos + 0.4, color="#dddddd", zorder=1,
+                   label="每遍第一个 token：不计入平均" if j == 0 else None)
     ax.axvline(length + 0.5, color="black", lw=0.8, ls="--")
     top = max(float(np.max(c)) for c in curves.values())
     ax.set_ylim(0, top * 1.15)
+    ax.set_xlim(0.3, 2 * length + 0.7)
     ax.text(length / 2 + 0.5, top * 1.07, "第一遍", ha="center")
     ax.text(1.5 * length + 0.5, top * 1.07, "第二遍（重复）", ha="center")
     ax.set_xlabel("被预测的 token 的位置")
     ax.set_ylabel("损失（nats / token）")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=9, loc="lower left")
     ax.spines[["top", "right"]].set_visible(False)
     return fig

@@ -25,7 +25,8 @@ def fake_weights(prev_share):
 
 class FakeStudy:
     """The attributes of a :class:`helpers.heads.HeadStudy` the 11-x exercises read, without the model:
-    4 layers × 3 heads, induction strongest at layer ``induction_layer``, previous-token at layer 1."""
+    4 layers × 3 heads, induction strongest at layer ``induction_layer``, previous-token at layer 1
+    (first) and layer 3 (second: after the induction head unless ``induction_layer`` is 3)."""
 
     def __init__(self, induction_layer=2, first=7.5, second=1.25):
         self.seeds, self.shape = (0, 1, 2), (4, 3)
@@ -34,6 +35,7 @@ class FakeStudy:
         self.scores = {name: rng.uniform(0, 0.2, self.shape) for name in heads.SCORES}
         self.scores["induction"][induction_layer, 1] = 0.9
         self.scores["previous"][1, 0] = 0.8
+        self.scores["previous"][3, 2] = 0.7
         self.ablated = []
 
     def top(self, score, k):
@@ -42,6 +44,13 @@ class FakeStudy:
     def second_copy_loss_without(self, ablated):
         self.ablated.append(list(ablated))
         return self.second_copy_loss + 2.0 * len(ablated)
+
+    def ablate(self, ablated):
+        """Like the real study: layers below the lowest ablated head keep their scores."""
+        self.ablated.append(list(ablated))
+        induction = self.scores["induction"].copy()
+        induction[min(layer for layer, _ in ablated):] *= 0.5
+        return {"induction": induction}
 
 
 def context(key):
@@ -91,7 +100,7 @@ def test_every_checker_right_wrong_unanswered_and_malformed(key, capsys):
 
 
 @pytest.mark.parametrize("key", [k for k, e in ALL.items() if isinstance(e.kind, (Number, Numbers))
-                                 and not isinstance(e.kind, LayerNumber)])  # a layer is whole: see 11-3 below
+                                 and not isinstance(e.kind, LayerNumber)])  # a layer is whole: see 11-2 below
 def test_number_checkers_round_to_the_asked_precision_at_the_boundary(key):
     exercise = ALL[key]
     expected, _ = exercise.solve(**context(key))
@@ -267,28 +276,33 @@ def test_lower_copy_follows_the_study_and_reads_natural_forms(capsys):
 
 def test_earlier_head_names_previous_token_heads_and_shows_their_ablations(capsys):
     study = FakeStudy(induction_layer=2)
-    for right in ("前一个 token 头", "“前一个token头”", "previous-token", "Previous Token", "上一个 token 头"):
-        assert ex.check("11-2", right, study=study) is True, right
-    assert ex.check("11-2", "汇聚头", study=study) is False
-    assert ex.check("11-2", "ｉｎｄｕｃｔｉｏｎ", study=study) is False  # full-width: read, then judged
+    for right in ("前一个 token 头", "“前一个token头”", "previous-token", "Previous Token", "上一个 token 头",
+                  "previous-token head", "prev-token head", "前一个 token", "上一个token的头"):
+        assert ex.check("11-3", right, study=study) is True, right
+    assert ex.check("11-3", "汇聚头", study=study) is False
+    assert ex.check("11-3", "ｉｎｄｕｃｔｉｏｎ", study=study) is False  # full-width: read, then judged
     out = capsys.readouterr().out
     assert "第 2 层（第 1 个头）" in out and "第 1 层第 0 个头" in out and "1.250 → 3.250" in out
+    assert "归纳分数 0.900 → 0.450" in out  # the evidence: the induction head's own score drops
     assert [[(1, 0)]] == study.ablated[:1]  # only heads below the induction head are ablated
     assert all(layer < 2 for heads_ in study.ablated for layer, _ in heads_)
     for bad in ("注意力头", 3, float("nan"), {"head": "previous"}, ["前一个 token 头"]):
-        assert ex.check("11-2", bad, study=study) is None, bad
+        assert ex.check("11-3", bad, study=study) is None, bad
 
 
-def test_top_induction_layer_is_a_whole_layer_number(capsys):
-    study = FakeStudy(induction_layer=3)
+def test_later_head_is_the_layer_above_the_induction_head_and_its_ablation_is_shown(capsys):
+    study = FakeStudy(induction_layer=2)  # previous-token heads at layers 1 (first) and 3 (second)
     for right in (3, 3.0, "3", "第3层", "“第 3 层”", "３", "3层"):
-        assert ex.check("11-3", right, study=study) is True, right
-    for wrong in (2, 4, "第4层", 0):
-        assert ex.check("11-3", wrong, study=study) is False, wrong
-    assert "答案是 3 层" in capsys.readouterr().out
+        assert ex.check("11-2", right, study=study) is True, right
+    for wrong in (1, 2, "第1层", 0):
+        assert ex.check("11-2", wrong, study=study) is False, wrong
+    out = capsys.readouterr().out
+    assert "答案是 3 层" in out and "第 3 层第 2 个头" in out and "0.900 → 0.900" in out  # computed, unchanged
+    assert study.ablated[-1] == [(3, 2)]
     for near in (2.6, 3.4, "3.4", 2.999):  # would round to 3, but a layer is a whole number
-        assert ex.check("11-3", near, study=study) is None, near
+        assert ex.check("11-2", near, study=study) is None, near
     assert "整数" in capsys.readouterr().out
     for bad in (-1, float("nan"), float("inf"), 10**400, {"layer": 3}, [3], "三层", "3 parsecs", True):
-        assert ex.check("11-3", bad, study=study) is None, bad
-    assert ex.check("11-3", 1, study=FakeStudy(induction_layer=1)) is True
+        assert ex.check("11-2", bad, study=study) is None, bad
+    late = FakeStudy(induction_layer=0)  # now the layer-1 head is the first one above it
+    assert ex.check("11-2", 1, study=late) is True

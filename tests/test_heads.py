@@ -257,6 +257,12 @@ def test_study_ablations_are_memoised_and_induction_heads_matter_more_than_rando
     assert row["induction"] > max(row["random"]) + 1
     first = study.ablate(study.top("induction", 4))
     assert study.ablate(list(reversed(study.top("induction", 4)))) is first
+    low = min(layer for layer, _ in study.top("induction", 4))  # the first sequence's weights come along:
+    assert first["weights"].shape == study.weights[0].shape  # layers below the ablation are the stored ones
+    assert np.array_equal(first["weights"][:low], study.weights[0][:low])
+    assert not np.array_equal(first["weights"][low + 1:], study.weights[0][low + 1:])
+    assert study.first_copy_loss_without([]) == study.first_copy_loss
+    assert abs(study.first_copy_loss_without(study.top("induction", 4)) - study.first_copy_loss) < 0.5
     with pytest.raises(ValueError, match="score"):
         study.top("copy", 1)
     with pytest.raises(TypeError, match="ks"):
@@ -281,7 +287,10 @@ def test_heads_explorer_controls_show_the_studys_numbers(study):
             want += [round(study.second_copy_loss, 3), round(loss, 3), round(loss - study.second_copy_loss, 3)]
             assert shown_numbers(e.readout.value) == want
             np.testing.assert_array_equal(e.panel.image.get_array(), study.weights[0][head])
-            assert f"第 {head[0]} 层第 {head[1]} 个头" in e.panel.title.get_text()
+            title = e.panel.title.get_text()  # the static preview shows the settings too
+            assert f"第 {head[0]} 层第 {head[1]} 个头" in title
+            assert all(f"{study.scores[s][head]:.2f}" in title for s in heads.SCORES)
+            assert f"（{loss - study.second_copy_loss:+.2f}）" in title
     before = e.renders
     e.controls["rank"].value = 1
     assert e.renders == before + 1 and e.state["head"] == study.top("induction", 1)[0]
@@ -295,25 +304,30 @@ def test_exercises_read_the_notebooks_cached_study(study, capsys):
     lower = "第二遍" if study.second_copy_loss < study.first_copy_loss else "第一遍"
     assert exercises.EXERCISES["11-1"].solve()[0] == lower
     assert exercises.check("11-1", 2) is (lower == "第二遍")
-    assert exercises.check("11-2", "前一个 token 头") is True and exercises.check("11-2", "汇聚头") is False
-    assert exercises.check("11-3", layer) is True and exercises.check("11-3", f"第{layer}层") is True
-    assert exercises.check("11-3", layer + 1) is False
-    assert exercises.check("11-3", layer + 0.4) is None  # a layer is a whole number: a hint, not a verdict
+    assert exercises.check("11-3", "前一个 token 头") is True and exercises.check("11-3", "汇聚头") is False
+    later = next(h for h in study.top("previous", 5) if h[0] > layer)  # a head after the induction head
+    assert exercises.check("11-2", later[0]) is True and exercises.check("11-2", f"第{later[0]}层") is True
+    assert exercises.check("11-2", layer) is False
+    assert exercises.check("11-2", later[0] + 0.4) is None  # a layer is a whole number: a hint, not a verdict
     out = capsys.readouterr().out
-    assert f"第 {layer} 层第 {head} 个头" in out and f"共 {study.shape[0]} 层" in out
+    before = study.scores["induction"][layer, head]
+    assert f"第 {later[0]} 层第 {later[1]} 个头" in out and f"{before:.3f} → {before:.3f}" in out  # really unchanged
     assert heads.study() is study
 
 
-def test_pattern_panel_labels_every_kth_token_on_both_axes_and_checks_its_labels():
+def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labels():
     from helpers.display import new_figure
     from helpers.heads_plots import PatternPanel
 
     labels = ["start"] + [f"t{i}" for i in range(4)] * 2
     ax = new_figure(4, 4).add_subplot()
-    PatternPanel(ax, 4, labels=labels, every=2)
+    panel = PatternPanel(ax, 4, labels=labels, every=2)
     shown = [t.get_text() for t in ax.get_xticklabels()]
     assert shown == ["start", "t1", "t3", "t1", "t3"]  # both copies show the same tokens
-    assert [t.get_text() for t in ax.get_yticklabels()] == shown
+    left = [t.get_text() for t in ax.get_yticklabels()]
+    right = [t.get_text() for t in panel.right.get_yticklabels()]
+    assert left == shown and right == ["t0", "t2", "t0", "t2"]  # every row: even on the left, odd on the right
+    assert sorted(list(ax.get_yticks()) + list(panel.right.get_yticks())) == list(range(9))
     with pytest.raises(ValueError, match="labels"):
         PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels[:-1])
     with pytest.raises(ValueError, match="every"):

@@ -10,7 +10,7 @@ RANKS = 3
 
 
 class HeadsExplorer(Explorer):
-    figsize = (5.4, 5.4)
+    figsize = (5.0, 4.9)
 
     def __init__(self, **kwargs):
         from .. import heads, real_model
@@ -18,8 +18,7 @@ class HeadsExplorer(Explorer):
         self.study = heads.study()
         self.rows = {(r["score"], r["rank"]): r for r in self.study.head_table(RANKS)}
         model = self.study.model
-        words = real_model.token_strings(model, self.study.ids[0][1:])
-        self.labels = ["起始"] + [w.strip() for w in words]
+        self.labels = real_model.token_labels(model, self.study.ids[0])
         super().__init__(**kwargs)
 
     def make_controls(self):
@@ -44,7 +43,10 @@ class HeadsExplorer(Explorer):
 
     def draw(self, s):
         layer, head = s["head"]
-        self.panel.update(s["pattern"], title=f"第 {layer} 层第 {head} 个头（第 1 条重复序列）")
+        self.panel.update(s["pattern"], title=(
+            f"第 {layer} 层第 {head} 个头（第 1 条序列）\n"
+            f"前一个 token {s['previous']:.2f} · 汇聚 {s['sink']:.2f} · 归纳 {s['induction']:.2f}\n"
+            f"只去掉它：第二遍损失 {s['base']:.2f} → {s['loss']:.2f}（{s['loss'] - s['base']:+.2f}）"))
 
     def describe(self, s):
         layer, head = s["head"]
