@@ -9,6 +9,7 @@ import numpy as np
 
 from .display import new_figure
 from .heads import SCORE_LABELS, SCORES, top_heads
+from .panels import matrix_mesh
 from .plots import ACCENT, BASE, MUTED
 from .validation import positive_int
 
@@ -44,7 +45,7 @@ class PatternPanel:
         n = 2 * length + 1
         every = positive_int("every", every)
         self.ax = ax
-        self.image = ax.imshow(np.zeros((n, n)), vmin=0, vmax=1, cmap="viridis")
+        self.image = matrix_mesh(ax, np.zeros((n, n)))  # vector cells: redraws fast at 2× density
         self.lines = [ax.axvline(length + 0.5, color="white", lw=0.8, ls="--"),
                       ax.axhline(length + 0.5, color="white", lw=0.8, ls="--")]
         if labels is None:
@@ -64,7 +65,7 @@ class PatternPanel:
         self.title = ax.set_title(title, fontsize=9)
 
     def update(self, pattern, title=None):
-        self.image.set_data(np.asarray(pattern, dtype=float))
+        self.image.set_array(np.asarray(pattern, dtype=float))
         if title is not None:
             self.title.set_text(title)
 
