@@ -79,7 +79,7 @@ lock:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q "pip-tools>=7.4"
 	CUSTOM_COMPILE_COMMAND="make lock" $(PY) -m piptools compile -q --strip-extras --no-emit-index-url --no-emit-find-links \
-		--extra lab --extra real --extra test -o $(CONSTRAINTS) pyproject.toml
+		--extra lab --extra real --extra test -o $(CONSTRAINTS) pyproject.toml requirements/policy.in
 
 # Build the wheel (no warnings), check its contents, install it in a clean venv, render Chinese.
 wheel-check:
