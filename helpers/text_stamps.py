@@ -50,7 +50,8 @@ class TextStamps:
 
     def _key(self, text) -> tuple:
         return (text.get_text(), text.get_fontproperties(), float(text.get_rotation()), text.get_ha(),
-                text.get_va(), text.get_rotation_mode(), text.get_linespacing(), getattr(text, "_multialignment", None))
+                text.get_va(), text.get_rotation_mode(), getattr(text, "_linespacing", None),
+                getattr(text, "_multialignment", None))
 
     def _mask(self, text):
         """``(coverage, dx, dy)``: the string's coverage in [0, 1], and the offset (pixels, y down)
@@ -69,7 +70,6 @@ class TextStamps:
         probe.set_rotation_mode(text.get_rotation_mode())
         probe.set_ha(text.get_ha())
         probe.set_va(text.get_va())
-        probe.set_linespacing(text.get_linespacing())
         probe.set_color("black")
         probe.set_alpha(None)
         probe.set_transform(_identity())  # update_from copied the source's transform and clipping

@@ -159,6 +159,10 @@ class LayerExplorer(Explorer):
     def build(self, fig):
         import matplotlib
         from matplotlib.collections import LineCollection
+
+        for heads in HEAD_OPTIONS:  # cut every setting's weights now (~50 ms), not on a move
+            for kv in divisors(heads):
+                _weights(heads, kv)
         from matplotlib.transforms import offset_copy
 
         fig.set_layout_engine("none")  # fixed places: the tiles' box, its colorbar, title and note
