@@ -11,8 +11,8 @@ problem:
 - a text is smaller than ``MIN_PT`` points at the displayed size;
 - an axis with tick labels has no axis label (colorbars included);
 - a colour word in a title or legend (橙, 绿, 紫, 灰…) names a colour no artist in that axes has;
-- a plotted line runs through a legend entry's text inside the axes (08's eviction plot: the
-  orange jump crossed both labels).
+- a plotted data line runs through a legend entry's text (08's eviction plot: the orange jump
+  crossed both labels); reference lines spanning the axes (axhline/axvline) are not checked.
 
 Explorers draw part of their figure as "animated" artists on a cached background; pass
 ``draw=explorer_draw(explorer)`` so the check sees the picture the explorer shows.
@@ -198,7 +198,8 @@ def _lines_through_legend(ax, renderer, step: float = 2.0) -> list:
     boxes = [t.get_window_extent(renderer) for t in legend.get_texts() if t.get_text().strip()]
     problems = []
     for line in ax.lines:
-        if not line.get_visible() or line.get_linestyle() in ("None", "", " "):
+        # data lines only: a reference line spanning the axes (axhline/axvline) is left to the eye
+        if not line.get_visible() or line.get_linestyle() in ("None", "", " ") or line.get_transform() != ax.transData:
             continue
         xy = line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]).astype(float))
         xy = xy[np.all(np.isfinite(xy), axis=1)]

@@ -27,7 +27,7 @@ def real_heads_figure(layer_weights, labels, heads, *, layer, kv_groups):
     axes = np.atleast_1d(fig.subplots(1, len(heads)))
     image = None
     for ax, h in zip(axes, heads):
-        image = attention_map(ax, layer_weights[h], labels, title=f"第 {layer} 层 · 头 {h}（KV 头 {h // kv_groups}）")
+        image = attention_map(ax, layer_weights[h], labels, title=f"层 {layer} · 头 {h}（KV 头 {h // kv_groups}）")
         if ax is not axes[0]:
             ax.set_ylabel("")
             ax.set_yticks(range(len(labels)), [""] * len(labels))
