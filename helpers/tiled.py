@@ -129,7 +129,7 @@ def measure(fn, *args, **kwargs) -> tuple:
     return seconds, peak
 
 
-def best_time(repeats: int, fn, *args, **kwargs) -> float:
+def _best_time(repeats: int, fn, *args, **kwargs) -> float:
     """The shortest of ``repeats`` timed calls, in seconds, with memory tracing off: tracemalloc
     slows every allocation, which would penalise the tiled loop's many small blocks."""
     best = np.inf
@@ -171,8 +171,8 @@ def time_naive_vs_tiled(ns, *, d: int = 64, block: int = 128, seed: int = 0, rep
         q, k, v = rng.standard_normal((3, n, d))
         naive_peak = measure(naive_attention, q, k, v)[1]
         tiled_peak = measure(tiled_attention, q, k, v, block=block, causal=True)[1]
-        rows.append({"n": n, "naive_s": best_time(repeats, naive_attention, q, k, v), "naive_peak": naive_peak,
-                     "tiled_s": best_time(repeats, tiled_attention, q, k, v, block=block, causal=True),
+        rows.append({"n": n, "naive_s": _best_time(repeats, naive_attention, q, k, v), "naive_peak": naive_peak,
+                     "tiled_s": _best_time(repeats, tiled_attention, q, k, v, block=block, causal=True),
                      "tiled_peak": tiled_peak})
     return rows
 
