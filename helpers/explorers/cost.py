@@ -63,14 +63,10 @@ class CostExplorer(Explorer):
         self.ax_f.set_ylim(1e-2, 1e5)  # GFLOPs: 10 MFLOPs … 100 TFLOPs per token
         self.ax_m.set_ylim(2 ** 16, 2 ** 57)
         self.ax_m.set_yticks([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])
-        # the settings shown, in the picture itself (the static preview too); the longest text first,
-        # so the frozen layout leaves room for every later one
-        self.settings = fig.suptitle(self.settings_text("Llama-3.1-70B", 1048576, "bf16", 64), fontsize=10)
-        self.animate(self.attn_line, self.fixed_line, self.table_line, self.cache_line, *self.markers, self.settings)
-
-    @staticmethod
-    def settings_text(model, n, dtype, batch) -> str:
-        return f"{model} · {dtype} · batch {batch} · 虚线 = 所选 n = {n_label(n)}；点线 = 8K、128K"
+        # what the vertical lines mean, drawn once with the background (no per-move cost); the
+        # readout under the controls names the model, precision, batch and n
+        fig.suptitle("虚线 = 所选长度 n；点线 = 8K、128K", fontsize=10)
+        self.animate(self.attn_line, self.fixed_line, self.table_line, self.cache_line, *self.markers)
 
     def draw(self, s):
         self.attn_line.set_ydata(s["attn_curve"] / 1e9)
@@ -79,7 +75,6 @@ class CostExplorer(Explorer):
         self.cache_line.set_ydata(s["cache_curve"])
         for marker in self.markers:
             marker.set_xdata([s["n"], s["n"]])
-        self.settings.set_text(self.settings_text(s["model"], s["n"], s["dtype"], s["batch"]))
 
     def describe(self, s):
         share = f"{s['share']:.0%}" if s["share"] < 1 else f"{s['share']:.1f}×"

@@ -17,7 +17,7 @@ SIGMA = 0.5
 
 
 class SinkExplorer(Explorer):
-    figsize = (7.2, 3.5)
+    figsize = (7.2, 3.2)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -38,16 +38,10 @@ class SinkExplorer(Explorer):
     def build(self, fig):
         blank = np.zeros(N_SINK)
         self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, 8, ylim=(-0.2, SINK_CHANGE_MAX))
-        self.settings = fig.suptitle(self.settings_text(8.0, N_SINK - 1), fontsize=10)
-        self.animate(*self.panels.artists, self.settings)
-
-    @staticmethod
-    def settings_text(strength, window) -> str:
-        return f"汇聚强度 {strength:.1f} · 窗口 {window} 个 token"
+        self.animate(*self.panels.artists)
 
     def draw(self, s):
         self.panels.update(s["weights"], s["only"], s["with_first"], s["window"])
-        self.settings.set_text(self.settings_text(s["strength"], s["window"]))
 
     def describe(self, s):
         return (f"后面的查询平均把 <span class='sink'>{fmt(s['first_col'])}</span> 的权重放在第 1 个 token 上 · "
@@ -56,7 +50,7 @@ class SinkExplorer(Explorer):
 
 
 class InfluenceExplorer(Explorer):
-    figsize = (7.0, 3.2)
+    figsize = (7.0, 2.9)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -66,20 +60,14 @@ class InfluenceExplorer(Explorer):
                                                    style={"description_width": "initial"})}
 
     def compute(self, value_scale):
-        return {**reading.weight_vs_influence_example(value_scale), "value_scale": value_scale}
+        return reading.weight_vs_influence_example(value_scale)
 
     def build(self, fig):
         self.panels = InfluencePanels(fig, np.zeros(6), np.zeros(6), show_values=False)  # numbers: readout
-        self.settings = fig.suptitle(self.settings_text(3.0), fontsize=10)
-        self.animate(*self.panels.artists, self.settings)
-
-    @staticmethod
-    def settings_text(value_scale) -> str:
-        return f"位置 0 的 ‖v‖ = {value_scale:.2f}（其余位置不变）"
+        self.animate(*self.panels.artists)
 
     def draw(self, s):
         self.panels.update(s["weights"], s["influence"])
-        self.settings.set_text(self.settings_text(s["value_scale"]))
 
     def describe(self, s):
         by_w = " > ".join(str(i) for i in s["by_weight"])
