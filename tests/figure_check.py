@@ -13,7 +13,9 @@ problem:
   points) fall outside their axes' limits, so they are clipped or vanish;
 - a text is smaller than ``MIN_PT`` points at the displayed size;
 - an axis with tick labels has no axis label (colorbars included);
-- a colour word in a title or legend (橙, 绿, 紫, 灰…) names a colour no artist in that axes has.
+- a colour word in a title or legend (橙, 绿, 紫, 灰…) names a colour no artist in that axes has;
+- a plotted data line runs through a legend entry's text (08's eviction plot: the orange jump
+  crossed both labels); reference lines spanning the axes (axhline/axvline) are not checked.
 
 Explorers draw part of their figure as "animated" artists on a cached background; pass
 ``draw=explorer_draw(explorer)`` so the check sees the picture the explorer shows.
@@ -94,6 +96,7 @@ def figure_problems(fig, *, draw=None, min_pt: float = MIN_PT, display_scale: fl
     for ax in fig.axes:
         if ax.get_visible() and not ax.get_label().startswith("inset zoom"):  # a zoom shows a part on purpose
             problems += _data_outside(ax, renderer)
+            problems += _lines_through_legend(ax, renderer)
     problems += _unlabelled_axes(fig, [t[0] for t in texts])
     problems += _colour_words(fig, texts)
     return problems
@@ -208,6 +211,33 @@ def _data_outside(ax, renderer) -> list:
         elif text.get_text().strip() and text.get_transform() == ax.transData:
             if not _inside(text.get_window_extent(renderer), frame):
                 problems.append(f"{name}: data label {text.get_text()!r} sticks out of the axes")
+    return problems
+
+
+def _lines_through_legend(ax, renderer, step: float = 2.0) -> list:
+    """Lines of ``ax`` that pass through the text of its legend (sampled every ``step`` px)."""
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return []
+    boxes = [t.get_window_extent(renderer) for t in legend.get_texts() if t.get_text().strip()]
+    problems = []
+    for line in ax.lines:
+        # data lines only: a reference line spanning the axes (axhline/axvline) is left to the eye
+        if not line.get_visible() or line.get_linestyle() in ("None", "", " ") or line.get_transform() != ax.transData:
+            continue
+        xy = line.get_transform().transform(np.column_stack([line.get_xdata(), line.get_ydata()]).astype(float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if len(xy) < 2:
+            continue
+        seg = np.diff(xy, axis=0)
+        counts = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step)).astype(int)
+        pts = np.vstack([xy[i] + np.outer(np.linspace(0, 1, c + 1), seg[i]) for i, c in enumerate(counts)])
+        for box, text in zip(boxes, (t for t in legend.get_texts() if t.get_text().strip())):
+            inside = ((pts[:, 0] > box.x0 + TOL) & (pts[:, 0] < box.x1 - TOL)
+                      & (pts[:, 1] > box.y0 + TOL) & (pts[:, 1] < box.y1 - TOL))
+            if inside.any():
+                problems.append(f"{ax.get_title() or 'axes'}: {_label(line)} runs through the legend text "
+                                f"{text.get_text()!r}")
     return problems
 
 

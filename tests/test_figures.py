@@ -140,6 +140,8 @@ def test_a_clean_figure_passes():
     (lambda ax: ax.figure.text(0.9, 0.5, "a long label leaving the picture"), "leaves the figure"),
     (lambda ax: ax.set_xlabel(""), "x axis"),
     (lambda ax: (ax.bar([0], [1], color=helpers.palette.GREEN), ax.set_title("分数（灰）")), "names 灰"),
+    (lambda ax: (ax.plot([0, 0.4, 0.42, 1], [0, 0, 1, 1], label="a line with a jump"), ax.legend(loc="upper left")),
+     "runs through the legend text"),
 ])
 def test_the_check_finds_each_kind_of_defect(defect, expected):
     fig, ax = small_figure()

@@ -369,7 +369,7 @@ def test_online_softmax_explorer_block_control():
         values = rng.standard_normal((16, 2))
         np.testing.assert_allclose(e.state["steps"][-1].output, softmax(scores) @ values, atol=1e-12)
         assert e.state["steps"][0].running_max == scores[:block].max()
-        assert "True" in e.readout.value
+        assert "1e-12：是" in e.readout.value
 
 
 # ---- 08_reading_attention ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
 
 
 class CostExplorer(Explorer):
-    figsize = (7.4, 3.2)
+    figsize = (7.4, 3.7)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -48,26 +48,29 @@ class CostExplorer(Explorer):
         (self.table_line,) = self.ax_m.plot(N_GRID, N_GRID, color=ACCENT, label="一层的分数表")
         (self.cache_line,) = self.ax_m.plot(N_GRID, N_GRID, color=BASE, label="整个 KV Cache")
         self.markers = [ax.axvline(8192, color=MARKER, ls="--", lw=1) for ax in (self.ax_f, self.ax_m)]
-        for ax, title, ylabel in ((self.ax_f, "每 token 的计算量", "FLOPs / token"),
-                                  (self.ax_m, "内存（虚线 = 所选 n）", "字节")):
+        for ax, title, ylabel in ((self.ax_f, "每 token 的计算量", "GFLOPs / token"),
+                                  (self.ax_m, "显存", "字节")):
             ax.set_xscale("log", base=2)
             ax.set_yscale("log", base=10 if ax is self.ax_f else 2)
             ax.set_xlim(N_GRID[0], N_GRID[-1])
             ax.set_xticks(N_GRID[::3], [n_label(x) for x in N_GRID[::3]])
             ax.set_xlabel("长度 n（token）")
             ax.set_ylabel(ylabel)
-            ax.set_title(title)
+            ax.set_title(title, pad=40)
             mark_lengths(ax, label=False)
-        self.ax_f.set_ylim(1e7, 1e14)
+            # legend above the plot, under the title: the dashed marker moves across the whole x range
+            ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False, borderaxespad=0.2)
+        self.ax_f.set_ylim(1e-2, 1e5)  # GFLOPs: 10 MFLOPs … 100 TFLOPs per token
         self.ax_m.set_ylim(2 ** 16, 2 ** 57)
         self.ax_m.set_yticks([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])
-        self.ax_f.legend(loc="upper left")
-        self.ax_m.legend(loc="upper left")
+        # what the vertical lines mean, drawn once with the background (no per-move cost); the
+        # readout under the controls names the model, precision, batch and n
+        fig.suptitle("虚线 = 所选长度 n；点线 = 8K、128K", fontsize=10)
         self.animate(self.attn_line, self.fixed_line, self.table_line, self.cache_line, *self.markers)
 
     def draw(self, s):
-        self.attn_line.set_ydata(s["attn_curve"])
-        self.fixed_line.set_ydata(np.full_like(N_GRID, s["fixed"]))
+        self.attn_line.set_ydata(s["attn_curve"] / 1e9)
+        self.fixed_line.set_ydata(np.full_like(N_GRID, s["fixed"] / 1e9))
         self.table_line.set_ydata(s["table_curve"])
         self.cache_line.set_ydata(s["cache_curve"])
         for marker in self.markers:
@@ -139,7 +142,7 @@ class OnlineSoftmaxExplorer(Explorer):
         rows = "".join(f"<tr>{cell}{block_range(st)}</td>{cell}{st.running_max:.3f}</td>"
                        f"{cell}{st.running_sum:.3f}</td>{cell}[{st.output[0]:.3f}, {st.output[1]:.3f}]</td></tr>"
                        for st in s["steps"])
-        head = "".join(f"<th style='padding:0 0.8em'>{h}</th>" for h in ("块（键的位置）", "m", "l", "当前输出"))
+        head = "".join(f"<th style='padding:0 0.8em'>{h}</th>" for h in ("块（键的位置）", "m", "l", "当前输出 acc/l"))
         return (f"<table style='border-collapse:collapse'><tr>{head}</tr>{rows}</table>"
                 f"{len(s['steps'])} 步；与一次性 softmax 的最大差 <span class='err'>{s['error']:.1e}</span>"
-                f"（&lt; 1e-12：{s['error'] < 1e-12}）")
+                f"（&lt; 1e-12：{'是' if s['error'] < 1e-12 else '否'}）")

@@ -17,7 +17,7 @@ SIGMA = 0.5
 
 
 class SinkExplorer(Explorer):
-    figsize = (7.2, 3.0)
+    figsize = (7.2, 3.2)
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -31,17 +31,17 @@ class SinkExplorer(Explorer):
         only = reading.eviction_change(seq, window, keep_first=0)
         with_first = reading.eviction_change(seq, window, keep_first=1)
         later = slice(window, None)
-        return {"weights": w, "first_col": float(w[4:, 0].mean()), "only": only, "with_first": with_first,
+        return {"strength": strength, "window": window, "weights": w, "first_col": float(w[4:, 0].mean()), "only": only, "with_first": with_first,
                 "only_mean": float(only[later].mean()) if window < N_SINK else 0.0,
                 "with_first_mean": float(with_first[later].mean()) if window < N_SINK else 0.0}
 
     def build(self, fig):
         blank = np.zeros(N_SINK)
-        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, ylim=(-0.2, SINK_CHANGE_MAX))
+        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, 8, ylim=(-0.2, SINK_CHANGE_MAX))
         self.animate(*self.panels.artists)
 
     def draw(self, s):
-        self.panels.update(s["weights"], s["only"], s["with_first"])
+        self.panels.update(s["weights"], s["only"], s["with_first"], s["window"])
 
     def describe(self, s):
         return (f"后面的查询平均把 <span class='sink'>{fmt(s['first_col'])}</span> 的权重放在第 1 个 token 上 · "
@@ -103,13 +103,19 @@ class DilutionExplorer(Explorer):
         ax.set_ylim(-0.04, 1.04)  # room for the simulated point's marker at 0 or 1
         ax.set_xlabel("长度 n（token，对数刻度）")
         ax.set_ylabel("相关位置的权重")
-        ax.set_title("相关位置的权重随长度变化")
+        # the settings in the title (the static preview shows them too); longest text first for the layout
+        self.title = ax.set_title(self.title_text(12.0, 131072))
         ax.legend()
-        self.animate(self.curve, self.point)
+        self.animate(self.curve, self.point, self.title)
+
+    @staticmethod
+    def title_text(delta, n) -> str:
+        return f"相关位置的权重（Δ = {delta:.1f}；点 = 模拟，n = {n:,}）"
 
     def draw(self, s):
         self.curve.set_ydata(s["curve"])
         self.point.set_data([s["n"]], [s["simulated"]])
+        self.title.set_text(self.title_text(s["delta"], s["n"]))
 
     def describe(self, s):
         return (f"Δ = {s['delta']:.1f}，n = {s['n']:,}：闭式解 <span class='closed'>{fmt(s['closed'])}</span>，"

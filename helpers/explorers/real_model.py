@@ -7,6 +7,7 @@ import numpy as np
 
 from ..display import fmt
 from ..explorer import Explorer
+from ..figures.reading import future_masked
 from ..figures.real_model import attention_map
 
 
@@ -46,13 +47,18 @@ class RealAttentionExplorer(Explorer):
     def build(self, fig):
         ax = fig.add_subplot()
         n = len(self.ids)
-        self.heat = attention_map(ax, np.zeros((n, n)), self.labels, title="SmolLM2-135M 的真实注意力权重")
+        self.heat = attention_map(ax, np.zeros((n, n)), self.labels, title=self.title_text(29, 8, 2))
         fig.colorbar(self.heat, ax=ax, fraction=0.04, pad=0.02).set_label("权重")
-        self.animate(self.heat)
+        self.animate(self.heat, ax.title)  # the title names the layer and head shown (the preview too)
+
+    @staticmethod
+    def title_text(layer, head, kv_head) -> str:
+        return f"SmolLM2-135M · 层 {layer} · 头 {head}（KV 头 {kv_head}；都从 0 数）"
 
     def draw(self, s):
-        self.heat.set_array(s["weights"])
+        self.heat.set_array(future_masked(s["weights"]))
+        self.heat.axes.title.set_text(self.title_text(s["layer"], s["head"], s["kv_head"]))
 
     def describe(self, s):
-        return (f"第 <span class='layer'>{s['layer']}</span> 层、第 {s['head']} 个查询头（用第 {s['kv_head']} 个 KV 头）· "
+        return (f"层 <span class='layer'>{s['layer']}</span>、查询头 {s['head']}（用 KV 头 {s['kv_head']}；都从 0 数）· "
                 f"第 5 个 token 起的查询平均放在第 1 个 token 上的权重 <span class='first'>{fmt(s['first'])}</span>")

@@ -13,11 +13,12 @@ BYTE_TICKS = {2 ** 20: "1 MiB", 2 ** 30: "1 GiB", 2 ** 40: "1 TiB"}
 
 
 def n_label(n: float) -> str:
-    """``8K`` for 8192; lengths below 1024 as they are."""
+    """``8K`` for 8192 (a length of whole K's); lengths below 1024, or not a whole number of K's,
+    written out in full (``28,629``), so a label never rounds a length the text prints."""
     from ..validation import finite_scalar
 
     n = finite_scalar("n", n, low=1.0, high=2.0 ** 62)
-    return f"{int(n) // 1024}K" if n >= 1024 else str(int(n))
+    return f"{int(n) // 1024}K" if n >= 1024 and n % 1024 == 0 else f"{round(n):,}"
 
 
 def mark_lengths(ax, *, label: bool) -> None:
@@ -52,7 +53,7 @@ def cost_curves_figure(config):
     ax_m.plot(grid, [cost.score_table_bytes(config, int(n)) for n in grid], color=ACCENT, label="一层的完整分数表")
     ax_m.plot(grid, [cost.kv_cache_bytes(config, int(n)) for n in grid], color=BASE, label="整个 KV Cache")
     ax_m.axvline(cross["table_vs_cache"], color=MARKER, ls="--", lw=1)
-    ax_m.set_title(f"BF16 内存（交点 n = {n_label(cross['table_vs_cache'])}）")
+    ax_m.set_title(f"BF16 显存（交点 n = {n_label(cross['table_vs_cache'])}）")
     ax_m.set_ylabel("字节（BF16）")
     ax_m.set_yscale("log", base=2)
     ax_m.set_yticks(list(BYTE_TICKS), list(BYTE_TICKS.values()))
@@ -68,7 +69,10 @@ def cost_curves_figure(config):
 
 
 def timing_figure(rows, exponent):
-    """``07_cost_of_length``: measured time and peak memory, naive vs tiled, on log axes."""
+    """``07_cost_of_length``: measured time and peak memory (CPU), naive vs tiled, on log axes with
+    the lengths as ticks (``512``, ``1K``, ``2K``…)."""
+    from matplotlib.ticker import NullLocator
+
     fig = new_figure(7.6, 2.8)
     ax_t, ax_m = fig.subplots(1, 2)
     ns = [r["n"] for r in rows]
@@ -77,10 +81,12 @@ def timing_figure(rows, exponent):
     ax_t.set_ylabel("时间（毫秒）")
     ax_m.plot(ns, [r["naive_peak"] / 2 ** 20 for r in rows], "o-", color=ACCENT, label="朴素")
     ax_m.plot(ns, [r["tiled_peak"] / 2 ** 20 for r in rows], "s-", color=BASE, label="分块")
-    ax_m.set_ylabel("峰值内存（MiB）")
+    ax_m.set_ylabel("峰值内存（CPU，MiB）")
     for ax in (ax_t, ax_m):
         ax.set_xscale("log", base=2)
+        ax.set_xticks(ns, [n_label(n) for n in ns])
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_yscale("log")
-        ax.set_xlabel("长度 n（token）")
+        ax.set_xlabel("长度 n（token，对数刻度）")
         ax.legend()
     return fig

@@ -4,46 +4,65 @@ from __future__ import annotations
 import numpy as np
 
 from ..display import new_figure
-from ..palette import ACCENT, BASE, REFERENCE, SERIES
+from ..palette import ACCENT, BASE, MARKER, MASKED, REFERENCE, SERIES, colour_word
 from ..panels import BarPanel, matrix_mesh
 
 
-class SinkPanels:
-    """``08_reading_attention``: the causal weight map and the per-position output change after
-    eviction (only a recent window vs first token + window); ``update`` changes them in place."""
+def masked_viridis():
+    """viridis with NaN cells in the series' masked grey."""
+    import matplotlib
 
-    def __init__(self, fig, weights, only, with_first, *, ylim=None):
+    return matplotlib.colormaps["viridis"].with_extremes(bad=MASKED)
+
+
+def future_masked(weights):
+    """Causal weights with the masked cells (above the diagonal) as NaN, so a heatmap drawn with a
+    colormap whose "bad" colour is :data:`~helpers.palette.MASKED` shows them grey, not as weight 0."""
+    w = np.array(weights, dtype=float)
+    w[np.triu_indices_from(w, k=1)] = np.nan
+    return w
+
+
+class SinkPanels:
+    """``08_reading_attention``: the causal weight map (masked cells grey, a colourbar) and the
+    per-position output change after eviction (only a recent window vs first token + window), the
+    window's edge dashed; ``update`` changes them in place."""
+
+    def __init__(self, fig, weights, only, with_first, window, *, ylim=None):
         ax_w, ax_c = fig.subplots(1, 2)
         self.ax_change = ax_c
-        self.heat = matrix_mesh(ax_w, weights)
-        ax_w.set_title("因果注意力权重")
+        self.heat = matrix_mesh(ax_w, future_masked(weights), cmap=masked_viridis())
+        fig.colorbar(self.heat, ax=ax_w, fraction=0.05, pad=0.03).set_label("权重")
+        ax_w.set_title(f"因果注意力权重（{colour_word(MASKED)} = 被掩码遮住）")
         ax_w.set_xlabel("键（K）")
         ax_w.set_ylabel("查询（Q）")
         x = np.arange(len(only))
         (self.only_line,) = ax_c.plot(x, only, "o-", ms=3, color=ACCENT, label="只留最近窗口")
         (self.first_line,) = ax_c.plot(x, with_first, "s-", ms=3, color=BASE, label="首 token + 窗口")
+        self.edge = ax_c.axvline(window - 0.5, color=MARKER, ls="--", lw=1, label="窗口边界")
         if ylim is not None:
             ax_c.set_ylim(*ylim)
         ax_c.set_xlabel("位置（token）")
         ax_c.set_ylabel("输出变化 ‖Δout‖")
-        ax_c.set_title("丢掉前文后，每个位置的输出变化")
-        ax_c.legend(loc="upper left")
+        # the legend sits above the plot, between it and the title: no line can run through it
+        ax_c.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False, borderaxespad=0.2)
+        ax_c.set_title("丢掉前文后，每个位置的输出变化", pad=44)
 
     @property
     def artists(self) -> list:
-        return [self.heat, self.only_line, self.first_line]
+        return [self.heat, self.only_line, self.first_line, self.edge]
 
-    def update(self, weights, only, with_first):
-        self.heat.set_array(weights)
+    def update(self, weights, only, with_first, window):
+        self.heat.set_array(future_masked(weights))
         self.only_line.set_ydata(only)
         self.first_line.set_ydata(with_first)
+        self.edge.set_xdata([window - 0.5, window - 0.5])
 
 
 def sink_figure(weights, only, with_first, window):
-    """Static version of :class:`SinkPanels`, with the window's edge marked."""
-    fig = new_figure(7.4, 3.0)
-    panels = SinkPanels(fig, weights, only, with_first)
-    panels.ax_change.axvline(window - 0.5, color=REFERENCE, ls="--", lw=1)
+    """Static version of :class:`SinkPanels`."""
+    fig = new_figure(7.4, 3.2)
+    SinkPanels(fig, weights, only, with_first, window)
     return fig
 
 

@@ -5,12 +5,14 @@ import numpy as np
 
 from ..display import new_figure
 from ..panels import matrix_mesh
+from .reading import future_masked, masked_viridis
 
 
 def attention_map(ax, weights, labels, *, title=""):
-    """One head's causal weight map with the tokens on both axes (shared with the explorer)."""
+    """One head's causal weight map with the tokens on both axes (shared with the explorer); the
+    masked cells (a token after the one reading) grey. Update it with ``set_array(future_masked(w))``."""
     n = len(labels)
-    image = matrix_mesh(ax, weights)
+    image = matrix_mesh(ax, future_masked(weights), cmap=masked_viridis())
     ax.set_xticks(range(n), labels, rotation=90)
     ax.set_yticks(range(n), labels)
     ax.set_xlabel("键（被看的 token）")
@@ -25,7 +27,7 @@ def real_heads_figure(layer_weights, labels, heads, *, layer, kv_groups):
     axes = np.atleast_1d(fig.subplots(1, len(heads)))
     image = None
     for ax, h in zip(axes, heads):
-        image = attention_map(ax, layer_weights[h], labels, title=f"第 {layer} 层 · 头 {h}（KV 头 {h // kv_groups}）")
+        image = attention_map(ax, layer_weights[h], labels, title=f"层 {layer} · 头 {h}（KV 头 {h // kv_groups}）")
         if ax is not axes[0]:
             ax.set_ylabel("")
             ax.set_yticks(range(len(labels)), [""] * len(labels))
