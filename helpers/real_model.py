@@ -23,6 +23,7 @@ import numpy as np
 from .attention import softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
+from .threads import with_one_blas_thread
 from .validation import (
     as_mask,
     as_real_array,
@@ -257,6 +258,7 @@ class ForwardResult:
     layer_inputs: list       # per layer: the residual stream entering it (n, hidden)
 
 
+@with_one_blas_thread  # a 135M model's products on ≤ 100 tokens: a second thread mostly waits
 def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_inputs: bool = False,
             last_only: bool = False, ablate=None, resume=None) -> ForwardResult:
     """Logits and every layer's attention weights for token ``ids``.

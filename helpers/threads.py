@@ -24,3 +24,14 @@ def one_blas_thread():
     if _controller is None:
         _controller = ThreadpoolController()
     return _controller.limit(limits=1, user_api="blas")
+
+
+def with_one_blas_thread(function):
+    """Decorator: ``function`` runs under :func:`one_blas_thread`."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with one_blas_thread():
+            return function(*args, **kwargs)
+    return wrapper
