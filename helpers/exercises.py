@@ -236,7 +236,7 @@ def _previous_token_head(short=None, ranked=None):
     on_prev = float(np.diagonal(np.asarray(short[layer][head]), offset=-1).mean())
     verdict = "是" if on_prev > 0.5 else "否"
     return verdict, (f"排名第 1 的头是第 {layer} 层第 {head} 个。在短句上，它平均把 {on_prev:.3f} 的权重"
-                     f"放在上一个 token 上（{'超过' if on_prev > 0.5 else '不到'} 0.5）：换一段文字，它{'仍然' if on_prev > 0.5 else '不再'}是“看上一个 token”的头。")
+                     f"放在前一个 token 上（{'超过' if on_prev > 0.5 else '不到'} 0.5）：换一段文字，它{'仍然' if on_prev > 0.5 else '不再'}是“看前一个 token”的头。")
 
 
 EXERCISES = {
@@ -264,7 +264,7 @@ EXERCISES = {
     "06-2": Exercise("没有 RoPE 时交换“年”和“假”，“怎么”的输出会变吗？", WILL, _no_rope_prefix),
     "07-1": Exercise("Llama-3.2-1B 每 token 的 KV Cache（KiB）", Number(0, "KiB"), _kv_cache_1b),
     "07-2": Exercise("Llama-3.1-70B 每 token 注意力超过固定开销的 n（取到千位）", Number(-3), _crossover_70b),
-    "09-1": Exercise("排名第 1 的头在短句上也主要看上一个 token 吗？", YES_NO, _previous_token_head),
+    "09-1": Exercise("排名第 1 的头在短句上也主要看前一个 token 吗？", YES_NO, _previous_token_head),
     **TRAINING_EXERCISES,  # 10's exercises live beside the training code they recompute
     **HEADS_EXERCISES,  # 11's beside the head study they read
 }
