@@ -101,8 +101,9 @@ def parse_numbers(answer, count: int, *, labels=None, unit: str | None = None) -
         text = unicodedata.normalize("NFKC", answer).strip().strip("[]()（）【】")
         items = []
         for part in (part for part in re.split(r"[,，、;；\s]+", text) if part):
-            if items and not _NUMBER.match(part):  # "64 KiB, 256 KiB": a unit joins its number
-                items[-1] += part
+            previous = _NUMBER.match(items[-1]) if items else None
+            if previous and not previous.group(2) and part.lower() in _UNIT_ALIASES:
+                items[-1] += part  # "64 KiB, 256 KiB": a unit joins the bare number before it
             else:
                 items.append(part)
     else:

@@ -86,7 +86,7 @@ def copy_loss_figure(curves: dict, length: int):
     x is the position of the predicted token. The first curve is the reference (dashed, thick,
     drawn on top, so a curve that follows it stays visible); grey bands mark the first token of
     each copy, which :func:`helpers.heads.copy_losses` leaves out of the averages."""
-    fig = new_figure(7.0, 3.2)
+    fig = new_figure(7.0, 4.0)
     ax = fig.add_subplot()
     x = np.arange(1, 2 * length + 1)
     for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, "#666666"))):
@@ -103,6 +103,7 @@ def copy_loss_figure(curves: dict, length: int):
     ax.text(1.5 * length + 0.5, top * 1.07, "第二遍（重复）", ha="center")
     ax.set_xlabel("被预测的 token 的位置")
     ax.set_ylabel("损失（nats / token）")
-    ax.legend(fontsize=9, loc="lower left")
+    # below the axes: inside, its long labels would cross the dashed line between the two copies
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     ax.spines[["top", "right"]].set_visible(False)
     return fig

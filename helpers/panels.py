@@ -280,12 +280,14 @@ def vectors_figure(vectors, labels, *, colors=None, lim=None, title="", chain=Fa
     if zoom is not None:
         tip = arrow_points(vectors, chain)[1][-1]
         inset = ax.inset_axes([0.56, 0.5, 0.42, 0.46])
+        inset.set_in_layout(False)  # placed inside ax: the layout need not make room for it (matplotlib 3.10 collapsed)
         VectorPanel(inset, vectors, labels, colors=colors, lim=((tip[0] - zoom, tip[0] + zoom),
                                                                 (tip[1] - zoom, tip[1] + zoom)),
                     chain=chain, legend=True, xlabel="", ylabel="")
         inset.get_legend().remove()
         inset.set_xticks([])
         inset.set_yticks([])
+        inset.spines[["top", "right"]].set_visible(True)  # a closed frame: the zoomed box
         inset.set_title("放大", fontsize=9, pad=2)
         inset.set_label("inset zoom")  # the figure check lets a zoom cut its arrows
         ax.indicate_inset_zoom(inset, edgecolor=REFERENCE)

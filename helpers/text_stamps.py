@@ -30,8 +30,10 @@ class TextStamps:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
-        self.dpi = float(dpi)
-        self.max_size = max_size
+        from .validation import finite_scalar, positive_int
+
+        self.dpi = finite_scalar("dpi", dpi, low=10.0, high=1200.0)
+        self.max_size = positive_int("max_size", max_size, maximum=1_000_000)
         self._masks: OrderedDict = OrderedDict()
         self._scratch = Figure(figsize=(SCRATCH[0] / self.dpi, SCRATCH[1] / self.dpi), dpi=self.dpi)
         self._scratch.patch.set_facecolor("white")

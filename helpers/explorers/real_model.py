@@ -49,6 +49,7 @@ class RealAttentionExplorer(Explorer):
         n = len(self.ids)
         self.heat = attention_map(ax, np.zeros((n, n)), self.labels, title=self.title_text(29, 8, 2))
         fig.colorbar(self.heat, ax=ax, fraction=0.04, pad=0.02).set_label("权重")
+        fig.get_layout_engine().set(w_pad=0.08)  # inches: matplotlib 3.10 put the y label on the edge
         self.animate(self.heat, ax.title)  # the title names the layer and head shown (the preview too)
 
     @staticmethod

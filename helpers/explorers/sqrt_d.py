@@ -19,7 +19,7 @@ TICK_LABELS = ("−4√d", "−2√d", "0", "2√d", "4√d")
 SHARE_MAX = 0.3  # the tallest bin (d = 1: q·k of two N(0,1) numbers peaks sharply at 0) stays inside
 
 
-def settings_title(state) -> str:
+def _settings_title(state) -> str:
     """The explorer's title: its settings and the score the histogram shows (``04_sqrt_d``); short,
     since a long text costs milliseconds on every move."""
     score = "除以 √d：分数 = q·k/√d" if state["scaled"] else "不缩放：分数 = 原始分数 q·k"
@@ -90,7 +90,7 @@ class SqrtDExplorer(Explorer):
 
     def draw(self, s):
         self.hist.set_data(s["share"], s["edges"])
-        self.settings.set_text(settings_title(s))
+        self.settings.set_text(_settings_title(s))
         for i, (rect, h) in enumerate(zip(self.top_bars, s["top"])):
             rect.set_height(h)
             rect.set_visible(i < s["shown"])

@@ -61,7 +61,7 @@ def cost_curves_figure(config):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2 if ax is ax_m else 10)
         mark_lengths(ax, label=i == 0)
-        ax.legend(loc="lower right" if ax is not ax_f else "center left")
+        ax.legend(loc="lower right" if ax is not ax_f else "upper left")  # clear of the flat line
     ax_m.set_yticks(list(BYTE_TICKS), list(BYTE_TICKS.values()))
     ax_m.set_xticks(grid[::2], [n_label(n) for n in grid[::2]])
     ax_m.set_xlabel("上下文长度 n（token，对数刻度）")
