@@ -128,7 +128,13 @@ code = "\\n".join(c.source for c in nb.cells if c.cell_type == "code" and "helpe
 start = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
     exec(compile(code, sys.argv[1], "exec"), {})
-print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+seconds = time.perf_counter() - start
+try:  # this process's own high-water mark (ru_maxrss would carry the parent's over fork + exec)
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(seconds, peak)
 """
 
 
