@@ -42,6 +42,7 @@ class WeightsPanel:
         self.bars.update(padded)
         for i, (bar, label, text) in enumerate(zip(self.bars.bars, self.bars.labels, self.words)):
             bar.set_color(ACCENT if i < n and training.KIND_OF[words[i]] == "事项" else BASE)
+            bar.set_visible(i < n)  # a shorter sentence leaves empty slots, not zero-height slivers
             label.set_visible(self.show_values and i < n)
             text.set_text(words[i] if i < n else "")
 

@@ -52,7 +52,7 @@ class LearningExplorer(Explorer):
     def build(self, fig):
         ax_w, ax_t, ax_c = fig.subplots(1, 3, width_ratios=[1.25, 1.0, 1.0])
         first = training.EXAMPLES[0]
-        self.weights = WeightsPanel(ax_w, first, np.zeros(len(first)), title="最后一个词的权重（数值见上方文字）",
+        self.weights = WeightsPanel(ax_w, first, np.zeros(len(first)), title="最后一个词的权重",
                                     show_values=False)
         action = self.action = training.KINDS.index("动作")
         self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax,
