@@ -170,7 +170,10 @@ class VectorPanel:
                        for c in colors]
         for arrow in self.arrows:  # an arrow longer than the axes (a zoomed inset) is cut at its frame
             arrow.arrow_patch.set_clip_box(ax.bbox)
-        self.tips = [ax.plot([0], [0], "o", ms=4, color=c, label=lab)[0] for lab, c in zip(labels, colors)]
+        # tips above the arrows (annotations sit at zorder 3): a zero vector's dot is not hidden
+        # under another vector's tail
+        self.tips = [ax.plot([0], [0], "o", ms=4, color=c, label=lab, zorder=3.5, mec="white", mew=0.6)[0]
+                     for lab, c in zip(labels, colors)]
         self.texts = [] if legend else [
             ax.annotate(lab, xy=(0, 0), xytext=(4, 4), textcoords="offset points", fontsize=10, color=c)
             for lab, c in zip(labels, colors)]
@@ -203,6 +206,7 @@ class VectorPanel:
             arrow.set_position((start[0], start[1]))
             arrow.arrowprops["mutation_scale"] = max(float(head_scale[i]), 0.1)  # read at every draw
             tip.set_data([end[0]], [end[1]])
+            tip.set_markersize(4 if np.any(end != start) else 7)  # a zero vector: a larger dot
             if self.texts:
                 self.texts[i].xy = (end[0], end[1])
 
