@@ -64,6 +64,7 @@ class Explorer:
         self._holding = False
         self._animated: list = []
         self._background = None
+        self._background_key = None
         self._backgrounds: dict = {}
         self.fig = None
         if not naive:
@@ -155,7 +156,7 @@ class Explorer:
 
     def _draw_background(self) -> None:
         canvas = self.fig.canvas
-        key = getattr(self, "_background_key", None)
+        key = self._background_key
         if key is not None and key in self._backgrounds:
             self._background = self._backgrounds[key]
             return
@@ -168,7 +169,9 @@ class Explorer:
     def _warm_backgrounds(self) -> None:
         """Draw the background of each of :meth:`background_variants` (not the animated artists)."""
         for values in self.background_variants():
-            self.draw(self.compute(**{**self.values, **values}))
+            with one_blas_thread():
+                state = self.compute(**{**self.values, **values})
+            self.draw(state)
             if self._background is None:
                 self._draw_background()
         self.draw(self.state)

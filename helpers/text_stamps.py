@@ -62,6 +62,8 @@ class TextStamps:
         if key in self._masks:
             self._masks.move_to_end(key)
             return self._masks[key]
+        from matplotlib.transforms import IdentityTransform
+
         canvas = self._scratch.canvas
         canvas.restore_region(self._blank)
         probe = self._probe
@@ -74,7 +76,7 @@ class TextStamps:
         probe.set_va(text.get_va())
         probe.set_color("black")
         probe.set_alpha(None)
-        probe.set_transform(_identity())  # update_from copied the source's transform and clipping
+        probe.set_transform(IdentityTransform())  # update_from copied the source's transform and clipping
         probe.set_clip_on(False)
         probe.set_visible(True)
         ax, ay = SCRATCH[0] // 2, SCRATCH[1] // 2
@@ -131,8 +133,3 @@ class TextStamps:
         region[...] = np.rint(region + (colour - region) * cover).astype(np.uint8)
         return True
 
-
-def _identity():
-    from matplotlib.transforms import IdentityTransform
-
-    return IdentityTransform()
