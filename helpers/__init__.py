@@ -8,8 +8,8 @@ first use. Each function's docstring names the notebook that teaches it.
 - :mod:`helpers.config`     published model configs and counts derived from them
 - :mod:`helpers.display`    figure/number display used by every notebook
 - :mod:`helpers.plots`      plot builders shared by static figures and explorers
-- :mod:`helpers.explorer`   the explorer pattern; :mod:`helpers.widgets` its entry points
-- :mod:`helpers.validation` the argument checks every public function starts with: bad input
+- :mod:`helpers.render.explorer`   the explorer pattern; :mod:`helpers.widgets` its entry points
+- :mod:`helpers.render.validation` the argument checks every public function starts with: bad input
   is a ``ValueError``/``TypeError`` naming the argument, never a silent NaN
 """
 from __future__ import annotations
@@ -17,9 +17,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from . import attention, config, example, validation
+from . import attention, config, example
 from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .config import LLAMA_3_1_8B, PRESETS
+from .render import validation
 
 __version__ = "0.1.0"
 
@@ -35,8 +36,8 @@ def __getattr__(name):
 def setup() -> None:
     """Prepare a notebook: register the bundled Chinese font for matplotlib and apply the series'
     figure style (every notebook's setup cell calls this; see ``00_index``). Prints nothing."""
-    from . import style
-    from .fonts import register_cjk_font
+    from .render import style
+    from .render.fonts import register_cjk_font
 
     register_cjk_font()
     style.apply()

@@ -7,7 +7,7 @@ A notebook's exercise cell is two lines::
 
 :func:`check` prints a verdict in Chinese and returns ``True``/``False`` (``None`` when the answer
 is still ``None`` or cannot be read, with a Chinese hint); a wrong answer shows the working. How
-answers are read and compared is :mod:`helpers.answers`. Each exercise's expected answer and
+answers are read and compared is :mod:`helpers.render.answers`. Each exercise's expected answer and
 working are computed by ``helpers`` at check time, never typed in. :data:`EXERCISES` holds every
 exercise by its key (``"NN-i"`` = notebook NN, exercise i); :data:`QUIZ` the closing quiz;
 :data:`REFERENCES` the reference answers of discussion questions (:func:`reference`).
@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import example
-from .answers import CAN, WILL, YES_NO, Choice, Exercise, Number, Numbers, judge
-from .display import fmt, fmt_vec
 from .exercises_heads import EXERCISES as HEADS_EXERCISES
 from .exercises_training import EXERCISES as TRAINING_EXERCISES
 from .exercises_training import REFERENCES as TRAINING_REFERENCES
+from .render.answers import CAN, WILL, YES_NO, Choice, Exercise, Number, Numbers, judge
+from .render.format import fmt, fmt_vec
 
 TOKEN = Choice(example.TOKENS)
 

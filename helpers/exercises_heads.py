@@ -1,4 +1,4 @@
-"""Self-checking exercises of ``11_heads_at_work``, in the vocabulary of :mod:`helpers.answers`.
+"""Self-checking exercises of ``11_heads_at_work``, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the head study they read and are registered in :data:`helpers.exercises.EXERCISES`
 as ``"11-1"`` … ``"11-3"`` (11-1 and 11-2 are predictions asked in the body, before the cell
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .answers import Choice, Exercise, Malformed, Number, clean_text
-from .display import fmt
+from .render.answers import Choice, Exercise, Malformed, Number, clean_text
+from .render.format import fmt
 
 COPIES = Choice(("第一遍", "第二遍"), {
     "1": "第一遍", "1.0": "第一遍", "一": "第一遍", "第一": "第一遍", "第1遍": "第一遍", "first": "第一遍",

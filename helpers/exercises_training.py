@@ -1,4 +1,4 @@
-"""Self-checking exercises of ``10_learning_to_attend``, in the vocabulary of :mod:`helpers.answers`.
+"""Self-checking exercises of ``10_learning_to_attend``, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the training code they recompute and are registered in
 :data:`helpers.exercises.EXERCISES` as ``"10-1"`` … ``"10-3"`` (and the reference answer of the
@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import training
-from .answers import Exercise, Numbers
 from .attention import softmax
-from .display import fmt_vec
+from .render.answers import Exercise, Numbers
+from .render.format import fmt_vec
 from .scaling import softmax_jacobian
 
 #: exercise 1: weights p of three positions and the upstream gradient ∂L/∂p

@@ -21,8 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import as_float_array, head_pairs, instance, one_of, positive_int
-from .validation import seed as check_seed
+from .render.validation import as_float_array, head_pairs, instance, one_of, positive_int
+from .render.validation import seed as check_seed
 
 SCORES = ("previous", "sink", "induction")
 SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "归纳"}

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .display import new_figure
 from .heads import SCORE_LABELS, SCORES, top_heads
-from .panels import matrix_mesh
-from .plots import ACCENT, BASE, MUTED
-from .validation import positive_int
+from .render.palette import ACCENT, BASE, MUTED
+from .render.panels import matrix_mesh
+from .render.png import new_figure
+from .render.validation import positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):

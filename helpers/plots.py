@@ -1,8 +1,8 @@
 """Every figure builder of the series under one name: ``helpers.plots.<name>`` in the notebooks.
 
 The code lives where it belongs: generic panels and their static wrappers in
-:mod:`helpers.panels`, figures made for one notebook in :mod:`helpers.figures` (one module per
-notebook, named like :mod:`helpers.explorers`), colours in :mod:`helpers.palette`. This module only
+:mod:`helpers.render.panels`, figures made for one notebook in :mod:`helpers.figures` (one module per
+notebook, named like :mod:`helpers.explorers`), colours in :mod:`helpers.render.palette`. This module only
 gathers them, so notebooks and explorers keep one stable import.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from .figures.reading import InfluencePanels, SinkPanels, dilution_figure, influ
 from .figures.real_model import real_heads_figure, sink_by_layer_figure
 from .figures.sqrt_d import saturation_figure, std_vs_d_figure
 from .figures.weighted_average import fixed_vs_content_figure
-from .palette import ACCENT, BASE, MUTED, PART_COLORS, QKV_COLORS
-from .panels import (
+from .render.palette import ACCENT, BASE, MUTED, PART_COLORS, QKV_COLORS
+from .render.panels import (
     BarPanel,
     HeatmapPanel,
     VectorPanel,

@@ -23,8 +23,8 @@ import numpy as np
 from .attention import softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
-from .threads import with_one_blas_thread
-from .validation import (
+from .render.threads import with_one_blas_thread
+from .render.validation import (
     as_mask,
     as_real_array,
     boolean,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import softmax
-from .validation import (
+from .render.validation import (
     as_real_array,
     boolean,
     check_elements,
@@ -19,7 +19,7 @@ from .validation import (
     probability_vector,
     quiet_overflow,
 )
-from .validation import seed as check_seed
+from .render.validation import seed as check_seed
 
 SEED = 20260501
 D_STEPS = tuple(2 ** i for i in range(11))  # 1 … 1024, the explorer's log steps

@@ -27,7 +27,7 @@ import numpy as np
 
 from .attention import softmax
 from .example import FEATURES
-from .validation import (
+from .render.validation import (
     as_float_array,
     boolean,
     finite_scalar,
@@ -38,7 +38,7 @@ from .validation import (
     positive_float,
     positive_int,
 )
-from .validation import seed as check_seed
+from .render.validation import seed as check_seed
 
 KINDS = FEATURES  # 事项, 时间, 疑问, 动作
 WORDS = {

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import training
-from .display import new_figure
-from .plots import ACCENT, BASE, MUTED, BarPanel, HeatmapPanel
+from .render.palette import ACCENT, BASE, MUTED
+from .render.panels import BarPanel, HeatmapPanel
+from .render.png import new_figure
 
 KIND_LABELS = training.KINDS
 

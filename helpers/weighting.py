@@ -7,7 +7,7 @@ import numpy as np
 
 from . import example
 from .attention import scaled_dot_product_attention
-from .validation import as_real_array, index, preview, probability_vector
+from .render.validation import as_real_array, index, preview, probability_vector
 
 
 def normalise_weights(raw) -> np.ndarray:

@@ -273,7 +273,7 @@ def _colours_in(ax) -> set:
 
 
 def _colour_words(fig, texts) -> list:
-    from helpers import palette
+    from helpers.render import palette
 
     words = {w: c for c, w in palette._WORDS.items()}
     problems = []

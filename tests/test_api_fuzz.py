@@ -31,8 +31,7 @@ from hypothesis.extra import numpy as hnp
 from tiny_model import tiny_model
 
 import helpers
-import helpers.explorers
-from helpers.explorer import Explorer
+from helpers.render.explorer import Explorer
 
 #: examples per callable; with ~100 callables this is well over the 1,000 cases the issue asks for
 EXAMPLES = 14
@@ -50,7 +49,7 @@ EXEMPT = {
     "helpers.heads.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
-    "helpers.exercises_heads.LayerNumber": "an answer kind of helpers.answers (exempt module) built once at import "
+    "helpers.exercises_heads.LayerNumber": "an answer kind of helpers.render.answers (exempt module) built once at import "
                                            "with fixed fields; its read() contract (a Chinese Malformed hint) is "
                                            "tested with near-boundary and malformed answers in test_exercises.py",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
@@ -58,16 +57,18 @@ EXEMPT = {
 }
 #: whole modules exempt, with the reason
 EXEMPT_MODULES = {
-    "helpers.validation": "its checks take the caller's argument name as their first parameter and name "
+    "helpers.render.validation": "its checks take the caller's argument name as their first parameter and name "
                           "that in every message; tested directly in test_validation.py",
     "helpers.exercises": "exercise checkers answer any typed answer with a Chinese hint and never raise: that "
                          "contract (not ValueError) is tested with correct, wrong, near-boundary and malformed "
                          "answers in test_exercises.py / test_training.py",
-    "helpers.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its own "
+    "helpers.render.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its own "
                        "Malformed (a Chinese hint) by design, and judge() never raises; test_exercises.py",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "
                      "the numbers they print go through display.fmt, which is walked",
-    "helpers.panels": "the generic panels behind helpers.plots (same reason): they draw helpers' own validated "
+    "helpers.figures": "per-notebook figure builders (helpers.figures.<notebook>), gathered by helpers.plots: "
+                       "same reason as helpers.plots",
+    "helpers.render.panels": "the generic panels behind helpers.plots (same reason): they draw helpers' own validated "
                       "results; the figure builders of helpers.figures.* (a subpackage, not walked) likewise",
     "helpers.training_plots": "figure builders of 10, same reason as helpers.plots: they draw helpers.training's "
                               "validated results (TrainingRun, kind_score_table) on matplotlib axes",
@@ -86,9 +87,9 @@ RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", 
 
 
 def _modules():
-    names = [f"helpers.{m.name}" for m in pkgutil.iter_modules(helpers.__path__) if not m.ispkg]
-    names += [f"helpers.explorers.{m.name}" for m in pkgutil.iter_modules(helpers.explorers.__path__)]
-    return sorted(names)
+    """Every module of the package, subpackages included (a package's ``__init__`` too)."""
+    names = [m.name for m in pkgutil.walk_packages(helpers.__path__, prefix="helpers.")]
+    return sorted(name for name in names if not any(name == e or name.startswith(e + ".") for e in EXEMPT_MODULES))
 
 
 def _public_callables():
@@ -369,7 +370,7 @@ def test_the_walk_finds_the_public_api():
     """The enumeration really sees the API (and so will see a new function)."""
     for expected in ("helpers.attention.softmax", "helpers.layer.attention_layer", "helpers.reading.dilution_weight",
                      "helpers.real_model.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
-                     "helpers.display.fmt", "helpers.tiled.growth_exponent", "helpers.explorers.layer.divisors"):
+                     "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.explorers.layer.divisors"):
         assert expected in CALLABLES, expected
     assert len(CALLABLES) * EXAMPLES >= 1000, f"only {len(CALLABLES)} callables × {EXAMPLES} examples"
 

@@ -196,7 +196,7 @@ def open_and_run(lab, name, before_run=None):
 def assert_static_pictures(nb):
     """Unrun (as GitHub, nbviewer and a fresh JupyterLab show it): every explorer's output is a
     sharp picture with the hint, never a widget repr."""
-    from helpers.explorer import STATIC_HINT
+    from helpers.render.explorer import STATIC_HINT
 
     nb.page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea img')].every(i => i.complete)")
     outputs = nb.explorer_outputs()

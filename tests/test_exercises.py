@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from helpers import answers as an
 from helpers import exercises as ex
 from helpers import heads
-from helpers.answers import Choice, Malformed, Number, Numbers
 from helpers.exercises import EXERCISES, QUIZ
 from helpers.exercises_heads import LayerNumber
+from helpers.render import answers as an
+from helpers.render.answers import Choice, Malformed, Number, Numbers
 
 MALFORMED = ["abc", "", "   ", [], {}, {"a": 1}, object(), float("nan"), float("inf"),
              [[1, 2], [3]], b"\xff", "1.2.3", "12 parsecs", -1e400]
@@ -252,7 +252,7 @@ def test_weighting_validation():
 
 
 def test_typographic_minus_is_read_as_minus():
-    from helpers import answers
+    from helpers.render import answers
 
     assert answers.parse_number("−0.15") == -0.15
     assert answers.clean_text("[0.25, −0.15]") == "[0.25,-0.15]"

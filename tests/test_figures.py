@@ -125,7 +125,7 @@ def small_figure():
 
 def test_a_clean_figure_passes():
     fig, ax = small_figure()
-    ax.bar([0, 1], [0.4, 0.8], color=helpers.palette.BASE)
+    ax.bar([0, 1], [0.4, 0.8], color=helpers.render.palette.BASE)
     ax.set_ylim(0, 1)
     assert figure_problems(fig) == []
 
@@ -139,7 +139,7 @@ def test_a_clean_figure_passes():
     (lambda ax: ax.legend(handles=ax.plot([0, 1], [0, 1], label="tiny"), fontsize=7), "pt at the displayed size"),
     (lambda ax: ax.figure.text(0.9, 0.5, "a long label leaving the picture"), "leaves the figure"),
     (lambda ax: ax.set_xlabel(""), "x axis"),
-    (lambda ax: (ax.bar([0], [1], color=helpers.palette.GREEN), ax.set_title("分数（灰）")), "names 灰"),
+    (lambda ax: (ax.bar([0], [1], color=helpers.render.palette.GREEN), ax.set_title("分数（灰）")), "names 灰"),
     (lambda ax: (ax.plot([0, 0.4, 0.42, 1], [0, 0, 1, 1], label="a line with a jump"), ax.legend(loc="upper left")),
      "runs through the legend text"),
 ])

@@ -6,7 +6,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from helpers.fonts import FONT_PATH, cjk_family_name
+from helpers.render.fonts import FONT_PATH, cjk_family_name
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u2E80-\u9FFF\u3000-\u303F\uFF00-\uFFEF]+[^\n\"'`<>]*")

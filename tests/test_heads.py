@@ -78,7 +78,7 @@ def test_score_inputs_are_checked():
         heads.induction_score(np.eye(9), 0)
     with pytest.raises(ValueError, match="skip"):
         heads.sink_score(np.eye(9), skip=-1)
-    with pytest.raises(TypeError, match="weights"):  # text where numbers go: a TypeError (helpers.validation)
+    with pytest.raises(TypeError, match="weights"):  # text where numbers go: a TypeError (helpers.render.validation)
         heads.previous_token_score("not a pattern")
 
 

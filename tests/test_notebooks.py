@@ -13,7 +13,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from series import NOTEBOOKS  # noqa: E402
 
 import notebooks as nbtool  # noqa: E402
-from helpers import answers, exercises, real_model  # noqa: E402
+from helpers import exercises, real_model  # noqa: E402
+from helpers.render import answers
 
 AUDIT = ROOT.parent / "shared" / "tools" / "notebook_audit.py"
 

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from helpers import display, widgets
-from helpers.explorer import STATIC_HINT, WIDGET_VIEW
+from helpers.render.explorer import STATIC_HINT, WIDGET_VIEW
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))

@@ -10,7 +10,7 @@ import pytest
 import helpers
 from helpers import widgets
 from helpers.display import new_figure, rgba_png
-from helpers.text_stamps import TextStamps
+from helpers.render.text_stamps import TextStamps
 
 helpers.setup()
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from tiny_model import tiny_model
 
-from helpers import config, example, layer, reading, real_model, scaling, tiled, validation, weighting, widgets
+from helpers import config, example, layer, reading, real_model, scaling, tiled, weighting, widgets
 from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
+from helpers.render import validation
 
 RNG = np.random.default_rng(16)
 Q, K, V = RNG.standard_normal((3, 4, 2))

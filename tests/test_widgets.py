@@ -4,7 +4,7 @@ import pytest
 
 import helpers
 from helpers import example, scaled_dot_product_attention, widgets
-from helpers.explorer import Explorer
+from helpers.render.explorer import Explorer
 
 
 def shown_numbers(html):
@@ -74,7 +74,7 @@ def test_orange_highlight_follows_the_largest_weight(factory):
 
 def test_orange_means_only_the_largest_weight_in_00_to_03():
     """q's arrows (02) and the weighted parts (03) take other colours than the highlight."""
-    from helpers import palette
+    from helpers.render import palette
 
     assert palette.ACCENT not in palette.QKV_COLORS
     assert palette.ACCENT not in palette.PART_COLORS
@@ -102,13 +102,13 @@ def test_a_short_arrow_gets_a_head_no_longer_than_half_of_it():
     """03's two 0.043 parts: a full-size head would reach back past their start (below zero)."""
     e = widgets.hand_calculation_explorer()
     ax = e.vectors.ax
-    starts, ends = helpers.panels.arrow_points(np.vstack([e.state.parts, e.state.output]), chain=True)
+    starts, ends = helpers.render.panels.arrow_points(np.vstack([e.state.parts, e.state.output]), chain=True)
     for arrow, start, end in zip(e.vectors.arrows, starts, ends):
         length_pt = np.hypot(*(ax.transData.transform(end) - ax.transData.transform(start))) * 72 / ax.figure.dpi
         head_pt = 0.4 * arrow.arrowprops["mutation_scale"]
         assert head_pt <= max(length_pt / 2, 0.05) + 1e-9
         if length_pt > 20:
-            assert arrow.arrowprops["mutation_scale"] == helpers.panels.HEAD_SCALE  # long arrows keep full heads
+            assert arrow.arrowprops["mutation_scale"] == helpers.render.panels.HEAD_SCALE  # long arrows keep full heads
 
 
 def test_naive_mode_shows_the_same_numbers():
@@ -314,7 +314,7 @@ def test_layer_explorer_each_control():
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
     assert "RoPE(q)" not in dict(e.state["trace"]) and "RoPE(k)" not in dict(e.state["trace"])
     from helpers.explorers.layer import ASPECT, columns_for
-    from helpers.panels import head_mosaic
+    from helpers.render.panels import head_mosaic
 
     tiles = head_mosaic(attn, cols=columns_for(8, 12))
     shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan).reshape(tiles.shape)

@@ -10,7 +10,7 @@ running twice on an unchanged tree leaves ``git diff`` empty:
 
 - no timing metadata and no widget state (its model ids are random on every run);
 - each explorer's output keeps its static picture and hint but not the widget view, whose model
-  id would be random and which no reader without a kernel can render (see ``helpers.explorer``);
+  id would be random and which no reader without a kernel can render (see ``helpers.render.explorer``);
 - PNGs carry no software metadata (``helpers.display``);
 - consecutive pieces of a cell's printed output are joined (the kernel splits them by timing);
 - a cell marked ``# timing`` (machine-dependent numbers) keeps its previous outputs when the new

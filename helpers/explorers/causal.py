@@ -5,10 +5,10 @@ import numpy as np
 
 from .. import example
 from ..attention import scaled_dot_product_attention
-from ..display import fmt
-from ..explorer import Explorer
 from ..kv_cache import earlier_output_change
-from ..panels import HeatmapPanel
+from ..render.explorer import Explorer
+from ..render.format import fmt
+from ..render.panels import HeatmapPanel
 
 N_MAX = len(example.TOKENS) + len(example.EXTRA_TOKENS)
 

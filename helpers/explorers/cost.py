@@ -5,10 +5,10 @@ import numpy as np
 
 from .. import cost
 from ..config import PRESETS
-from ..display import fmt_bytes
-from ..explorer import Explorer
 from ..figures.cost import BYTE_TICKS, mark_lengths, n_label
-from ..palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
+from ..render.explorer import Explorer
+from ..render.format import fmt_bytes
+from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
 
 N_GRID = np.array([2 ** i for i in range(10, 21)], dtype=float)  # 1K … 1M
 N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
@@ -86,8 +86,8 @@ class CostExplorer(Explorer):
 
 def block_range(step) -> str:
     """``4–7`` for a block of keys, ``3`` for a block of one."""
+    from ..render.validation import instance
     from ..tiled import OnlineStep
-    from ..validation import instance
 
     instance("step", step, OnlineStep, "OnlineStep (from helpers.tiled.online_softmax_steps)")
     last = step.block_end - 1

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
-from ..display import fmt, fmt_vec
-from ..explorer import Explorer
-from ..palette import PART_COLORS
-from ..panels import BarPanel, VectorPanel
+from ..render.explorer import Explorer
+from ..render.format import fmt, fmt_vec
+from ..render.palette import PART_COLORS
+from ..render.panels import BarPanel, VectorPanel
 from .index import highlight_largest, query_slider, weights_html
 
 

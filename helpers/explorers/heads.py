@@ -3,8 +3,8 @@ second-copy loss with it ablated. Every state comes from :func:`helpers.heads.st
 single-head ablations are run once when the explorer is built (or earlier by the notebook)."""
 from __future__ import annotations
 
-from ..display import fmt
-from ..explorer import Explorer
+from ..render.explorer import Explorer
+from ..render.format import fmt
 
 RANKS = 3
 

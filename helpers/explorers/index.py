@@ -5,17 +5,17 @@ import numpy as np
 
 from .. import example
 from ..attention import scaled_dot_product_attention
-from ..display import fmt, fmt_vec
-from ..explorer import Explorer
-from ..palette import ACCENT, BASE
-from ..panels import BarPanel
+from ..render.explorer import Explorer
+from ..render.format import fmt, fmt_vec
+from ..render.palette import ACCENT, BASE
+from ..render.panels import BarPanel
 
 
 def query_slider(description: str, value: float):
     """A slider for one component of a 2-dim query (shared by 00 and 03)."""
     import ipywidgets as widgets
 
-    from ..validation import finite_scalar, text
+    from ..render.validation import finite_scalar, text
 
     text("description", description)
     value = finite_scalar("value", value, low=-3.0, high=3.0)
@@ -25,7 +25,7 @@ def query_slider(description: str, value: float):
 
 def weights_html(tokens, weights, *, css_class="weights") -> str:
     """``年 0.179 · 假 0.735 …`` as HTML with one span per token (the browser test reads it)."""
-    from ..validation import as_real_array, text
+    from ..render.validation import as_real_array, text
 
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")
@@ -39,7 +39,7 @@ def weights_html(tokens, weights, *, css_class="weights") -> str:
 def highlight_largest(bars: BarPanel, weights) -> None:
     """Colour the bar of the largest weight orange (every bar, when several tie) and the others
     green (shared by 00 and 03)."""
-    from ..validation import as_real_array, instance
+    from ..render.validation import as_real_array, instance
 
     instance("bars", bars, BarPanel)
     w = as_real_array("weights", weights, shape=(len(bars.bars),))

@@ -7,11 +7,11 @@ import numpy as np
 
 from ..config import LLAMA_3_1_8B
 from ..cost import kv_cache_bytes_per_token
-from ..display import fmt_bytes
-from ..explorer import Explorer
 from ..layer import LayerShape, LayerWeights, attention_layer, random_layer
-from ..palette import ACCENT
-from ..panels import head_mosaic, matrix_mesh
+from ..render.explorer import Explorer
+from ..render.format import fmt_bytes
+from ..render.palette import ACCENT
+from ..render.panels import head_mosaic, matrix_mesh
 
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
 HEAD_DIM = 16      # scaled down so every move is instant; the real layer is shown statically
@@ -28,7 +28,7 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
     """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box
     allows, among the divisors of ``heads`` (full rows, so a KV group's tiles line up); on a tie,
     the wider layout."""
-    from ..validation import finite_scalar, positive_int
+    from ..render.validation import finite_scalar, positive_int
 
     heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
     aspect = finite_scalar("aspect", aspect, low=0.0, low_open=True, high=100.0)
@@ -44,7 +44,7 @@ class TileLayout:
     ``unit`` is one tile plus its gap, centred; ``group`` heads share one KV head."""
 
     def __init__(self, heads: int, kv: int, n: int):
-        from ..validation import positive_int
+        from ..render.validation import positive_int
 
         self.cols = columns_for(heads, n)  # checks heads and n
         kv = positive_int("kv", kv, maximum=heads)
@@ -94,7 +94,7 @@ class TileLayout:
 
 def divisors(n: int) -> list:
     """The KV-head counts that divide ``n`` query heads."""
-    from ..validation import positive_int
+    from ..render.validation import positive_int
 
     n = positive_int("n", n, maximum=4096)
     return [k for k in range(1, n + 1) if n % k == 0]

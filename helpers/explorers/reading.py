@@ -5,10 +5,10 @@ import numpy as np
 
 from .. import reading
 from ..attention import scaled_dot_product_attention
-from ..display import fmt
-from ..explorer import Explorer
 from ..figures.reading import InfluencePanels, SinkPanels
-from ..palette import ACCENT, MUTED, REFERENCE
+from ..render.explorer import Explorer
+from ..render.format import fmt
+from ..render.palette import ACCENT, MUTED, REFERENCE
 
 N_SINK = 24
 SINK_CHANGE_MAX = 5.2  # above the largest ‖Δout‖ over every strength and window (4.83): the axis never moves

@@ -6,9 +6,9 @@ from functools import cached_property
 import numpy as np
 
 from ..attention import softmax
-from ..display import fmt
-from ..explorer import Explorer
-from ..palette import BASE, MUTED
+from ..render.explorer import Explorer
+from ..render.format import fmt
+from ..render.palette import BASE, MUTED
 from ..scaling import D_STEPS, ScorePool, jacobian_norms
 
 BINS = 30

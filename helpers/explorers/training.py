@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import training
-from ..display import fmt
-from ..explorer import Explorer
-from ..plots import ACCENT
+from ..render.explorer import Explorer
+from ..render.format import fmt
+from ..render.palette import ACCENT
 from ..training_plots import WeightsPanel, hatch_untrained, score_panel
 
 SENTENCES = tuple(" ".join(words) for words in training.EXAMPLES)

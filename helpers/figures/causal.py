@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..panels import HeatmapPanel
+from ..render.panels import HeatmapPanel
+from ..render.png import new_figure
 
 
 def causal_heatmaps(tokens, scores, weights_causal):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
+from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
+from ..render.png import new_figure
 
 #: context lengths the article talks about, marked on every cost curve
 MARKED_N = {8192: "8K", 131072: "128K"}
@@ -15,7 +15,7 @@ BYTE_TICKS = {2 ** 20: "1 MiB", 2 ** 30: "1 GiB", 2 ** 40: "1 TiB"}
 def n_label(n: float) -> str:
     """``8K`` for 8192 (a length of whole K's); lengths below 1024, or not a whole number of K's,
     written out in full (``28,629``), so a label never rounds a length the text prints."""
-    from ..validation import finite_scalar
+    from ..render.validation import finite_scalar
 
     n = finite_scalar("n", n, low=1.0, high=2.0 ** 62)
     return f"{int(n) // 1024}K" if n >= 1024 and n % 1024 == 0 else f"{round(n):,}"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..palette import ACCENT, MUTED, REFERENCE
+from ..render.palette import ACCENT, MUTED, REFERENCE
+from ..render.png import new_figure
 
 
 def rope_rotation_figure(vector, positions, theta_step):

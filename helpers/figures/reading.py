@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..palette import ACCENT, BASE, MARKER, MASKED, REFERENCE, SERIES, colour_word
-from ..panels import BarPanel, matrix_mesh
+from ..render.palette import ACCENT, BASE, MARKER, MASKED, REFERENCE, SERIES, colour_word
+from ..render.panels import BarPanel, matrix_mesh
+from ..render.png import new_figure
 
 
 def masked_viridis():
@@ -17,7 +17,7 @@ def masked_viridis():
 
 def future_masked(weights):
     """Causal weights with the masked cells (above the diagonal) as NaN, so a heatmap drawn with a
-    colormap whose "bad" colour is :data:`~helpers.palette.MASKED` shows them grey, not as weight 0."""
+    colormap whose "bad" colour is :data:`~helpers.render.palette.MASKED` shows them grey, not as weight 0."""
     w = np.array(weights, dtype=float)
     w[np.triu_indices_from(w, k=1)] = np.nan
     return w

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..panels import matrix_mesh
+from ..render.panels import matrix_mesh
+from ..render.png import new_figure
 from .reading import future_masked, masked_viridis
 
 

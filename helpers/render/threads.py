@@ -4,7 +4,7 @@ numpy's OpenBLAS splits every product over all cores. For the matrices here (a f
 at most) that gains nothing, and on a 2-core machine with anything else running the two threads
 wait for each other: measured, the 06 explorer's 32-head layer took 2.2 ms with one thread and
 9.7 ms (spikes to 85 ms) with two. :func:`one_blas_thread` limits BLAS to one thread inside a
-``with`` block (``threadpoolctl``; without it, a no-op). Used by :class:`helpers.explorer.Explorer`
+``with`` block (``threadpoolctl``; without it, a no-op). Used by :class:`helpers.render.explorer.Explorer`
 and by the real-model passes of notebooks 09 and 11; taught nowhere (plumbing).
 """
 from __future__ import annotations

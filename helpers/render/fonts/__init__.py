@@ -1,15 +1,15 @@
 """Chinese text in matplotlib on machines without a CJK font (Colab has none).
 
 Used by every notebook through :func:`helpers.setup`. The bundled font is a GB2312 subset of
-Noto Sans CJK SC, renamed as the SIL OFL asks for a modified font (licence in ``fonts/OFL.txt``;
-rebuilt by ``tools/build_cjk_font.py``).
+Noto Sans CJK SC, renamed as the SIL OFL asks for a modified font (licence in ``OFL.txt``
+beside it; rebuilt by ``tools/build_cjk_font.py``). Taught nowhere (plumbing).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
 
-FONT_PATH = Path(__file__).resolve().parent / "fonts" / "AttnLabSansSC-Regular.otf"
+FONT_PATH = Path(__file__).resolve().parent / "AttnLabSansSC-Regular.otf"
 LATIN_FAMILY = "DejaVu Sans"
 
 

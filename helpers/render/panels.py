@@ -1,15 +1,16 @@
 """Generic figure pieces shared by static figures and live explorers.
 
 Each ``*Panel`` class draws once and returns its artists; its ``update`` changes them in place
-(explorers call it on every control move, see :mod:`helpers.explorer`). The plain functions
+(explorers call it on every control move, see :mod:`helpers.render.explorer`). The plain functions
 (``weights_bar``, ``values_bar``, ``heatmaps``, ``vectors_figure``, …) wrap a panel into a finished static figure.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .display import fmt, new_figure
+from .format import fmt
 from .palette import ACCENT, BASE, MASKED, REFERENCE
+from .png import new_figure
 
 
 class BarPanel:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-from .display import DPI, display_width, figure_png, new_figure, rgba_png
+from .png import DPI, display_width, figure_png, new_figure, rgba_png
 from .text_stamps import TextStamps
 from .threads import one_blas_thread
 from .validation import boolean, choice, finite_scalar, integer
@@ -43,7 +43,7 @@ class Explorer:
     figsize = (6.0, 2.8)
     #: how many computed states to remember
     cache_size = 128
-    #: stamp animated text from :class:`~helpers.text_stamps.TextStamps` (False: matplotlib draws
+    #: stamp animated text from :class:`~helpers.render.text_stamps.TextStamps` (False: matplotlib draws
     #: every string, as the figure check in the tests needs to see them)
     text_stamps = True
 
@@ -191,7 +191,7 @@ class Explorer:
 
     def update(self) -> None:
         """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
-        with one_blas_thread():  # small products: a second thread only waits (helpers.threads)
+        with one_blas_thread():  # small products: a second thread only waits (helpers.render.threads)
             entry = self.state_for(**self.compute_args())
         self.state = entry[0]
         if self.naive:  # the way the benchmark compares against: a new figure per move

@@ -10,7 +10,7 @@ the canvas's pixels. Matplotlib's Agg renderer also places text bitmaps on whole
 lands where a drawn text would (``tests/test_text_stamps.py`` compares the two).
 
 Text this cannot reproduce exactly (a background box, path effects, a clip path) is drawn the
-normal way. Used by :meth:`helpers.explorer.Explorer.render`; taught nowhere (plumbing).
+normal way. Used by :meth:`helpers.render.explorer.Explorer.render`; taught nowhere (plumbing).
 """
 from __future__ import annotations
 
