@@ -49,9 +49,6 @@ EXEMPT = {
     "helpers.heads.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
-    "helpers.exercises_heads.LayerNumber": "an answer kind of helpers.render.answers (exempt module) built once at import "
-                                           "with fixed fields; its read() contract (a Chinese Malformed hint) is "
-                                           "tested with near-boundary and malformed answers in test_exercises.py",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -59,9 +56,10 @@ EXEMPT = {
 EXEMPT_MODULES = {
     "helpers.render.validation": "its checks take the caller's argument name as their first parameter and name "
                           "that in every message; tested directly in test_validation.py",
-    "helpers.exercises": "exercise checkers answer any typed answer with a Chinese hint and never raise: that "
+    "helpers.exercises": "every notebook's exercises (helpers.exercises.<notebook>): exercise checkers answer any typed answer with a Chinese hint and never raise: that "
                          "contract (not ValueError) is tested with correct, wrong, near-boundary and malformed "
-                         "answers in test_exercises.py / test_training.py",
+                         "answers in the notebook tests. NOTE: the data functions of 10's module (softmax_backward, "
+                         "kind_only_weights, slowdown_by_d) do not yet validate their arguments",
     "helpers.render.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its own "
                        "Malformed (a Chinese hint) by design, and judge() never raises; test_exercises.py",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "
@@ -70,16 +68,6 @@ EXEMPT_MODULES = {
                        "same reason as helpers.plots",
     "helpers.render.panels": "the generic panels behind helpers.plots (same reason): they draw helpers' own validated "
                       "results; the figure builders of helpers.figures.* (a subpackage, not walked) likewise",
-    "helpers.training_plots": "figure builders of 10, same reason as helpers.plots: they draw helpers.training's "
-                              "validated results (TrainingRun, kind_score_table) on matplotlib axes",
-    "helpers.heads_plots": "figure builders of 11, same reason as helpers.plots: they draw helpers.heads' "
-                           "validated results (HeadStudy scores, patterns, copy losses) on matplotlib axes",
-    "helpers.exercises_training": "exercise checkers of 10 (registered in helpers.exercises), same contract as "
-                                  "helpers.exercises: a Chinese hint, tested in test_training.py. NOTE: its data "
-                                  "functions softmax_backward / kind_only_weights / slowdown_by_d do not yet "
-                                  "validate their arguments (left to the exercises' owner)",
-    "helpers.exercises_heads": "exercise checkers of 11 (registered in helpers.exercises), same contract as "
-                               "helpers.exercises: a Chinese hint, tested in test_heads.py / test_exercises.py",
 }
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
@@ -217,7 +205,7 @@ def _baselines():
         "helpers.example.QKV": dict(q=q, k=k, v=v),
         "helpers.example.hand_row": dict(q=q[0], k=k, v=v),
         "helpers.example.project": dict(x=example.X, weight=example.W_Q),
-        "helpers.explorers.index.weights_html": dict(tokens=example.TOKENS, weights=[0.1, 0.2, 0.3, 0.4]),
+        "helpers.render.controls.weights_html": dict(tokens=example.TOKENS, weights=[0.1, 0.2, 0.3, 0.4]),
         "helpers.kv_cache.decode_with_cache": dict(q=q, k=k, v=v),
         "helpers.kv_cache.earlier_output_change": dict(q=q, k=k, v=v, n_before=2, causal=True),
         "helpers.layer.LayerWeights": dict(w_q=f32, w_k=f32[:, :4], w_v=f32[:, :4], w_o=f32),
@@ -370,7 +358,7 @@ def test_the_walk_finds_the_public_api():
     """The enumeration really sees the API (and so will see a new function)."""
     for expected in ("helpers.attention.softmax", "helpers.layer.attention_layer", "helpers.reading.dilution_weight",
                      "helpers.real_model.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
-                     "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.explorers.layer.divisors"):
+                     "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.explorers.attention_layer.divisors"):
         assert expected in CALLABLES, expected
     assert len(CALLABLES) * EXAMPLES >= 1000, f"only {len(CALLABLES)} callables × {EXAMPLES} examples"
 

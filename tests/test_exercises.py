@@ -5,7 +5,7 @@ import pytest
 from helpers import exercises as ex
 from helpers import heads
 from helpers.exercises import EXERCISES, QUIZ
-from helpers.exercises_heads import LayerNumber
+from helpers.exercises.heads_at_work import LayerNumber
 from helpers.render import answers as an
 from helpers.render.answers import Choice, Malformed, Number, Numbers
 
@@ -224,7 +224,7 @@ def test_reference_answers_stay_hidden_until_asked(capsys):
 
 
 def test_row_checker_working_matches_the_article():
-    row, working = ex.row_working("申请")
+    row, working = an.row_working("申请")
     assert "0.179, 0.735, 0.043, 0.043" in working
     assert np.isclose(row.weights.sum(), 1.0)
 

@@ -317,7 +317,7 @@ def test_exercises_read_the_notebooks_cached_study(study, capsys):
 
 def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labels():
     from helpers.display import new_figure
-    from helpers.heads_plots import PatternPanel
+    from helpers.figures.heads_at_work import PatternPanel
 
     labels = ["start"] + [f"t{i}" for i in range(4)] * 2
     ax = new_figure(4, 4).add_subplot()

@@ -4,7 +4,8 @@ import re
 import numpy as np
 import pytest
 
-from helpers import example, exercises, exercises_training, scaled_dot_product_attention, scaling, training, widgets
+from helpers import example, exercises, scaled_dot_product_attention, scaling, training, widgets
+from helpers.exercises import learning_to_attend as exercises_training
 
 
 def shown_numbers(html):
@@ -368,7 +369,7 @@ def test_slowdown_ratios_exercise():
 def test_figures_have_legends_scales_and_mark_the_untrained_rows():
     import matplotlib.pyplot as plt
 
-    from helpers import training_plots
+    from helpers.figures import learning_to_attend as training_plots
 
     run, baseline = training.trained_run(), training.trained_run(fixed_positions=True)
     fig = training_plots.curves_figure(run, baseline)

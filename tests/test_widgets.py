@@ -295,7 +295,7 @@ def test_causal_explorer_each_control():
 
 # ---- 06_attention_layer --------------------------------------------------------------------
 def test_layer_explorer_each_control():
-    from helpers.explorers.layer import HEAD_DIM, _inputs, _weights
+    from helpers.explorers.attention_layer import HEAD_DIM, _inputs, _weights
     from helpers.layer import LayerShape, attention_layer
 
     e = widgets.attention_layer_explorer()
@@ -313,8 +313,8 @@ def test_layer_explorer_each_control():
     np.testing.assert_allclose(e.state["attn"], attn)
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
     assert "RoPE(q)" not in dict(e.state["trace"]) and "RoPE(k)" not in dict(e.state["trace"])
-    from helpers.explorers.layer import ASPECT, columns_for
-    from helpers.render.panels import head_mosaic
+    from helpers.explorers.attention_layer import ASPECT, columns_for
+    from helpers.figures.attention_layer import head_mosaic
 
     tiles = head_mosaic(attn, cols=columns_for(8, 12))
     shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan).reshape(tiles.shape)

@@ -5,10 +5,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ..figures.reading import future_masked
 from ..figures.real_model import attention_map
 from ..render.explorer import Explorer
 from ..render.format import fmt
+from ..render.panels import future_masked
 
 
 class RealAttentionExplorer(Explorer):

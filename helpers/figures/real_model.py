@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..render.panels import matrix_mesh
+from ..render.panels import future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
-from .reading import future_masked, masked_viridis
 
 
 def attention_map(ax, weights, labels, *, title=""):

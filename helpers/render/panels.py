@@ -212,22 +212,6 @@ class VectorPanel:
                 self.texts[i].xy = (end[0], end[1])
 
 
-def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
-    """Tile per-head ``(H, n, n)`` weight maps into one array (NaN gaps), so a whole grid of
-    heads is a single image: one ``set_data`` per update (``06_attention_layer``, ``09``)."""
-    from .validation import as_real_array, nonneg_int, positive_int
-
-    a = as_real_array("attn", attn, ndim=3)
-    cols, gap = positive_int("cols", cols, maximum=64), nonneg_int("gap", gap, maximum=16)
-    heads, n, m = a.shape
-    rows = -(-heads // cols)
-    out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), np.nan)
-    for h in range(heads):
-        r, c = divmod(h, cols)
-        out[r * (n + gap): r * (n + gap) + n, c * (m + gap): c * (m + gap) + m] = a[h]
-    return out
-
-
 def weights_bar(labels, weights, *, title="", highlight=None, width=4.2, height=2.6, xlabel="位置（token）"):
     """Static bar chart of one row of attention weights (0 to 1)."""
     fig = new_figure(width, height)
@@ -299,35 +283,27 @@ def vectors_figure(vectors, labels, *, colors=None, lim=None, title="", chain=Fa
     return fig
 
 
-def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6, xlabel="", ylabel=""):
-    """Static grid of per-head heatmaps (one colour scale, a colorbar for the weight);
-    ``kv_groups`` labels which KV head each query head uses; ``xlabel``/``ylabel``, if given, say
-    once for all tiles what a tile's columns and rows are."""
-    from .validation import as_real_array, positive_int
+def masked_viridis():
+    """viridis with NaN cells in the series' masked grey."""
+    import matplotlib
 
-    a = as_real_array("attn", attn, ndim=3)
-    cols = positive_int("cols", cols, maximum=64)
-    if kv_groups is not None:
-        kv_groups = positive_int("kv_groups", kv_groups, maximum=a.shape[0])
-    heads = a.shape[0]
-    rows = -(-heads // cols)
-    fig = new_figure(width, max(1.8, width / cols * rows * 1.05 + 0.7))
-    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
-    image = None
-    for h, ax in enumerate(axes):
-        ax.set_xticks([])
-        ax.set_yticks([])
-        if h < heads:
-            image = ax.imshow(a[h], vmin=0, vmax=1, cmap="viridis")
-            label = f"头 {h}" + (f"·KV {h // kv_groups}" if kv_groups else "")
-            ax.set_title(label, fontsize=9, pad=2)
-        else:
-            ax.set_visible(False)
-    fig.suptitle(title)
-    if xlabel:
-        fig.supxlabel(xlabel, fontsize=10)
-    if ylabel:
-        fig.supylabel(ylabel, fontsize=10)
-    if image is not None:
-        fig.colorbar(image, ax=list(axes), fraction=0.02, pad=0.01).set_label("权重")
-    return fig
+    return matplotlib.colormaps["viridis"].with_extremes(bad=MASKED)
+
+
+def future_masked(weights):
+    """Causal weights with the masked cells (above the diagonal) as NaN, so a heatmap drawn with a
+    colormap whose "bad" colour is :data:`~helpers.render.palette.MASKED` shows them grey, not as weight 0."""
+    w = np.array(weights, dtype=float)
+    w[np.triu_indices_from(w, k=1)] = np.nan
+    return w
+
+
+def highlight_largest(bars: BarPanel, weights) -> None:
+    """Colour the bar of the largest weight orange (every bar, when several tie) and the others
+    green (shared by 00 and 03)."""
+    from .validation import as_real_array, instance
+
+    instance("bars", bars, BarPanel)
+    w = as_real_array("weights", weights, shape=(len(bars.bars),))
+    for bar, top in zip(bars.bars, w >= w.max() - 1e-12):
+        bar.set_color(ACCENT if top else BASE)

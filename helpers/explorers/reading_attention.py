@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import reading
 from ..attention import scaled_dot_product_attention
-from ..figures.reading import InfluencePanels, SinkPanels
+from ..figures.reading_attention import InfluencePanels, SinkPanels
 from ..render.explorer import Explorer
 from ..render.format import fmt
 from ..render.palette import ACCENT, MUTED, REFERENCE

@@ -36,7 +36,7 @@ class HeadsExplorer(Explorer):
         return {**row, "pattern": self.study.weights[0][layer, head], "base": self.study.second_copy_loss}
 
     def build(self, fig):
-        from ..heads_plots import PatternPanel
+        from ..figures.heads_at_work import PatternPanel
 
         self.panel = PatternPanel(fig.add_subplot(), self.study.length, labels=self.labels, title=" ")
         self.animate(self.panel.image, *self.panel.lines, self.panel.title)

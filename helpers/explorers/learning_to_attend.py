@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import training
+from ..figures.learning_to_attend import WeightsPanel, hatch_untrained, score_panel
 from ..render.explorer import Explorer
 from ..render.format import fmt
 from ..render.palette import ACCENT
-from ..training_plots import WeightsPanel, hatch_untrained, score_panel
 
 SENTENCES = tuple(" ".join(words) for words in training.EXAMPLES)
 

@@ -1,4 +1,4 @@
-"""Figures of ``11_heads_at_work``: score maps, head patterns, copy losses.
+"""``11_heads_at_work``: its figures — score maps, head patterns, copy losses.
 
 :class:`PatternPanel` draws one head's pattern on a repeated sequence; the static figure and the
 explorer (:mod:`helpers.explorers.heads`) share it.
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .heads import SCORE_LABELS, SCORES, top_heads
-from .render.palette import ACCENT, BASE, MUTED
-from .render.panels import matrix_mesh
-from .render.png import new_figure
-from .render.validation import positive_int
+from ..heads import SCORE_LABELS, SCORES, top_heads
+from ..render.palette import ACCENT, BASE, MUTED
+from ..render.panels import matrix_mesh
+from ..render.png import new_figure
+from ..render.validation import positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
 from ..render.palette import PART_COLORS
-from ..render.panels import BarPanel, VectorPanel
-from .index import highlight_largest, query_slider, weights_html
+from ..render.panels import BarPanel, VectorPanel, highlight_largest
 
 
 class HandCalculationExplorer(Explorer):

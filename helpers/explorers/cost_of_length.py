@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import cost
 from ..config import PRESETS
-from ..figures.cost import BYTE_TICKS, mark_lengths, n_label
+from ..figures.cost_of_length import BYTE_TICKS, mark_lengths, n_label
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
 from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE

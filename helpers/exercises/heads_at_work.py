@@ -1,4 +1,4 @@
-"""Self-checking exercises of ``11_heads_at_work``, in the vocabulary of :mod:`helpers.render.answers`.
+"""``11_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the head study they read and are registered in :data:`helpers.exercises.EXERCISES`
 as ``"11-1"`` … ``"11-3"`` (11-1 and 11-2 are predictions asked in the body, before the cell
@@ -10,15 +10,15 @@ that shows the answer; 11-3 closes the notebook), so the notebook checks them li
 Each solve function takes the study as optional context (``study=``, a
 :class:`helpers.heads.HeadStudy` or anything with its attributes) and otherwise uses
 :func:`helpers.heads.study` — loaded once and cached, the same runs the notebook shows — so the
-expected answer and its working are computed at check time. This module does not import
-:mod:`helpers.exercises` (that module imports this one).
+expected answer and its working are computed at check time. Nothing here imports
+:mod:`helpers.exercises` (the package gathers this module).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .render.answers import Choice, Exercise, Malformed, Number, clean_text
-from .render.format import fmt
+from ..render.answers import Choice, Exercise, Malformed, Number, clean_text
+from ..render.format import fmt
 
 COPIES = Choice(("第一遍", "第二遍"), {
     "1": "第一遍", "1.0": "第一遍", "一": "第一遍", "第一": "第一遍", "第1遍": "第一遍", "first": "第一遍",
@@ -54,7 +54,7 @@ class LayerNumber(Number):
 def _study(study=None):
     if study is not None:
         return study
-    from .heads import study as cached_study
+    from ..heads import study as cached_study
 
     return cached_study()
 
@@ -100,3 +100,5 @@ EXERCISES = {
                      LayerNumber(), _later_head_layer),
     "11-3": Exercise("归纳头要起作用，更早的层里必须有哪一种头？", HEAD_KINDS, _earlier_head),
 }
+
+REFERENCES: dict = {}

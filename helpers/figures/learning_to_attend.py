@@ -1,4 +1,4 @@
-"""Figures of ``10_learning_to_attend``: curves, weights at chosen steps, score tables.
+"""``10_learning_to_attend``: its figures — curves, weights at chosen steps, score tables.
 
 Built from the shared panels of :mod:`helpers.plots`; the explorer in
 :mod:`helpers.explorers.training` reuses :class:`WeightsPanel` and :func:`score_panel`.
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import training
-from .render.palette import ACCENT, BASE, MUTED
-from .render.panels import BarPanel, HeatmapPanel
-from .render.png import new_figure
+from .. import training
+from ..render.palette import ACCENT, BASE, MUTED
+from ..render.panels import BarPanel, HeatmapPanel
+from ..render.png import new_figure
 
 KIND_LABELS = training.KINDS
 

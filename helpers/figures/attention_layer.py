@@ -64,3 +64,53 @@ def rope_wavelengths_figure(config):
     ax.legend(loc="lower right", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return fig
+
+
+def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
+    """Tile per-head ``(H, n, n)`` weight maps into one array (NaN gaps), so a whole grid of
+    heads is a single image: one ``set_data`` per update (``06_attention_layer``, ``09``)."""
+    from ..render.validation import as_real_array, nonneg_int, positive_int
+
+    a = as_real_array("attn", attn, ndim=3)
+    cols, gap = positive_int("cols", cols, maximum=64), nonneg_int("gap", gap, maximum=16)
+    heads, n, m = a.shape
+    rows = -(-heads // cols)
+    out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), np.nan)
+    for h in range(heads):
+        r, c = divmod(h, cols)
+        out[r * (n + gap): r * (n + gap) + n, c * (m + gap): c * (m + gap) + m] = a[h]
+    return out
+
+
+def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6, xlabel="", ylabel=""):
+    """Static grid of per-head heatmaps (one colour scale, a colorbar for the weight);
+    ``kv_groups`` labels which KV head each query head uses; ``xlabel``/``ylabel``, if given, say
+    once for all tiles what a tile's columns and rows are."""
+    from ..render.validation import as_real_array, positive_int
+
+    a = as_real_array("attn", attn, ndim=3)
+    cols = positive_int("cols", cols, maximum=64)
+    if kv_groups is not None:
+        kv_groups = positive_int("kv_groups", kv_groups, maximum=a.shape[0])
+    heads = a.shape[0]
+    rows = -(-heads // cols)
+    fig = new_figure(width, max(1.8, width / cols * rows * 1.05 + 0.7))
+    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
+    image = None
+    for h, ax in enumerate(axes):
+        ax.set_xticks([])
+        ax.set_yticks([])
+        if h < heads:
+            image = ax.imshow(a[h], vmin=0, vmax=1, cmap="viridis")
+            label = f"头 {h}" + (f"·KV {h // kv_groups}" if kv_groups else "")
+            ax.set_title(label, fontsize=9, pad=2)
+        else:
+            ax.set_visible(False)
+    fig.suptitle(title)
+    if xlabel:
+        fig.supxlabel(xlabel, fontsize=10)
+    if ylabel:
+        fig.supylabel(ylabel, fontsize=10)
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), fraction=0.02, pad=0.01).set_label("权重")
+    return fig

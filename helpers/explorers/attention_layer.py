@@ -7,11 +7,12 @@ import numpy as np
 
 from ..config import LLAMA_3_1_8B
 from ..cost import kv_cache_bytes_per_token
+from ..figures.attention_layer import head_mosaic
 from ..layer import LayerShape, LayerWeights, attention_layer, random_layer
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
 from ..render.palette import ACCENT
-from ..render.panels import head_mosaic, matrix_mesh
+from ..render.panels import matrix_mesh
 
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
 HEAD_DIM = 16      # scaled down so every move is instant; the real layer is shown statically

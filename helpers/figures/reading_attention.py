@@ -4,23 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..render.palette import ACCENT, BASE, MARKER, MASKED, REFERENCE, SERIES, colour_word
-from ..render.panels import BarPanel, matrix_mesh
+from ..render.panels import BarPanel, future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
-
-
-def masked_viridis():
-    """viridis with NaN cells in the series' masked grey."""
-    import matplotlib
-
-    return matplotlib.colormaps["viridis"].with_extremes(bad=MASKED)
-
-
-def future_masked(weights):
-    """Causal weights with the masked cells (above the diagonal) as NaN, so a heatmap drawn with a
-    colormap whose "bad" colour is :data:`~helpers.render.palette.MASKED` shows them grey, not as weight 0."""
-    w = np.array(weights, dtype=float)
-    w[np.triu_indices_from(w, k=1)] = np.nan
-    return w
 
 
 class SinkPanels:

@@ -1,4 +1,4 @@
-"""Self-checking exercises of ``10_learning_to_attend``, in the vocabulary of :mod:`helpers.render.answers`.
+"""``10_learning_to_attend``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the training code they recompute and are registered in
 :data:`helpers.exercises.EXERCISES` as ``"10-1"`` … ``"10-3"`` (and the reference answer of the
@@ -8,18 +8,18 @@ like every other notebook::
     answer = None  # 例如 [0.1, 0.2, 0.3, 0.6]
     helpers.exercises.check("10-1", answer)
 
-Each solve function computes the expected answer and its working at check time. This module does
-not import :mod:`helpers.exercises` (that module imports this one).
+Each solve function computes the expected answer and its working at check time. Nothing here imports
+:mod:`helpers.exercises` (the package gathers this module).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import training
-from .attention import softmax
-from .render.answers import Exercise, Numbers
-from .render.format import fmt_vec
-from .scaling import softmax_jacobian
+from .. import training
+from ..attention import softmax
+from ..render.answers import Exercise, Numbers
+from ..render.format import fmt_vec
+from ..scaling import softmax_jacobian
 
 #: exercise 1: weights p of three positions and the upstream gradient ∂L/∂p
 BACKWARD_WEIGHTS = (0.5, 0.3, 0.2)
