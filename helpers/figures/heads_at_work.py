@@ -22,13 +22,13 @@ def score_maps_figure(scores: dict, *, top: int = 3):
         m = np.asarray(scores[name], dtype=float)
         image = ax.imshow(m.T, vmin=0, vmax=1, cmap="viridis", aspect="auto")
         for rank, (layer, head) in enumerate(top_heads(m, top), start=1):
-            ax.text(layer, head, str(rank), ha="center", va="center", fontsize=8,
+            ax.text(layer, head, str(rank), ha="center", va="center", fontsize=9,
                     color="black" if m[layer, head] > 0.6 else "white")
         ax.set_title(f"分数：{SCORE_LABELS[name]}（数字 = 名次）", fontsize=10)
         ax.set_ylabel("头")
         ax.set_yticks(range(m.shape[1]))
         ax.set_xticks(range(0, m.shape[0], 2))
-    axes[-1].set_xlabel("层")
+        ax.set_xlabel("层")
     fig.colorbar(image, ax=list(axes), fraction=0.03, label="平均权重（0–1）")
     return fig
 
