@@ -179,7 +179,7 @@ def _small_sqrt_d_rows():
 SMALL_SQRT_D_ROWS = _small_sqrt_d_rows()
 #: parameters whose *default* (None) runs a notebook's whole computation: the walk passes the
 #: baseline's value instead of None there (None → the full √d experiment, 24 training runs)
-EXPENSIVE_DEFAULTS = {"helpers.training.sqrt_d_pairs": "rows"}
+EXPENSIVE_DEFAULTS = {"helpers.training.experiment.sqrt_d_pairs": "rows"}
 
 
 def _baselines():
@@ -244,13 +244,13 @@ def _baselines():
         "helpers.real_model.encode": dict(model=model, text="hi"),
         # training: small sizes, few steps, and a low accuracy target that ends a run early, so
         # a generated `steps` or `d` never retrains the notebook's runs for every example
-        "helpers.training.train": dict(d=2, steps=3, stop_at=0.3, checkpoints=(), test_every=None),
-        "helpers.training.init_params": dict(d=2, seed=0),
-        "helpers.training.gradient_check": dict(d=2, n_sentences=2, seed=0),
-        "helpers.training.sqrt_d_experiment": dict(dims=(2,), target=0.3, steps=3, init_seeds=(0,)),
-        "helpers.training.sqrt_d_pairs": dict(rows=SMALL_SQRT_D_ROWS),
-        "helpers.training.encode": dict(sentences=[training.EXAMPLES[0]], seed=0),
-        "helpers.training.dataset": dict(split="test", seed=training.SEED),
+        "helpers.training.trainer.train": dict(d=2, steps=3, stop_at=0.3, checkpoints=(), test_every=None),
+        "helpers.training.model.init_params": dict(d=2, seed=0),
+        "helpers.training.model.gradient_check": dict(d=2, n_sentences=2, seed=0),
+        "helpers.training.experiment.sqrt_d_experiment": dict(dims=(2,), target=0.3, steps=3, init_seeds=(0,)),
+        "helpers.training.experiment.sqrt_d_pairs": dict(rows=SMALL_SQRT_D_ROWS),
+        "helpers.training.task.encode": dict(sentences=[training.EXAMPLES[0]], seed=0),
+        "helpers.training.task.dataset": dict(split="test", seed=training.SEED),
     }
 
 
