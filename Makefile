@@ -43,8 +43,9 @@ test: setup-test lint
 lint: setup-test
 	$(PY) -m ruff check .
 
+# The inner loop: everything but the slow items (model, browser, nbval, figure scans, fuzz), < 60 s.
 test-fast: setup-test
-	$(PY) -m pytest tests -m "not browser" -q
+	$(PY) -m pytest tests -m "not slow" -q
 
 nbval: setup-test
 	$(PY) -m pytest notebooks $(PYTEST_NBVAL) -q

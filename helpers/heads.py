@@ -77,7 +77,7 @@ def all_scores(weights, length: int) -> dict:
 # ---- the repeated random-token sequences ------------------------------------------------------
 def word_pool(tokens) -> np.ndarray:
     """Ids of the vocabulary's lower-case " word" tokens (space + ≥ 3 letters)."""
-    if not isinstance(tokens, (list, tuple, np.ndarray)):
+    if not isinstance(tokens, (list, tuple, np.ndarray)) or (isinstance(tokens, np.ndarray) and tokens.ndim != 1):
         raise TypeError(f"tokens must be the vocabulary's token strings (a list, e.g. model.tokens), "
                         f"got {type(tokens).__name__} {tokens!r:.60}")
     return np.array([i for i, t in enumerate(tokens) if WORD.fullmatch(str(t))], dtype=np.int64)

@@ -34,6 +34,8 @@ SEED = 2023
 # ---- 1. attention sink ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class SinkSequence:
+    """The q, k, v of a sequence built so that its first token is an attention sink (``08``)."""
+
     q: np.ndarray
     k: np.ndarray
     v: np.ndarray

@@ -119,7 +119,7 @@ def heads_explorer(**kwargs):
 heads_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
 
 
-#: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
+    """``{name: factory}`` of every explorer factory above, for the tests and ``make bench``."""
     return {name: obj for name, obj in globals().items()
             if name.endswith("_explorer") and callable(obj)}

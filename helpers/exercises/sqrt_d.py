@@ -5,9 +5,12 @@ the expected answer and its working at check time (vocabulary: :mod:`helpers.ren
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..render.answers import Choice, Exercise
 
 
+@lru_cache(maxsize=1)  # 200 trials at n = 1000: about a second, the same every check
 def _n_dilutes(d=128):
     from ..scaling import mean_max_weight
 
@@ -17,6 +20,7 @@ def _n_dilutes(d=128):
                      "位置越多，和为 1 的权重要分给越多的位置，最大的那份越小——这就是第 08 篇的“稀释”。")
 
 
+@lru_cache(maxsize=1)
 def _d64_vs_128():
     from ..scaling import mean_max_weight
 

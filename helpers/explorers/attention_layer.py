@@ -125,6 +125,9 @@ def _inputs(hidden: int):
 
 
 class LayerExplorer(Explorer):
+    """Query heads, KV heads (only divisors of the heads), length n and RoPE → the shape trace, one tile
+    of weights per head, the KV cache per token."""
+
     figsize = (5.95, 3.0)
 
     def make_controls(self):

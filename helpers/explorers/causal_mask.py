@@ -14,6 +14,8 @@ N_MAX = len(example.TOKENS) + len(example.EXTRA_TOKENS)
 
 
 class CausalMaskExplorer(Explorer):
+    """Mask on/off, the query row, tokens appended → the weight matrix, the row, the cache check."""
+
     figsize = (4.5, 4.2)
 
     def make_controls(self):

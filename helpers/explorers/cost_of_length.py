@@ -15,6 +15,8 @@ N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
 
 
 class CostExplorer(Explorer):
+    """Length n (log steps), model preset, precision and batch → FLOPs and memory against n."""
+
     figsize = (7.4, 3.7)
 
     def make_controls(self):

@@ -10,6 +10,9 @@ RANKS = 3
 
 
 class HeadsExplorer(Explorer):
+    """A score and a rank → that head's pattern on the repeated sequence, its three scores, and the
+    second-copy loss with it ablated (all read from :func:`helpers.heads.study`)."""
+
     figsize = (5.0, 4.9)
 
     def __init__(self, **kwargs):

@@ -8,7 +8,7 @@ from .. import training
 from ..figures.learning_to_attend import WeightsPanel, hatch_untrained, score_panel
 from ..render.explorer import Explorer
 from ..render.format import fmt
-from ..render.palette import ACCENT
+from ..render.palette import ACCENT, DARK_GREY
 
 SENTENCES = tuple(" ".join(words) for words in training.EXAMPLES)
 
@@ -62,7 +62,7 @@ class LearningExplorer(Explorer):
         for i, row in enumerate(self.table.texts):  # numbers on the trained row only; colour elsewhere
             for text in row:
                 text.set_visible(i == action)
-        ax_c.plot(self.run.test_steps, self.run.test_accuracy, color="#999999")
+        ax_c.plot(self.run.test_steps, self.run.test_accuracy, color=DARK_GREY)
         (self.marker,) = ax_c.plot([0], [self.run.test_accuracy[0]], "o", color=ACCENT, ms=8)
         ax_c.set_ylim(0, 1.05)
         ax_c.set_xlabel("训练步数")

@@ -17,6 +17,8 @@ SIGMA = 0.5
 
 
 class SinkExplorer(Explorer):
+    """Sink strength and window size → the weight map, and the output change when evicting the past."""
+
     figsize = (7.2, 3.2)
 
     def make_controls(self):
@@ -50,6 +52,8 @@ class SinkExplorer(Explorer):
 
 
 class InfluenceExplorer(Explorer):
+    """The value size of position 0 → its weight beside its influence (the output change without it)."""
+
     figsize = (7.0, 2.9)
 
     def make_controls(self):
@@ -78,6 +82,8 @@ class InfluenceExplorer(Explorer):
 
 
 class DilutionExplorer(Explorer):
+    """Margin Δ and length n (log, up to 128K) → the relevant position's weight, closed form and simulated."""
+
     figsize = (4.8, 2.8)
 
     def make_controls(self):

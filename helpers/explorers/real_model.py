@@ -12,6 +12,8 @@ from ..render.panels import future_masked
 
 
 class RealAttentionExplorer(Explorer):
+    """Layer and head sliders → SmolLM2-135M's attention weights on a fixed text (loads the model)."""
+
     figsize = (5.4, 5.0)
 
     def __init__(self, text: str | None = None, **kwargs):

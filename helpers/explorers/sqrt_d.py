@@ -27,6 +27,8 @@ def _settings_title(state) -> str:
 
 
 class SqrtDExplorer(Explorer):
+    """d (log steps), n and the 1/√d switch → the score histogram and the largest weights of a row."""
+
     figsize = (6.6, 2.6)
 
     @cached_property

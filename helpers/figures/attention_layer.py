@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..render.palette import ACCENT, MUTED, REFERENCE
+from ..render.palette import ACCENT, MUTED, REFERENCE, TEXT_GREY
 from ..render.png import new_figure
 
 
@@ -55,7 +55,7 @@ def rope_wavelengths_figure(config):
         lines.append((config.max_position_embeddings, "-.", f"扩展后的上下文 {config.max_position_embeddings / 1024:.0f}K"))
     for value, style, text in lines:
         ax.axhline(value, color=REFERENCE, ls=style, lw=1)
-        ax.text(0.5, value * 1.25, text, fontsize=9, color="#333333", va="bottom")
+        ax.text(0.5, value * 1.25, text, fontsize=9, color=TEXT_GREY, va="bottom")
     ax.set_yscale("log")
     ax.set_xlim(-1, len(plain))
     ax.set_xlabel(f"第 i 对（共 {len(plain)} 对，i 越大转得越慢）")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..heads import SCORE_LABELS, SCORES, top_heads
-from ..render.palette import ACCENT, BASE, MUTED
+from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, WHITE
 from ..render.panels import matrix_mesh
 from ..render.png import new_figure
 from ..render.validation import positive_int
@@ -23,7 +23,7 @@ def score_maps_figure(scores: dict, *, top: int = 3):
         image = ax.imshow(m.T, vmin=0, vmax=1, cmap="viridis", aspect="auto")
         for rank, (layer, head) in enumerate(top_heads(m, top), start=1):
             ax.text(layer, head, str(rank), ha="center", va="center", fontsize=9,
-                    color="black" if m[layer, head] > 0.6 else "white")
+                    color=BLACK if m[layer, head] > 0.6 else WHITE)
         ax.set_title(f"分数：{SCORE_LABELS[name]}（数字 = 名次）", fontsize=10)
         ax.set_ylabel("头")
         ax.set_yticks(range(m.shape[1]))
@@ -46,8 +46,8 @@ class PatternPanel:
         every = positive_int("every", every)
         self.ax = ax
         self.image = matrix_mesh(ax, np.zeros((n, n)))  # vector cells: redraws fast at 2× density
-        self.lines = [ax.axvline(length + 0.5, color="white", lw=0.8, ls="--"),
-                      ax.axhline(length + 0.5, color="white", lw=0.8, ls="--")]
+        self.lines = [ax.axvline(length + 0.5, color=WHITE, lw=0.8, ls="--"),
+                      ax.axhline(length + 0.5, color=WHITE, lw=0.8, ls="--")]
         if labels is None:
             ticks = range(0, n, 8)
             ax.set_xticks(ticks)
@@ -89,13 +89,13 @@ def copy_loss_figure(curves: dict, length: int):
     fig = new_figure(7.0, 4.0)
     ax = fig.add_subplot()
     x = np.arange(1, 2 * length + 1)
-    for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, "#666666"))):
+    for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, MID_GREY))):
         style = dict(ls="--", lw=2.4, zorder=4, ms=4) if i == 0 else dict(lw=1.4, zorder=3, ms=3)
         ax.plot(x, curve, marker="o", color=color, label=label, **style)
     for j, pos in enumerate((1, length + 1)):
-        ax.axvspan(pos - 0.4, pos + 0.4, color="#dddddd", zorder=1,
+        ax.axvspan(pos - 0.4, pos + 0.4, color=LIGHT_GREY, zorder=1,
                    label="每遍第一个 token：不计入平均" if j == 0 else None)
-    ax.axvline(length + 0.5, color="black", lw=0.8, ls="--")
+    ax.axvline(length + 0.5, color=BLACK, lw=0.8, ls="--")
     top = max(float(np.max(c)) for c in curves.values())
     ax.set_ylim(0, top * 1.15)
     ax.set_xlim(0.3, 2 * length + 0.7)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import training
-from ..render.palette import ACCENT, BASE, MUTED
+from ..render.palette import ACCENT, BASE, DARK_GREY, FADED_GREY, HATCH_GREY, MUTED, WHITE
 from ..render.panels import BarPanel, HeatmapPanel
 from ..render.png import new_figure
 
@@ -63,11 +63,11 @@ def hatch_untrained(panel, rows=UNTRAINED_ROWS):
     from matplotlib.patches import Rectangle
 
     n_cols = len(panel.texts[0]) if panel.texts else len(KIND_LABELS)
-    covers = [panel.ax.add_patch(Rectangle((-0.5, r - 0.5), n_cols, 1, facecolor="white", alpha=0.6,
-                                           hatch="//", edgecolor="#888888", lw=0)) for r in rows]
+    covers = [panel.ax.add_patch(Rectangle((-0.5, r - 0.5), n_cols, 1, facecolor=WHITE, alpha=0.6,
+                                           hatch="//", edgecolor=HATCH_GREY, lw=0)) for r in rows]
     for r in rows:
         for text in panel.texts[r] if panel.texts else ():
-            text.set_color("#555555")
+            text.set_color(FADED_GREY)
     return covers
 
 
@@ -77,14 +77,14 @@ def curves_figure(run, baseline):
     ax_loss, ax_acc = fig.subplots(1, 2)
     ax_loss.plot(np.arange(run.steps + 1), run.loss, color=ACCENT, label="注意力（按内容）")
     ax_loss.plot(np.arange(baseline.steps + 1), baseline.loss, color=MUTED, label="固定位置权重")
-    ax_loss.axhline(np.log(len(training.ITEMS)), color="#999999", ls="--", lw=1, label="瞎猜（ln 4）")
+    ax_loss.axhline(np.log(len(training.ITEMS)), color=DARK_GREY, ls="--", lw=1, label="瞎猜（ln 4）")
     ax_loss.set_ylim(0, None)
     ax_loss.set_ylabel("训练集交叉熵（nats）")
     ax_loss.set_title("损失")
     ax_loss.legend(fontsize=9, loc="center right")
     ax_acc.plot(run.test_steps, run.test_accuracy, color=ACCENT, label="注意力（按内容）")
     ax_acc.plot(baseline.test_steps, baseline.test_accuracy, color=MUTED, label="固定位置权重")
-    ax_acc.axhline(1 / len(training.ITEMS), color="#999999", ls="--", lw=1, label="瞎猜（1/4）")
+    ax_acc.axhline(1 / len(training.ITEMS), color=DARK_GREY, ls="--", lw=1, label="瞎猜（1/4）")
     ax_acc.set_ylim(0, 1.05)
     ax_acc.set_ylabel("测试集准确率（每 5 步测一次）")
     ax_acc.set_title("准确率（512 个没训练过的句子）")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+from .palette import BAND_GREY, TEXT_GREY
 from .png import DPI, display_width, figure_png, new_figure, rgba_png
 from .text_stamps import TextStamps
 from .threads import one_blas_thread
@@ -276,8 +277,8 @@ class Explorer:
 
         band = new_figure(self.figsize[0], 0.34)
         band.set_layout_engine("none")
-        band.patch.set_facecolor("#f2f2f2")
-        band.text(0.5, 0.5, STATIC_HINT, ha="center", va="center", fontsize=10, color="#333333")
+        band.patch.set_facecolor(BAND_GREY)
+        band.text(0.5, 0.5, STATIC_HINT, ha="center", va="center", fontsize=10, color=TEXT_GREY)
         top = Image.open(io.BytesIO(figure_png(band)))
         body = Image.open(io.BytesIO(self.png))
         picture = Image.new("RGBA", (body.width, top.height + body.height), "white")

@@ -16,6 +16,13 @@ BLACK = "#000000"
 GREY = "#bbbbbb"
 DARK_GREY = "#999999"
 LIGHT_GREY = "#dddddd"
+WHITE = "#ffffff"
+#: greys for text and marks that carry no meaning of their own
+TEXT_GREY = "#333333"       # secondary text: a note on a figure, the preview's hint
+FADED_GREY = "#555555"      # numbers of rows a figure marks as not meaningful (10's untrained rows)
+MID_GREY = "#666666"        # a fourth line beside BASE, ACCENT and MUTED (11's copy losses)
+HATCH_GREY = "#888888"      # hatching over cells a figure marks as not meaningful
+BAND_GREY = "#f2f2f2"       # the band behind the static preview's hint
 
 #: the highlighted series or bar (the row being read, attention's cost, the largest weight)
 ACCENT = ORANGE
@@ -38,7 +45,8 @@ PART_COLORS = (LIME, BROWN, PURPLE, PINK, BLACK)
 SERIES = (ORANGE, GREEN, PURPLE, PINK)
 
 _WORDS = {ORANGE: "橙", GREEN: "绿", PURPLE: "紫", PINK: "粉", LIME: "黄绿", BROWN: "棕", BLACK: "黑",
-          GREY: "灰", DARK_GREY: "深灰", LIGHT_GREY: "浅灰"}
+          GREY: "灰", DARK_GREY: "深灰", LIGHT_GREY: "浅灰", WHITE: "白", TEXT_GREY: "深灰", FADED_GREY: "深灰",
+          MID_GREY: "深灰", HATCH_GREY: "灰", BAND_GREY: "浅灰"}
 
 
 def colour_word(colour: str) -> str:

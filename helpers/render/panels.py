@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .format import fmt
-from .palette import ACCENT, BASE, MASKED, REFERENCE
+from .palette import ACCENT, BASE, BLACK, MASKED, REFERENCE, WHITE
 from .png import new_figure
 
 
@@ -54,7 +54,7 @@ class BarPanel:
             inside = value + room > top
             label.set_y(value if value >= 0 else 0)
             label.set_va("top" if inside else "bottom")
-            label.set_color("white" if inside else "black")
+            label.set_color(WHITE if inside else BLACK)
             label.set_text(fmt(value, self.digits))
 
 
@@ -115,12 +115,12 @@ class HeatmapPanel:
                 value = m[i, j]
                 if np.isneginf(value):
                     text.set_text("−∞")
-                    text.set_color("black")
+                    text.set_color(BLACK)
                 elif np.isnan(value):  # padding (an empty cell): no number to show
                     text.set_text("")
                 else:
                     text.set_text(fmt(value, self.digits))
-                    text.set_color("white" if value < lo + 0.6 * (hi - lo) else "black")
+                    text.set_color(WHITE if value < lo + 0.6 * (hi - lo) else BLACK)
         if highlight_row is None:
             self.row_box.set_visible(False)
         else:
@@ -173,7 +173,7 @@ class VectorPanel:
             arrow.arrow_patch.set_clip_box(ax.bbox)
         # tips above the arrows (annotations sit at zorder 3): a zero vector's dot is not hidden
         # under another vector's tail
-        self.tips = [ax.plot([0], [0], "o", ms=4, color=c, label=lab, zorder=3.5, mec="white", mew=0.6)[0]
+        self.tips = [ax.plot([0], [0], "o", ms=4, color=c, label=lab, zorder=3.5, mec=WHITE, mew=0.6)[0]
                      for lab, c in zip(labels, colors)]
         self.texts = [] if legend else [
             ax.annotate(lab, xy=(0, 0), xytext=(4, 4), textcoords="offset points", fontsize=10, color=c)

@@ -18,6 +18,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .palette import BLACK, WHITE
+
 #: a scratch canvas this size (pixels) must hold the string; longer text is drawn normally (a
 #: small canvas keeps a first sighting cheap: clearing and scanning it costs well under 1 ms)
 SCRATCH = (640, 128)
@@ -36,7 +38,7 @@ class TextStamps:
         self.max_size = positive_int("max_size", max_size, maximum=1_000_000)
         self._masks: OrderedDict = OrderedDict()
         self._scratch = Figure(figsize=(SCRATCH[0] / self.dpi, SCRATCH[1] / self.dpi), dpi=self.dpi)
-        self._scratch.patch.set_facecolor("white")
+        self._scratch.patch.set_facecolor(WHITE)
         FigureCanvasAgg(self._scratch)
         self._scratch.canvas.draw()
         self._blank = self._scratch.canvas.copy_from_bbox(self._scratch.bbox)
@@ -74,7 +76,7 @@ class TextStamps:
         probe.set_rotation_mode(text.get_rotation_mode())
         probe.set_ha(text.get_ha())
         probe.set_va(text.get_va())
-        probe.set_color("black")
+        probe.set_color(BLACK)
         probe.set_alpha(None)
         probe.set_transform(IdentityTransform())  # update_from copied the source's transform and clipping
         probe.set_clip_on(False)
