@@ -194,6 +194,11 @@ def _chinese_search():
     return SearchChineseSeries
 
 
+def on_builder_inited(app):
+    if app.builder.name == "singlehtml":  # the print version (tools/site_pdf.py adds its font)
+        app.add_css_file("attnlab-print.css")
+
+
 def setup(app):
     import sphinx.search
 
@@ -202,4 +207,5 @@ def setup(app):
     app.add_transform(ExplorerPreviews)
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
     app.connect("html-page-context", on_page_context)
+    app.connect("builder-inited", on_builder_inited)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -7,8 +7,16 @@ written at build time; no widget JavaScript from a CDN).
 """
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
+
+try:  # Sphinx's Chinese search segments with jieba; its dictionary ships in the package
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)  # not "Building prefix dict …" on every build
+except ImportError:
+    jieba = None
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -43,6 +51,8 @@ html_copy_source = False
 html_show_sourcelink = False
 html_last_updated_fmt = None
 html_search_language = "zh"
+if jieba is None:
+    raise RuntimeError("the site's Chinese search needs jieba (pip install -e '.[site]'): without it no Chinese word is indexed")
 # domain words jieba should keep whole (归纳头, 因果掩码, …), one a line
 html_search_options = {"dict": str(HERE / "search_words.txt")}
 html_theme_options = {
