@@ -77,13 +77,17 @@ def print_font(single: Path) -> Path:
     return out
 
 
-def print_pdf(single: Path, out: Path) -> None:
-    reason = chromium.missing()
-    if reason:
-        raise SystemExit(f"make pdf needs headless Chromium: {reason}")
+def print_pdf(single: Path, out: Path, browser=None) -> None:
+    """Print single/index.html to OUT; BROWSER: a running Chromium to use (else one is started)."""
+    if browser is None:
+        reason = chromium.missing()
+        if reason:
+            raise SystemExit(f"make pdf needs headless Chromium: {reason}")
+        with chromium.browser() as started:
+            return print_pdf(single, out, started)
     out.parent.mkdir(parents=True, exist_ok=True)
     outside = []
-    with chromium.serve(single) as base, chromium.browser() as browser:
+    with chromium.serve(single) as base:
         page = browser.new_page()
 
         def route(r):
@@ -100,17 +104,18 @@ def print_pdf(single: Path, out: Path) -> None:
         page.pdf(path=str(out), format="A4", print_background=True, outline=True, tagged=True,
                  display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
                  margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+        page.close()
     if outside:
         out.unlink()
         raise SystemExit(f"the print version asked for {len(outside)} thing(s) outside the site: {outside[:5]}")
 
 
-def build(out: Path | None = None, work: Path = site_build.WORK) -> Path:
+def build(out: Path | None = None, work: Path = site_build.WORK, browser=None) -> Path:
     out = Path(out or DEFAULT_OUT).resolve()
     single = site_build.build("single", work=work)
     t0 = time.perf_counter()
     print_font(single)
-    print_pdf(single, out)
+    print_pdf(single, out, browser)
     print(f"pdf: {out} ({out.stat().st_size / 2**20:.1f} MiB) printed in {time.perf_counter() - t0:.1f} s")
     return out
 
