@@ -49,6 +49,8 @@ NO_MATCH = "量子纠缠"
 #: 12 notebooks printed on A4: 108 pages when written; well outside this range something is
 #: missing (a notebook, its figures) or broken (every figure on its own page)
 PDF_PAGES = (70, 170)
+#: the browser window of the browser tests (px)
+WINDOW = 1700
 
 
 def require(reason: str) -> None:
@@ -258,7 +260,8 @@ def test_maths_is_mathml_written_at_build_time(site):
 @pytest.fixture(scope="session")
 def served(site, browser):
     with chromium.serve(site) as base:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        # wide enough that the widest stored figure (921 px) fits the text column at 1x
+        context = browser.new_context(viewport={"width": WINDOW, "height": 1000})
         outside = []
 
         def route(r):
@@ -296,8 +299,11 @@ def test_every_page_loads_from_the_site_alone(site, served):
         problems += [f"image not drawn: {src}" for src, width in images if not width]
         if name in NOTEBOOKS:
             want = len([a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")])
-            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output img')).map(i => i.getBoundingClientRect().width)")
+            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output img')).map(i =>"
+                               " [i.getAttribute('src'), +i.getAttribute('width'), i.getBoundingClientRect().width])")
             problems += [f"{len(shown)} output images, want {want}"] if len(shown) != want else []
+            problems += [f"{src} drawn {drawn:.0f} px wide, stored at {width} px" for src, width, drawn in shown
+                         if abs(drawn - width) > 1]
         if problems:
             report[name] = problems
         p.close()
