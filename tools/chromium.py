@@ -39,6 +39,22 @@ def browser():
             b.close()
 
 
+def only_from(target, base: str) -> list:
+    """Abort every request of TARGET (a page or a browser context) not under BASE; returns the
+    list the aborted URLs are appended to."""
+    outside = []
+
+    def route(r):
+        if r.request.url.startswith(base.rstrip("/") + "/"):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    target.route("**/*", route)
+    return outside
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass

@@ -23,9 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
 from series import NOTEBOOKS  # noqa: E402
-
-from notebooks import repository_url  # noqa: E402
 
 CONF = ROOT / "tools" / "site"
 WORK = ROOT / "build" / "site"  # staged sources, Sphinx's doctrees, the one-page version
@@ -52,6 +51,8 @@ def linked_table(table: str) -> str:
 
 
 def index_source(readme: str, kind: str = "html") -> str:
+    from attnlab_site import readme_anchor
+
     """The root page. The site's: README's title, introduction and table of notebooks (linked), and
     how to run them locally; the print version's: title, introduction, a table of contents, and
     the notebooks right under the title (each a chapter of the PDF)."""
@@ -63,11 +64,10 @@ def index_source(readme: str, kind: str = "html") -> str:
     table = sections.get("篇目")
     if table is None:
         raise SystemExit("README.md has no '## 篇目' section (the table of notebooks the site's index shows)")
-    readme_url = repository_url()
     commands = re.search(r"```bash\n.*?```", sections.get("两条命令", ""), flags=re.S)
     run = ("克隆仓库后，只需要 `python3`（3.10 及以上）和两条命令：", "",
            commands.group(0) if commands else "```bash\nmake lab\nmake test\n```", "",
-           f"在国内下载依赖慢、访问不了 GitHub：见 [README 的 “国内用户” 一节]({readme_url}#国内用户)。"
+           f"在国内下载依赖慢、访问不了 GitHub：见 [README 的 “国内用户” 一节]({readme_anchor('国内用户')})。"
            "`make zip` 把全部笔记本（带存储的输出）、README 和许可证打成一个压缩包，`make pdf` 生成整套的 PDF。")
     if kind == "html":
         body = ["## 篇目", "", linked_table(table), "", "## 在本地运行", "",

@@ -86,18 +86,9 @@ def print_pdf(single: Path, out: Path, browser=None) -> None:
         with chromium.browser() as started:
             return print_pdf(single, out, started)
     out.parent.mkdir(parents=True, exist_ok=True)
-    outside = []
     with chromium.serve(single) as base:
         page = browser.new_page()
-
-        def route(r):
-            if r.request.url.startswith(base + "/"):
-                r.continue_()
-            else:
-                outside.append(r.request.url)
-                r.abort()
-
-        page.route("**/*", route)
+        outside = chromium.only_from(page, base)
         page.goto(f"{base}/index.html", wait_until="load")
         page.evaluate("document.fonts.ready.then(() => true)")
         page.emulate_media(media="print")

@@ -48,8 +48,20 @@ def binder_url(name: str) -> str:
     return f"https://mybinder.org/v2/gh/{github_path()}/{BRANCH}?labpath=notebooks%2F{name}.ipynb"
 
 
-def readme_anchor(anchor: str) -> str:
-    return f"{repository_url()}#{anchor}"
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def readme_anchor(prefix: str) -> str:
+    """The URL of README.md's first heading starting with PREFIX on the repository's page (the
+    README's top if it has no such heading yet)."""
+    readme = (TOOLS.parent / "README.md").read_text(encoding="utf-8")
+    for line in readme.splitlines():
+        match = re.match(r"#{1,6}\s+(.+?)\s*#*\s*$", line)
+        if match and match.group(1).startswith(prefix):
+            return f"{repository_url()}#{github_slug(match.group(1))}"
+    return f"{repository_url()}#readme"
 
 
 def actions_html(name: str, pathto) -> str:
