@@ -78,15 +78,16 @@ def site(work) -> Path:
     return site_build.build("html", work / "_site", work=work / "build")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for the session (playwright's sync API allows one per thread)."""
+    """One headless Chromium for this module, closed at its end: playwright's sync API allows one
+    running at a time per thread, and tests/test_browser.py starts its own."""
     require(chromium.missing())
     with chromium.browser() as b:
         yield b
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def pdf(work, browser) -> Path:
     require(site_missing())
     import site_pdf
@@ -273,7 +274,7 @@ def test_maths_is_mathml_written_at_build_time(site):
 
 # -- in the browser ------------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def served(site, browser):
     with chromium.serve(site) as base:
         # wide enough that the widest stored figure (921 px) fits the text column at 1x
