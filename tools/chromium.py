@@ -1,5 +1,5 @@
 """Headless Chromium for the site's checks and the PDF: the system browser (/usr/bin/chromium,
-Debian's package; `playwright install` cannot download one here) with the flags that keep it
+Debian's package, or $ATTENTION_LAB_CHROMIUM; `playwright install` cannot download one here) with the flags that keep it
 from calling home, and a static server for a built site on 127.0.0.1."""
 from __future__ import annotations
 
