@@ -15,10 +15,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage"]
+sys.path.insert(0, str(ROOT / "tools"))
+from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401  (one place for the browser and its flags)
+
 TOKEN = "attention-lab-test"
 
 
