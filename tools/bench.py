@@ -4,8 +4,9 @@
 For every live explorer: the time from a control's new value to the finished figure and text
 (compute + render, kernel side), median and p95 over >= 32 moves, side by side with the naive
 way (a new figure per move) in the same run. Then the wall time to execute notebooks 00–08
-(09 on its own line, if present), cold ``import helpers``, and the growth exponent of naive
-attention time on this CPU (07_cost_of_length). The last line has a fixed form:
+(09 on its own line, if present), cold ``import helpers``, the growth exponent of naive
+attention time on this CPU (07_cost_of_length), and the time to build the site and the PDF
+(``make site``, ``make pdf``; target: both within 120 s). The last line has a fixed form:
 
 bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, import I s
 """
@@ -153,10 +154,35 @@ def naive_growth_exponent() -> float:
     return growth_exponent(ns, [r["naive_s"] for r in rows])
 
 
+SITE_PDF_TARGET_S = 120.0
+
+
+def bench_site() -> float:
+    """Wall time of ``make site`` and ``make pdf`` (fresh processes, into a temporary folder)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        times = {}
+        for what, cmd in (("site", [sys.executable, str(ROOT / "tools" / "site_build.py"), "html", f"{tmp}/_site"]),
+                          ("pdf", [sys.executable, str(ROOT / "tools" / "site_pdf.py"), f"{tmp}/book.pdf"])):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+            times[what] = time.perf_counter() - t0
+    total = times["site"] + times["pdf"]
+    print(f"build site: {times['site']:.1f} s, PDF: {times['pdf']:.1f} s, site + PDF: {total:.1f} s "
+          f"(target ≤ {SITE_PDF_TARGET_S:.0f} s: {'met' if total <= SITE_PDF_TARGET_S else 'MISSED'})")
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-notebooks", action="store_true", help="do not time notebook execution")
+    parser.add_argument("--skip-site", action="store_true", help="do not time the site and PDF builds")
+    parser.add_argument("--only-site", action="store_true", help="time only the site and PDF builds")
     args = parser.parse_args()
+    if args.only_site:
+        bench_site()
+        return
 
     rows = bench_explorers()
     exponent = naive_growth_exponent()
@@ -178,6 +204,8 @@ def main():
                 print(f"execute {name} (real model): {execute_notebooks([book]):.1f} s")
                 seconds, rss = notebook_peak_rss(book)
                 print(f"{name} code in one process: {seconds:.1f} s, peak RSS {rss:.0f} MiB")
+    if not args.skip_site:
+        bench_site()
     worst_median = max(r["median"] for r in rows)
     worst_p95 = max(r["p95"] for r in rows)
     worst_ratio = max(r["ratio"] for r in rows)

@@ -14,12 +14,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (tools/chromium.py: one place for the browser and its flags)
 from paths import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage"]
 TOKEN = "attention-lab-test"
 
 

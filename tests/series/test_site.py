@@ -1,0 +1,405 @@
+"""The series as a book (issue 24): the static site, its Chinese search, and the PDF.
+
+Built once per session from the stored notebooks into a temporary folder (tools/site_build.py,
+tools/site_pdf.py, the same code as ``make site`` / ``make pdf``). Then: what every page shows
+(pages in series order, previous/next, the README's table, every stored figure at its stored
+width, every explorer's preview, every text output, the per-page actions); that no page refers to
+anything outside the site; and in headless Chromium with every request not to 127.0.0.1 aborted:
+every page loads with 0 failed requests, every image decodes, every link resolves, search finds
+the right pages. The PDF: page count, every title in its text layer, fonts embedded.
+
+Outside CI these skip (with the reason) when Sphinx & co. or Chromium are missing; CI sets
+ATTENTION_LAB_REQUIRE_BROWSER=1, which turns the skips into failures.
+"""
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import os
+import re
+import struct
+import subprocess
+import urllib.parse
+from html.parser import HTMLParser
+from pathlib import Path
+
+import chromium
+import pytest
+from paths import ROOT
+from series import NOTEBOOKS
+
+pytestmark = pytest.mark.slow
+REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
+SITE_MODULES = ("sphinx", "myst_nb", "sphinx_book_theme", "jieba", "latex2mathml")
+PAGES = ["index", *NOTEBOOKS]
+#: (query, the page that must come first or second, why)
+SEARCHES = [
+    ("归纳头", "11_heads_at_work", "induction heads are 11's subject"),
+    ("KV Cache", "05_causal_mask", "05 is 因果掩码与 KV Cache"),
+    ("归纳头的作用", "11_heads_at_work", "a phrase typed without spaces is cut into the index's words"),
+    ("因果掩码", "05_causal_mask", "05's title"),
+]
+#: a query no page matches: search must not simply list every page
+NO_MATCH = "量子纠缠"
+#: 12 notebooks printed on A4: 108 pages when written; well outside this range something is
+#: missing (a notebook, its figures) or broken (every figure on its own page)
+PDF_PAGES = (70, 170)
+#: the browser window of the browser tests (px)
+WINDOW = 1700
+
+
+def require(reason: str) -> None:
+    if reason:
+        if REQUIRE:
+            pytest.fail(f"required in CI: {reason}")
+        pytest.skip(reason)
+
+
+def site_missing() -> str:
+    gone = [m for m in SITE_MODULES if importlib.util.find_spec(m) is None]
+    return f"the site extra is not installed ({', '.join(gone)}; pip install -e '.[site]')" if gone else ""
+
+
+@pytest.fixture(scope="session")
+def work(tmp_path_factory):
+    return tmp_path_factory.mktemp("book")
+
+
+@pytest.fixture(scope="session")
+def site(work) -> Path:
+    require(site_missing())
+    import site_build
+
+    return site_build.build("html", work / "_site", work=work / "build")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for this module, closed at its end: playwright's sync API allows one
+    running at a time per thread, and tests/test_browser.py starts its own."""
+    require(chromium.missing())
+    with chromium.browser() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def pdf(work, browser) -> Path:
+    require(site_missing())
+    import site_pdf
+
+    return site_pdf.build(work / "attention-lab.pdf", work=work / "build", browser=browser)
+
+
+class Page(HTMLParser):
+    """Tags, attributes and text of one built page."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.chunks, self.ids = [], [], set()
+        self.feed(text)
+        self.text = "".join(self.chunks)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append((tag, attrs))
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data):
+        self.chunks.append(data)
+
+    def all(self, tag, **match):
+        return [a for t, a in self.tags if t == tag and all(c in (a.get(k) or "").split() for k, c in match.items())]
+
+
+def page(site: Path, name: str) -> Page:
+    return Page((site / f"{name}.html").read_text(encoding="utf-8"))
+
+
+def notebook(name: str) -> dict:
+    return json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def png_width(data: bytes) -> int:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">I", data[16:20])[0]
+
+
+def is_explorer_cell(cell) -> bool:
+    return cell["cell_type"] == "code" and re.fullmatch(r"helpers\.widgets\.\w+\(.*\)", "".join(cell["source"]).strip())
+
+
+# -- what the pages show -------------------------------------------------------------------------
+
+def test_pages_in_series_order_with_previous_and_next(site):
+    for i, name in enumerate(PAGES):
+        p = page(site, name)
+        links = {a.get("rel"): a.get("href") for a in p.all("link") if a.get("rel") in ("prev", "next")}
+        want_prev = f"{PAGES[i - 1]}.html" if i > 0 else None
+        want_next = f"{PAGES[i + 1]}.html" if i + 1 < len(PAGES) else None
+        assert links.get("prev") == want_prev and links.get("next") == want_next, (name, links)
+        shown = [a.get("href") for a in p.all("a", **{"class": "left-prev"})] + \
+                [a.get("href") for a in p.all("a", **{"class": "right-next"})]
+        assert shown == [h for h in (want_prev, want_next) if h], (name, shown)
+    sidebar = [a.get("href") for a in page(site, "index").all("a", **{"class": "reference"})
+               if a.get("href", "").split("#")[0].removesuffix(".html") in NOTEBOOKS]
+    order = list(dict.fromkeys(h.split("#")[0].removesuffix(".html") for h in sidebar))
+    assert order == NOTEBOOKS
+
+
+def test_index_shows_the_readme_table_linked(site):
+    import site_build
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = site_build.readme_sections(readme)["篇目"]
+    index = page(site, "index")
+    hrefs = {a.get("href") for a in index.all("a")}
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        name, what = cells[0].strip("`"), cells[1]
+        assert f"{name}.html" in hrefs, f"the README's row {name} is not linked to its page"
+        assert squash(what) in squash(index.text), f"the README's text for {name} is missing: {what}"
+    assert len(table.splitlines()) - 2 == len(NOTEBOOKS)
+
+
+def test_every_stored_figure_is_shown_at_its_stored_width(site):
+    for name in NOTEBOOKS:
+        want = []
+        for cell in notebook(name)["cells"]:
+            for out in cell.get("outputs", []):
+                if "image/png" in out.get("data", {}):
+                    data = base64.b64decode(out["data"]["image/png"])
+                    width = out.get("metadata", {}).get("image/png", {}).get("width")
+                    assert width is not None, f"{name}: a stored figure has no width metadata"
+                    # the series stores figures at 2x: width metadata = half the pixel width
+                    assert abs(png_width(data) - 2 * width) <= 1, (name, png_width(data), width)
+                    want.append((data, width))
+        imgs = [a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")]
+        assert len(imgs) == len(want), f"{name}: {len(want)} stored figures, {len(imgs)} on the page"
+        for (data, width), img in zip(want, imgs):
+            assert (site / img["src"]).read_bytes() == data, f"{name}: {img['src']} is not the stored figure"
+            assert img.get("width") == str(width), f"{name}: {img['src']} shown at {img.get('width')}, stored {width}"
+
+
+def test_every_explorer_shows_its_static_preview(site):
+    for name in NOTEBOOKS:
+        cells = [c for c in notebook(name)["cells"] if is_explorer_cell(c)]
+        assert all(any("image/png" in o.get("data", {}) for o in c["outputs"]) for c in cells), name
+        p = page(site, name)
+        previews = p.all("img", **{"class": "attnlab-preview"})
+        captions = p.text.count("交互控件的静态预览：")
+        assert len(previews) == captions == len(cells), (name, len(previews), captions, len(cells))
+    assert sum(len([c for c in notebook(n)["cells"] if is_explorer_cell(c)]) for n in NOTEBOOKS) >= len(NOTEBOOKS)
+
+
+def test_code_cells_and_their_text_outputs_are_shown(site):
+    for name in NOTEBOOKS:
+        text = squash(page(site, name).text)
+        for cell in notebook(name)["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            assert squash("".join(cell["source"])) in text, f"{name}: a code cell is missing"
+            for out in cell.get("outputs", []):
+                if out["output_type"] == "stream":
+                    assert squash("".join(out["text"])) in text, f"{name}: a printed output is missing"
+
+
+def test_every_notebook_page_has_its_actions(site):
+    import attnlab_site
+
+    for name in NOTEBOOKS:
+        p = page(site, name)
+        hrefs = [a.get("href") for a in p.all("a", **{"class": "attnlab-action"})]
+        assert hrefs == [attnlab_site.colab_url(name), attnlab_site.binder_url(name), f"notebooks/{name}.ipynb"]
+        assert f"github/{attnlab_site.github_path()}/blob/main/notebooks/{name}.ipynb" in hrefs[0]
+        assert f"labpath=notebooks%2F{name}.ipynb" in hrefs[1]
+        assert (site / hrefs[2]).read_bytes() == (ROOT / "notebooks" / f"{name}.ipynb").read_bytes()
+        local = [a.get("href") for t, a in p.tags if t == "a" and "#" in (a.get("href") or "")
+                 and a["href"].startswith(attnlab_site.repository_url())]
+        assert local == [attnlab_site.readme_anchor("两条命令"), attnlab_site.readme_anchor("国内用户")], (name, local)
+        assert "在本地运行" in p.text and "make lab" in p.text and "make zip" in p.text
+
+
+def test_readme_anchors_are_the_ones_github_makes():
+    require(site_missing())
+    import attnlab_site
+
+    assert attnlab_site.github_slug("两条命令") == "两条命令"
+    assert attnlab_site.github_slug("国内用户（镜像与离线安装）") == "国内用户镜像与离线安装"
+    assert attnlab_site.github_slug("Make Lab & Test") == "make-lab--test"
+    url = attnlab_site.repository_url()
+    assert attnlab_site.readme_anchor("两条命令") == f"{url}#两条命令"  # README has this heading
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    if re.search(r"^#+ 国内用户", readme, re.M):  # issue 22's section, once it is in the README
+        assert attnlab_site.readme_anchor("国内用户").startswith(f"{url}#国内用户")
+    else:
+        assert attnlab_site.readme_anchor("国内用户") == f"{url}#readme"
+
+
+def test_no_page_refers_to_anything_outside_the_site(site):
+    """Only links a reader clicks (<a href>) may leave the site; no script, style, font, image or
+    frame comes from elsewhere — not even the Colab badge in the notebooks' first cell."""
+    outside = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.I)
+    for path in sorted(site.glob("*.html")):
+        p = Page(path.read_text(encoding="utf-8"))
+        for tag, attrs in p.tags:
+            for key in ("src", "href", "srcset", "data", "poster"):
+                value = attrs.get(key) or ""
+                if tag == "a" and key == "href":
+                    continue
+                assert not outside.match(value) and not value.startswith("data:text/html"), (path.name, tag, value)
+        assert "colab-badge" not in path.read_text(encoding="utf-8"), path.name
+    for css in sorted(site.rglob("*.css")):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        assert not re.search(r"url\(\s*['\"]?(?:https?:)?//", text), css
+        assert not re.search(r"@import\s+(?:url\()?['\"]?(?:https?:)?//", text), css
+
+
+def test_maths_is_mathml_written_at_build_time(site):
+    p = page(site, "08_reading_attention")
+    assert p.all("math"), "08's formulas should be MathML"
+    assert not [a for t, a in p.tags if t == "script" and "mathjax" in (a.get("src") or "").lower()]
+
+
+# -- in the browser ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def served(site, browser):
+    with chromium.serve(site) as base:
+        # wide enough that the widest stored figure (921 px) fits the text column at 1x
+        context = browser.new_context(viewport={"width": WINDOW, "height": 1000})
+        outside = chromium.only_from(context, base)
+        yield base, context, outside
+        context.close()
+
+
+def visit(context, url: str) -> tuple:
+    """Open URL; (page, problems): failed requests, HTTP errors, console errors, script errors."""
+    p = context.new_page()
+    problems = []
+    p.on("requestfailed", lambda r: problems.append(f"failed: {r.url} ({r.failure})"))
+    p.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    p.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
+    p.on("pageerror", lambda e: problems.append(f"script: {e}"))
+    p.goto(url, wait_until="load")
+    p.evaluate("document.fonts.ready.then(() => true)")
+    return p, problems
+
+
+@pytest.mark.browser
+def test_every_page_loads_from_the_site_alone(site, served):
+    base, context, outside = served
+    report = {}
+    for name in [*PAGES, "search", "genindex"]:
+        p, problems = visit(context, f"{base}/{name}.html")
+        images = p.evaluate("Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth])")
+        problems += [f"image not drawn: {src}" for src, width in images if not width]
+        if name in NOTEBOOKS:
+            want = len([a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")])
+            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output img')).map(i =>"
+                               " [i.getAttribute('src'), +i.getAttribute('width'), i.getBoundingClientRect().width])")
+            problems += [f"{len(shown)} output images, want {want}"] if len(shown) != want else []
+            problems += [f"{src} drawn {drawn:.0f} px wide, stored at {width} px" for src, width, drawn in shown
+                         if abs(drawn - width) > 1]
+        if problems:
+            report[name] = problems
+        p.close()
+    assert not outside, f"requests outside 127.0.0.1 (aborted): {sorted(set(outside))[:10]}"
+    assert not report, report
+
+
+@pytest.mark.browser
+def test_every_link_within_the_site_resolves(site, served):
+    base, context, _ = served
+    broken = []
+    checked, ids = {}, {}
+    for name in PAGES:
+        for attrs in page(site, name).all("a"):
+            href = attrs.get("href") or ""
+            if not href or re.match(r"^[a-z][a-z0-9+.-]*:|^//", href, re.I):
+                continue
+            target, _, fragment = urllib.parse.urljoin(f"{name}.html", href).partition("#")
+            target = target or f"{name}.html"
+            if target not in checked:
+                checked[target] = context.request.get(f"{base}/{urllib.parse.quote(target)}").status
+            if checked[target] != 200:
+                broken.append(f"{name}: {href} → HTTP {checked[target]}")
+            elif fragment and target.endswith(".html"):
+                if target not in ids:
+                    ids[target] = Page((site / urllib.parse.unquote(target)).read_text(encoding="utf-8")).ids
+                if urllib.parse.unquote(fragment) not in ids[target]:
+                    broken.append(f"{name}: {href} → no #{fragment} there")
+    assert len(checked) > len(PAGES), "too few links checked to mean anything"
+    assert not broken, broken[:20]
+
+
+def search(context, base: str, query: str) -> list:
+    p, problems = visit(context, f"{base}/search.html?q={urllib.parse.quote(query)}")
+    p.wait_for_function("() => { const s = document.querySelector('#search-results p.search-summary');"
+                        " return s && s.textContent.trim().length > 0; }", timeout=30_000)
+    hrefs = p.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.getAttribute('href'))")
+    p.close()
+    assert not problems, problems
+    return list(dict.fromkeys(h.split("#")[0].split("?")[0].removesuffix(".html") for h in hrefs))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("query,expected,why", SEARCHES, ids=[q for q, _, _ in SEARCHES])
+def test_chinese_search_finds_the_right_page(served, query, expected, why):
+    base, context, _ = served
+    found = search(context, base, query)
+    assert expected in found[:2], f"{query!r} ({why}): found {found}"
+
+
+@pytest.mark.browser
+def test_search_is_not_everything(served):
+    base, context, _ = served
+    assert search(context, base, NO_MATCH) == []
+
+
+# -- the PDF -------------------------------------------------------------------------------------
+
+def poppler(tool: str, *args) -> str:
+    require("" if Path(f"/usr/bin/{tool}").exists() else f"{tool} not found (apt-get install poppler-utils)")
+    return subprocess.run([tool, *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.browser
+def test_pdf_has_every_notebook_and_a_plausible_length(pdf):
+    from notebooks import title
+
+    pages = int(re.search(r"^Pages:\s+(\d+)", poppler("pdfinfo", str(pdf)), re.M).group(1))
+    assert PDF_PAGES[0] <= pages <= PDF_PAGES[1], pages
+    text = squash(poppler("pdftotext", str(pdf), "-"))
+    first = squash(poppler("pdftotext", "-f", "1", "-l", "2", str(pdf), "-"))
+    for name in NOTEBOOKS:
+        assert squash(title(name)) in text, f"{name}'s title is not in the PDF's text layer"
+        assert squash(title(name)) in first, f"{name} is missing from the table of contents"
+    assert "目录" in first
+
+
+@pytest.mark.browser
+def test_pdf_fonts_are_embedded_with_the_cjk_font_named(pdf):
+    rows = poppler("pdffonts", str(pdf)).splitlines()[2:]
+    assert rows
+    not_embedded = [r for r in rows if r.split()[-5] != "yes"]
+    assert not not_embedded, not_embedded
+    assert any("AttnLabSansSC" in r.split()[0] and "TrueType" in r for r in rows), rows[:5]
+
+
+def test_printed_font_covers_every_character_of_the_page(pdf, work):
+    from fontTools.ttLib import TTFont
+
+    single = work / "build" / "single"
+    cmap = TTFont(single / "_static" / "attnlab-print.ttf").getBestCmap()
+    text = Page((single / "index.html").read_text(encoding="utf-8")).text
+    han = {ch for ch in text if "\u4e00" <= ch <= "\u9fff"}
+    missing = sorted(ch for ch in han if ord(ch) not in cmap)
+    assert len(han) > 500 and not missing, f"CJK characters missing from the print font: {''.join(missing[:40])}"

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The release zip of the notebooks (``make zip``): the notebooks of tools/series.py with their
+stored outputs, README.md, LICENSE and the bundled font's licence, under one top folder.
+
+    python tools/release_zip.py [OUT]     default dist/attention-lab-notebooks-VERSION.zip
+
+Deterministic: entries sorted, every timestamp 1980-01-01, fixed permissions and compression,
+so two runs over the same files give the same bytes.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from series import NOTEBOOKS  # noqa: E402
+
+EXTRA = ["README.md", "LICENSE", "helpers/fonts/OFL.txt"]
+EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def version() -> str:
+    text = (ROOT / "helpers" / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.M)
+    if not match:
+        raise SystemExit("helpers/__init__.py has no __version__")
+    return match.group(1)
+
+
+def members() -> list:
+    """Paths (relative to the repository) that go into the zip, sorted."""
+    paths = [f"notebooks/{name}.ipynb" for name in NOTEBOOKS] + EXTRA
+    missing = [p for p in paths if not (ROOT / p).is_file()]
+    if missing:
+        raise SystemExit(f"cannot build the zip, missing: {', '.join(missing)}")
+    return sorted(paths)
+
+
+def build(out: Path | None = None) -> Path:
+    top = f"attention-lab-notebooks-{version()}"
+    out = Path(out or ROOT / "dist" / f"{top}.zip").resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w") as zf:
+        for rel in members():
+            info = zipfile.ZipInfo(f"{top}/{rel}", date_time=EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, so the permissions below are read
+            info.external_attr = 0o100644 << 16
+            zf.writestr(info, (ROOT / rel).read_bytes(), compresslevel=9)
+    tmp.replace(out)
+    print(f"zip: {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
+          f"({len(members())} files, {out.stat().st_size / 2**20:.1f} MiB)")
+    return out
+
+
+if __name__ == "__main__":
+    build(Path(sys.argv[1]) if len(sys.argv) > 1 else None)

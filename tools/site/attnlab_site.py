@@ -1,0 +1,223 @@
+"""Sphinx extension for the series' site: what the stock theme does not do for this series.
+
+- every notebook page gets its actions (Colab, Binder, download the ``.ipynb``) and a short
+  "在本地运行" box, made from ``tools/series.py`` and the repository URL in ``pyproject.toml``;
+- an image from another host (the notebooks' Colab badge) becomes its alt text, so no page asks
+  for anything outside the site;
+- maths is written as MathML at build time (``html_math_renderer = "mathml"``): browsers draw it
+  natively, with no MathJax from a CDN;
+- Chinese search: the query is cut into the index's own words in the browser (longest match), so
+  a query typed without spaces ("归纳头的作用") finds what jieba indexed.
+"""
+from __future__ import annotations
+
+import html
+import re
+import sys
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+TOOLS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TOOLS))
+from series import NOTEBOOKS  # noqa: E402
+
+BRANCH = "main"
+REMOTE = ("http://", "https://", "//")
+
+
+def repository_url() -> str:
+    from notebooks import repository_url as url
+
+    return url()
+
+
+def github_path() -> str:
+    url = repository_url()
+    if "github.com/" not in url:
+        raise ValueError(f"pyproject.toml's Repository must be a GitHub URL (Colab and Binder read GitHub); got {url!r}")
+    return url.split("github.com/", 1)[1]
+
+
+def colab_url(name: str) -> str:
+    return f"https://colab.research.google.com/github/{github_path()}/blob/{BRANCH}/notebooks/{name}.ipynb"
+
+
+def binder_url(name: str) -> str:
+    return f"https://mybinder.org/v2/gh/{github_path()}/{BRANCH}?labpath=notebooks%2F{name}.ipynb"
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def readme_anchor(prefix: str) -> str:
+    """The URL of README.md's first heading starting with PREFIX on the repository's page (the
+    README's top if it has no such heading yet)."""
+    readme = (TOOLS.parent / "README.md").read_text(encoding="utf-8")
+    for line in readme.splitlines():
+        match = re.match(r"#{1,6}\s+(.+?)\s*#*\s*$", line)
+        if match and match.group(1).startswith(prefix):
+            return f"{repository_url()}#{github_slug(match.group(1))}"
+    return f"{repository_url()}#readme"
+
+
+def actions_html(name: str, pathto) -> str:
+    """The block under a notebook page's title: three plain links and the 在本地运行 box."""
+    download = pathto(f"notebooks/{name}.ipynb", 1)
+    e = html.escape
+    return (
+        '<div class="attnlab-actions" role="group" aria-label="打开本篇">'
+        f'<a class="attnlab-action" href="{e(colab_url(name))}" rel="noopener">在 Colab 中打开</a>'
+        f'<a class="attnlab-action" href="{e(binder_url(name))}" rel="noopener">在 Binder 中打开</a>'
+        f'<a class="attnlab-action" href="{e(download)}" download="{e(name)}.ipynb">下载 {e(name)}.ipynb</a>'
+        "</div>"
+        '<aside class="attnlab-local" aria-label="在本地运行">'
+        "<p><strong>在本地运行</strong>：本页是存储的输出，控件只显示静态预览。克隆仓库后，"
+        "<code>make lab</code> 创建 .venv 并打开 JupyterLab，<code>make test</code> 运行全部测试"
+        f'（<a href="{e(readme_anchor("两条命令"))}">README：两条命令</a>）；'
+        f'下载慢或访问不了 GitHub，见 <a href="{e(readme_anchor("国内用户"))}">README：国内用户</a>。'
+        "<code>make zip</code> 打包全部笔记本（带输出）。</p>"
+        "</aside>"
+    )
+
+
+def on_page_context(app, pagename, templatename, context, doctree):
+    if pagename not in NOTEBOOKS or "body" not in context:
+        return
+    body = context["body"]
+    block = actions_html(pagename, context["pathto"])
+    cut = body.find("</h1>")
+    context["body"] = body[:cut + 5] + block + body[cut + 5:] if cut >= 0 else block + body
+
+
+class RemoteImages(SphinxTransform):
+    """No image from another host: a linked one (a badge: Colab, Binder) goes with its link, as
+    every notebook page has these actions already; any other becomes its alt text."""
+
+    default_priority = 200
+
+    def apply(self, **kwargs) -> None:
+        for image in list(self.document.findall(nodes.image)):
+            if not image["uri"].startswith(REMOTE):
+                continue
+            link = image.parent if isinstance(image.parent, nodes.reference) else None
+            if link is None:
+                image.replace_self(nodes.Text(image.get("alt", "")))
+                continue
+            paragraph = link.parent
+            link.parent.remove(link)
+            if isinstance(paragraph, nodes.paragraph) and not paragraph.astext().strip():
+                paragraph.parent.remove(paragraph)
+
+
+EXPLORER_CELL = re.compile(r"helpers\.widgets\.\w+\(.*\)")
+PREVIEW_CAPTION = "交互控件的静态预览：用页首的链接在 Colab、Binder 里打开本篇，或在本地运行，就能拖动。"
+
+
+class ExplorerPreviews(SphinxTransform):
+    """An explorer cell (its one line is a ``helpers.widgets.…()`` call, see README) stores a static
+    preview: here it gets an alt text and a caption saying how to make it live."""
+
+    default_priority = 210
+
+    def apply(self, **kwargs) -> None:
+        for cell in list(self.document.findall(nodes.container)):
+            if cell.get("nb_element") != "cell_code":
+                continue
+            code = "".join(n.astext() for n in cell.findall(nodes.literal_block)
+                           if "cell_input" in n.parent.get("classes", []))
+            if not EXPLORER_CELL.fullmatch(code.strip()):
+                continue
+            images = list(cell.findall(nodes.image))
+            for image in images:
+                image["alt"] = "交互控件的静态预览"
+                image["classes"].append("attnlab-preview")
+            if images:
+                cell += nodes.paragraph(PREVIEW_CAPTION, PREVIEW_CAPTION, classes=["attnlab-preview-caption"])
+
+
+def _mathml(tex: str, display: str) -> str:
+    from latex2mathml.converter import convert
+
+    return convert(tex, display=display)
+
+
+def visit_math(self, node):
+    tex = node.astext()
+    self.body.append(f'<span class="math" title="{html.escape(tex)}">{_mathml(tex, "inline")}</span>')
+    raise nodes.SkipNode
+
+
+def visit_displaymath(self, node):
+    tex = node.astext()
+    self.body.append(f'<div class="math" title="{html.escape(tex)}">{_mathml(tex, "block")}</div>')
+    raise nodes.SkipNode
+
+
+# Replaces Sphinx's default splitQuery for 'zh': Latin words as usual; a run of Chinese is cut
+# into the longest words that the index has (terms or title terms), unknown single characters
+# (的, 是, …) dropped, the way jieba's indexing drops one-character words.
+SPLITTER_JS = r"""
+function splitQuery(query) {
+  const index = (typeof Search !== "undefined" && Search._index) || {};
+  const known = (w) => (index.terms && w in index.terms) || (index.titleterms && w in index.titleterms);
+  const out = [];
+  for (const token of query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)) {
+    if (!token) continue;
+    for (const run of token.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu)) {
+      if (!/\p{Script=Han}/u.test(run)) { out.push(run); continue; }
+      let i = 0;
+      while (i < run.length) {
+        let j = Math.min(run.length, i + 8);
+        while (j > i + 1 && !known(run.slice(i, j))) j--;
+        const word = run.slice(i, j);
+        if (j > i + 1 || known(word)) out.push(word);
+        i = j;
+      }
+    }
+  }
+  return out;
+}
+"""
+
+
+def _english_stemmer_js() -> str:
+    """Sphinx's own English stemmer (what 'zh' stems Latin words with in Python), exported as
+    ``Stemmer``. Sphinx 9.0 exports ``ChineseStemmer``, which does not exist, and search stops
+    with "ChineseStemmer is not defined" (sphinx-doc/sphinx#14229, fixed after 9.0)."""
+    import sphinx.search
+
+    folder = Path(sphinx.search.__file__).parent / "minified-js"
+    code = [(folder / name).read_text(encoding="utf-8") for name in ("base-stemmer.js", "english-stemmer.js")]
+    return "\n".join([*code, "window.Stemmer = EnglishStemmer;"])
+
+
+def _chinese_search():
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseSeries(SearchChinese):
+        js_stemmer_rawcode = ""
+        js_stemmer_code = _english_stemmer_js()
+        js_splitter_code = SPLITTER_JS
+
+    return SearchChineseSeries
+
+
+def on_builder_inited(app):
+    if app.builder.name == "singlehtml":  # the print version (tools/site_pdf.py adds its font)
+        app.add_css_file("attnlab-print.css")
+
+
+def setup(app):
+    import sphinx.search
+
+    sphinx.search.languages["zh"] = _chinese_search()
+    app.add_transform(RemoteImages)
+    app.add_transform(ExplorerPreviews)
+    app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
+    app.connect("html-page-context", on_page_context)
+    app.connect("builder-inited", on_builder_inited)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,68 @@
+"""Sphinx configuration of the series' static site (``make site``) and of its one-page print
+version (``make pdf``). Read by ``tools/site_build.py``, which stages the sources it names.
+
+Pages are the stored notebooks (``nb_execution_mode = "off"``: nothing is re-executed); every
+asset a page loads comes from the built site (the theme bundles its own; maths is MathML,
+written at build time; no widget JavaScript from a CDN).
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+try:  # Sphinx's Chinese search segments with jieba; its dictionary ships in the package
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)  # not "Building prefix dict …" on every build
+except ImportError:
+    jieba = None
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+project = "注意力实验室 Attention Lab"
+author = "Attention Lab"
+copyright = "Attention Lab（代码 MIT；随附字体 SIL OFL 1.1）"
+language = "zh_CN"
+root_doc = "index"
+
+extensions = ["myst_nb", "attnlab_site"]
+exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
+
+# notebooks as stored: outputs are the ones nbval checks, not regenerated here
+nb_execution_mode = "off"
+nb_ipywidgets_js = {}  # no widget state is stored; never load require.js / html-manager from a CDN
+nb_merge_streams = True
+myst_enable_extensions = ["dollarmath"]
+myst_heading_anchors = 3
+suppress_warnings = ["mystnb.unknown_mime_type"]
+
+html_theme = "sphinx_book_theme"
+html_title = "注意力实验室"
+# the series' bundled CJK font (and its licence) is the last fallback of the font stack
+html_static_path = ["static", str(HERE.parent.parent / "helpers" / "fonts")]
+html_css_files = ["attnlab.css"]
+html_favicon = "static/favicon.svg"
+html_js_files = []
+html_math_renderer = "mathml"
+html_copy_source = False
+html_show_sourcelink = False
+html_last_updated_fmt = None
+html_search_language = "zh"
+if jieba is None:
+    raise RuntimeError("the site's Chinese search needs jieba (pip install -e '.[site]'): without it no Chinese word is indexed")
+# domain words jieba should keep whole (归纳头, 因果掩码, …), one a line
+html_search_options = {"dict": str(HERE / "search_words.txt")}
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "use_download_button": False,  # our own per-page actions (attnlab_site) download the .ipynb
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "extra_footer": "",
+}
+html_context = {"default_mode": "light"}

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""The series as a book: a static site and a one-page print version, from the stored notebooks.
+
+    python tools/site_build.py html [OUT]     the site (default _site/): index + the notebooks of
+                                              tools/series.py in order, searchable, no re-execution
+    python tools/site_build.py single [OUT]   the whole series on one HTML page (default
+                                              build/site/single/), what tools/site_pdf.py prints
+
+Both stage their sources in build/site/src/: the notebooks as stored (copied, so Sphinx never
+touches notebooks/) and an index page made from README.md (its introduction and its table of
+notebooks, linked). Sphinx with MyST-NB and sphinx-book-theme does the rest (tools/site/conf.py):
+nothing is downloaded at build or view time. A notebook's .ipynb is copied to OUT/notebooks/ for
+its page's download link.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
+from series import NOTEBOOKS  # noqa: E402
+
+CONF = ROOT / "tools" / "site"
+WORK = ROOT / "build" / "site"  # staged sources, Sphinx's doctrees, the one-page version
+DEFAULT_OUT = {"html": ROOT / "_site", "single": WORK / "single"}
+
+
+def readme_sections(text: str) -> dict:
+    """README.md cut at its level-2 headings: {"": the part before the first, heading: body}."""
+    parts = re.split(r"^## +(.+?)\s*$", text, flags=re.M)
+    sections = {"": parts[0]}
+    for heading, body in zip(parts[1::2], parts[2::2]):
+        sections[heading] = body.strip("\n")
+    return sections
+
+
+def linked_table(table: str) -> str:
+    """The README's notebook table with each `NN_slug` made a link to its page."""
+    def link(match):
+        name = match.group(1)
+        return f"[{name}]({name}.ipynb)" if name in NOTEBOOKS else match.group(0)
+
+    rows = [re.sub(r"^\|\s*`([^`]+)`", lambda m: "| " + link(m), row) for row in table.splitlines()]
+    return "\n".join(rows)
+
+
+def index_source(readme: str, kind: str = "html") -> str:
+    from attnlab_site import readme_anchor
+
+    """The root page. The site's: README's title, introduction and table of notebooks (linked), and
+    how to run them locally; the print version's: title, introduction, a table of contents, and
+    the notebooks right under the title (each a chapter of the PDF)."""
+    sections = readme_sections(readme)
+    head = sections[""].strip().splitlines()
+    if not head or not head[0].startswith("# "):
+        raise SystemExit("README.md must start with its '# ' title")
+    title, intro = head[0], "\n".join(head[1:]).strip()
+    table = sections.get("篇目")
+    if table is None:
+        raise SystemExit("README.md has no '## 篇目' section (the table of notebooks the site's index shows)")
+    commands = re.search(r"```bash\n.*?```", sections.get("两条命令", ""), flags=re.S)
+    run = ("克隆仓库后，只需要 `python3`（3.10 及以上）和两条命令：", "",
+           commands.group(0) if commands else "```bash\nmake lab\nmake test\n```", "",
+           f"在国内下载依赖慢、访问不了 GitHub：见 [README 的 “国内用户” 一节]({readme_anchor('国内用户')})。"
+           "`make zip` 把全部笔记本（带存储的输出）、README 和许可证打成一个压缩包，`make pdf` 生成整套的 PDF。")
+    if kind == "html":
+        body = ["## 篇目", "", linked_table(table), "", "## 在本地运行", "",
+                "网页上是存储的输出，交互控件只显示静态预览；要拖动控件、改代码，在本地或 Colab / Binder 里运行"
+                "（每篇页首有链接）。" + run[0], *run[1:], "",
+                "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```"]
+    else:
+        from notebooks import title as notebook_title
+
+        body = ["**目录**", "", *[f"{i + 1}. [{notebook_title(name)}]({name}.ipynb)" for i, name in enumerate(NOTEBOOKS)],
+                "", f"本书由 {len(NOTEBOOKS)} 篇笔记本的存储输出排成，交互控件处是它的静态预览。要拖动控件、改代码："
+                + run[0], *run[1:], "",
+                "```{toctree}", ":maxdepth: 1", ":hidden:", "", *NOTEBOOKS, "```"]
+    return "\n".join([title, "", intro, "", *body, ""])
+
+
+def stage(kind: str, work: Path) -> Path:
+    """work/src/: the notebooks as stored and the root page; only changed files are rewritten."""
+    src_dir = work / "src"
+    src_dir.mkdir(parents=True, exist_ok=True)
+    wanted = {f"{name}.ipynb" for name in NOTEBOOKS} | {"index.md"}
+    for path in src_dir.iterdir():
+        if path.name not in wanted:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    for name in NOTEBOOKS:
+        nb, dst = ROOT / "notebooks" / f"{name}.ipynb", src_dir / f"{name}.ipynb"
+        if not nb.exists():
+            raise SystemExit(f"{nb.relative_to(ROOT)} is missing (tools/series.py lists it)")
+        if not dst.exists() or dst.read_bytes() != nb.read_bytes():
+            shutil.copy2(nb, dst)
+    index = index_source((ROOT / "README.md").read_text(encoding="utf-8"), kind)
+    path = src_dir / "index.md"
+    if not path.exists() or path.read_text(encoding="utf-8") != index:
+        path.write_text(index, encoding="utf-8")
+    return src_dir
+
+
+def sphinx(builder: str, src: Path, doctrees: Path, out: Path) -> None:
+    cmd = [sys.executable, "-m", "sphinx", "-b", builder, "-E", "-q", "-W", "--keep-going", "-c", str(CONF),
+           "-d", str(doctrees), str(src), str(out)]
+    subprocess.run(cmd, check=True, cwd=ROOT)
+
+
+def build(kind: str, out: Path | None = None, work: Path = WORK) -> Path:
+    """Build the site (kind "html") or the one-page print version ("single") into OUT."""
+    if kind not in DEFAULT_OUT:
+        raise ValueError(f"kind must be one of {sorted(DEFAULT_OUT)}; got {kind!r}")
+    out = Path(out or (DEFAULT_OUT[kind] if work == WORK else work / kind)).resolve()
+    t0 = time.perf_counter()
+    src = stage(kind, work)
+    builder = "html" if kind == "html" else "singlehtml"
+    # built inside WORK, then moved to OUT: MyST-NB writes a jupyter_execute/ folder beside its output
+    built = work / "out" / builder
+    if built.exists():
+        shutil.rmtree(built)
+    sphinx(builder, src, work / "doctrees" / builder, built)
+    if kind == "html":
+        dst = built / "notebooks"
+        dst.mkdir()
+        for name in NOTEBOOKS:
+            shutil.copy2(src / f"{name}.ipynb", dst / f"{name}.ipynb")
+    if out.exists():
+        if not (out / ".buildinfo").exists():
+            raise SystemExit(f"{out} exists and is not a site built here: not replacing it")
+        shutil.rmtree(out)  # a previous build: no page outlives its notebook
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(built, out)
+    print(f"site ({kind}): {out} in {time.perf_counter() - t0:.1f} s")
+    return out
+
+
+def main(argv) -> None:
+    if not argv or argv[0] not in DEFAULT_OUT:
+        raise SystemExit(__doc__)
+    build(argv[0], Path(argv[1]) if len(argv) > 1 else None)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The whole series as one PDF (``make pdf``): the one-page print version of the site
+(``tools/site_build.py single``) printed by headless Chromium.
+
+    python tools/site_pdf.py [OUT]     default dist/attention-lab.pdf
+
+Each notebook starts a page; the PDF has a printed table of contents (links) and an outline
+(bookmarks) from the headings; Chromium embeds the subset of every font it draws with, so the
+Chinese text needs no font on the reader's machine. Served on 127.0.0.1; any request elsewhere is
+refused and fails the build.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import chromium  # noqa: E402
+import site_build  # noqa: E402
+
+DEFAULT_OUT = site_build.ROOT / "dist" / "attention-lab.pdf"
+FOOTER = ('<div style="width:100%;font-size:8pt;color:#555;text-align:center;">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+
+def print_font(single: Path) -> Path:
+    """single/_static/attnlab-print.ttf: the bundled CJK font cut to the characters of the page,
+    with TrueType outlines (see tools/site/static/attnlab-print.css for why)."""
+    from html.parser import HTMLParser
+
+    from fontTools import subset
+    from fontTools.pens.cu2quPen import Cu2QuPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import TTFont, newTable
+
+    class Text(HTMLParser):
+        chars = set()
+
+        def handle_data(self, data):
+            self.chars.update(data)
+
+    parser = Text()
+    parser.feed((single / "index.html").read_text(encoding="utf-8"))
+    chars = parser.chars | {chr(c) for c in range(0x20, 0x7F)}
+    source = next((site_build.ROOT / "helpers" / "fonts").glob("*.otf"))
+    font = TTFont(source)
+    options = subset.Options()
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text="".join(sorted(chars)))
+    subsetter.subset(font)
+    order = font.getGlyphOrder()
+    glyphs = font.getGlyphSet()
+    glyf = newTable("glyf")
+    glyf.glyphOrder, glyf.glyphs = order, {}
+    for name in order:
+        pen = TTGlyphPen(glyphs)
+        glyphs[name].draw(Cu2QuPen(pen, 1.0, reverse_direction=True))
+        glyf[name] = pen.glyph()
+    for tag in ("CFF ", "VORG"):
+        if tag in font:
+            del font[tag]
+    font["glyf"], font["loca"] = glyf, newTable("loca")
+    maxp = font["maxp"]
+    maxp.tableVersion = 0x00010000
+    for field in ("maxTwilightPoints", "maxStorage", "maxFunctionDefs", "maxInstructionDefs", "maxStackElements",
+                  "maxSizeOfInstructions", "maxComponentElements"):
+        setattr(maxp, field, 0)
+    maxp.maxZones = 1
+    font["head"].glyphDataFormat = 0
+    font["post"].formatType = 3.0
+    font.sfntVersion = "\x00\x01\x00\x00"
+    out = single / "_static" / "attnlab-print.ttf"
+    font.save(out)
+    return out
+
+
+def print_pdf(single: Path, out: Path, browser=None) -> None:
+    """Print single/index.html to OUT; BROWSER: a running Chromium to use (else one is started)."""
+    if browser is None:
+        reason = chromium.missing()
+        if reason:
+            raise SystemExit(f"make pdf needs headless Chromium: {reason}")
+        with chromium.browser() as started:
+            return print_pdf(single, out, started)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with chromium.serve(single) as base:
+        page = browser.new_page()
+        outside = chromium.only_from(page, base)
+        page.goto(f"{base}/index.html", wait_until="load")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.emulate_media(media="print")
+        page.pdf(path=str(out), format="A4", print_background=True, outline=True, tagged=True,
+                 display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
+                 margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+        page.close()
+    if outside:
+        out.unlink()
+        raise SystemExit(f"the print version asked for {len(outside)} thing(s) outside the site: {outside[:5]}")
+
+
+def build(out: Path | None = None, work: Path = site_build.WORK, browser=None) -> Path:
+    out = Path(out or DEFAULT_OUT).resolve()
+    single = site_build.build("single", work=work)
+    t0 = time.perf_counter()
+    print_font(single)
+    print_pdf(single, out, browser)
+    print(f"pdf: {out} ({out.stat().st_size / 2**20:.1f} MiB) printed in {time.perf_counter() - t0:.1f} s")
+    return out
+
+
+if __name__ == "__main__":
+    build(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
