@@ -1,8 +1,9 @@
-"""One-line entry points for every live explorer in the series.
+"""One-line entry points for every live explorer in the series (a face: ``helpers.widgets.*``).
 
 A notebook's widget cell is a single call into this module; the explorer classes live in
-:mod:`helpers.explorers` (one module per notebook) and are tested headless in
-``tests/test_widgets.py``.
+``helpers/explorers/<notebook>.py`` and are tested headless in ``tests/notebooks/test_<notebook>.py``
+(every explorer at once in ``tests/series/test_explorers.py``). Nothing inside ``helpers`` imports
+this module.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The series' figure style: one set of matplotlib settings for every static figure and explorer.
 
 Sizes are points at the displayed size (figures are shown at 96 CSS px per inch, see
-:mod:`helpers.display`): nothing a reader must read is below 9 pt. ``tests/test_figures.py``
+:mod:`helpers.display`): nothing a reader must read is below 9 pt. ``tests/series/test_figures.py``
 checks every figure against the rest of the style (labelled axes, nothing clipped or overlapping).
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ cells. The same few strings come back again and again ("0.735", "−∞", a toke
 :class:`TextStamps` rasterises a string once (in black on white, with the text's font, size,
 rotation and alignment) and afterwards blends that coverage mask in the text's colour straight into
 the canvas's pixels. Matplotlib's Agg renderer also places text bitmaps on whole pixels, so a stamp
-lands where a drawn text would (``tests/test_text_stamps.py`` compares the two).
+lands where a drawn text would (``tests/unit/test_text_stamps.py`` compares the two).
 
 Text this cannot reproduce exactly (a background box, path effects, a clip path) is drawn the
 normal way. Used by :meth:`helpers.render.explorer.Explorer.render`; taught nowhere (plumbing).

@@ -42,10 +42,10 @@ EXAMPLES = 14
 #: callables exempt from the walk, by qualified name, with the reason
 EXEMPT = {
     "helpers.real_model.load_model": "reads the 1.2 GB model wheel from disk (seconds); its `path` checks are "
-                                     "regression tests in test_validation.py",
+                                     "regression tests in tests/unit/test_validation.py",
     "helpers.real_model.find_gguf": "takes no argument; looks up the installed model wheel",
     "helpers.widgets.real_attention_explorer": "loads the 135M model; its `text` check runs before the load "
-                                               "and is a regression test in test_validation.py",
+                                               "and is a regression test in tests/notebooks/test_real_model.py",
     "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
                                       "on the first call); its kwargs go through the Explorer checks walked "
                                       "in learning_explorer and the other explorers",
@@ -59,20 +59,20 @@ EXEMPT = {
 
 #: whole modules exempt, with the reason
 EXEMPT_MODULES = {
-    "helpers.render.validation": "its checks take the caller's argument name as their first parameter and name "
-                          "that in every message; tested directly in test_validation.py",
-    "helpers.exercises": "every notebook's exercises (helpers.exercises.<notebook>): exercise checkers answer any typed answer with a Chinese hint and never raise: that "
-                         "contract (not ValueError) is tested with correct, wrong, near-boundary and malformed "
-                         "answers in the notebook tests. NOTE: the data functions of 10's module (softmax_backward, "
+    "helpers.render.validation": "its checks take the caller's argument name as their first parameter and "
+                                 "name that in every message; tested directly in tests/unit/test_validation.py",
+    "helpers.exercises": "every notebook's exercises (helpers.exercises.<notebook>): checkers answer any typed "
+                         "answer with a Chinese hint and never raise; that contract (not ValueError) is tested with "
+                         "correct, wrong, near-boundary and malformed answers in tests/series/test_exercises.py. NOTE: the data functions of 10's module (softmax_backward, "
                          "kind_only_weights, slowdown_by_d) do not yet validate their arguments",
-    "helpers.render.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its own "
-                       "Malformed (a Chinese hint) by design, and judge() never raises; test_exercises.py",
+    "helpers.render.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its "
+                              "own Malformed (a Chinese hint) by design, and judge() never raises; tests/unit/test_answers.py",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "
                      "the numbers they print go through display.fmt, which is walked",
     "helpers.figures": "per-notebook figure builders (helpers.figures.<notebook>), gathered by helpers.plots: "
                        "same reason as helpers.plots",
-    "helpers.render.panels": "the generic panels behind helpers.plots (same reason): they draw helpers' own validated "
-                      "results; the figure builders of helpers.figures.* (a subpackage, not walked) likewise",
+    "helpers.render.panels": "the generic panels behind helpers.plots (same reason): they draw helpers' own "
+                             "validated results",
 }
 
 
@@ -294,7 +294,7 @@ def _draw_call(data, fn, baseline=None):
     names = {p.name for p in sig.parameters.values()}
     for i, p in enumerate(params):
         if p.kind is p.VAR_KEYWORD:
-            # at least one keyword: a call with none builds a whole explorer, which test_widgets covers
+            # at least one keyword: a call with none builds a whole explorer, which tests/series/test_explorers.py covers
             for _ in range(data.draw(st.integers(1, 2), label="n_kwargs")):
                 key = data.draw(st.sampled_from(["bogus_option", "naive", "text", "value"]), label="kw")
                 kwargs[key] = data.draw(_value_strategy(key), label=key)

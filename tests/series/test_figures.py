@@ -1,4 +1,4 @@
-"""Every figure a reader sees passes the figure check (``tests/figure_check.py``).
+"""Every figure a reader sees passes the figure check (``tests/support/figure_check.py``).
 
 - static figures: each notebook's code runs here (widget cells left out) and every figure it
   hands to ``helpers.display.show`` is checked, so the figures are built exactly as the notebook

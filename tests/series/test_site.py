@@ -77,7 +77,7 @@ def site(work) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     """One headless Chromium for this module, closed at its end: playwright's sync API allows one
-    running at a time per thread, and tests/test_browser.py starts its own."""
+    running at a time per thread, and tests/series/test_browser.py starts its own."""
     require(chromium.missing())
     with chromium.browser() as b:
         yield b

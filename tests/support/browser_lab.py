@@ -1,10 +1,11 @@
-"""A JupyterLab server plus headless Chromium, for the browser tests (tests/test_browser.py).
+"""A JupyterLab server plus headless Chromium, for the browser tests (tests/series/test_browser.py).
 
 The server runs on 127.0.0.1 over a *copy* of the notebooks (JupyterLab autosaves, and the
 committed outputs must not change), with its own config, data and runtime folders.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -73,6 +74,27 @@ class LabServer:
                 self.proc.kill()
         if self.proc:
             self.log.close()
+
+    def _api(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(f"{self.url}/api/{path}", method=method,
+                                         headers={"Authorization": f"token {TOKEN}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def kernels(self) -> list:
+        """The kernels the server has running now."""
+        return self._api("kernels")
+
+    def shut_down_kernels(self, timeout: float = 30.0) -> int:
+        """End every session (and so its kernel); wait until none is left. Returns how many remain
+        (0 unless a kernel would not stop within ``timeout`` seconds)."""
+        for session in self._api("sessions"):
+            self._api(f"sessions/{session['id']}", method="DELETE")
+        deadline = time.monotonic() + timeout
+        while self.kernels() and time.monotonic() < deadline:
+            time.sleep(0.3)
+        return len(self.kernels())
 
     def notebook_url(self, name: str) -> str:
         return f"{self.url}/lab/tree/{name}?token={TOKEN}&reset"
