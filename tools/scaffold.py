@@ -68,7 +68,7 @@ def source_from_template(name: str, title: str) -> str:
     """The template with this notebook's number, name and title in place, its note to the author removed."""
     number, slug = NAME.match(name).groups()
     text = TEMPLATE.read_text(encoding="utf-8")
-    text = re.sub(r"\n<!--.*?-->\n\n\+\+\+\n", "\n", text, count=1, flags=re.S)
+    text = re.sub(r"<!--.*?-->\n\n", "", text, count=1, flags=re.S)
     text = text.replace("# NN · 本篇标题", f"# {number} · {title}")
     text = text.replace("test_slug.py", f"test_{slug}.py").replace("/slug.py", f"/{slug}.py")
     text = text.replace('"NN-', f'"{number}-')
