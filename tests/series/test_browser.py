@@ -221,8 +221,9 @@ def assert_sharp(nb):
 
 
 def has_explorer(name: str) -> bool:
-    """Whether notebook ``name`` (``NN_slug``) has a widget cell."""
-    return "helpers.widgets." in (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
+    """Whether notebook ``name`` (``NN_slug``) has a widget cell (a line that is a ``helpers.widgets`` call)."""
+    source = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
+    return re.search(r"^helpers\.widgets\.\w+\(", source, flags=re.M) is not None
 
 
 def test_every_notebook_with_an_explorer_has_a_browser_case():
