@@ -33,11 +33,8 @@ class CausalMaskExplorer(Explorer):
     def _follow_length(self, change):
         """The query-row slider ends at the last token there is (no rows past the sequence)."""
         row = self.controls["row"]
-        self._holding = True
-        try:
+        with self.holding():
             row.max = len(example.TOKENS) + change["new"] - 1  # a lower max also lowers the value
-        finally:
-            self._holding = False
 
     def compute(self, causal, row, extra):
         tokens, qkv = example.extended_qkv(extra)

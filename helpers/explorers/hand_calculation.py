@@ -26,11 +26,22 @@ class HandCalculationExplorer(Explorer):
     def make_controls(self):
         q = example.running_qkv().q[example.query_index()]
         t = example.query_index("假")
-        return {
+        controls = {
             "q1": query_slider("q[0]", float(q[0])), "q2": query_slider("q[1]", float(q[1])),
             "k1": query_slider("k[0]", float(self.k[t, 0])), "k2": query_slider("k[1]", float(self.k[t, 1])),
             "v1": query_slider("v[0]", float(self.v[t, 0])), "v2": query_slider("v[1]", float(self.v[t, 1])),
         }
+        # the k/v sliders edit the picked token's row: each writes its component there when it moves
+        # (these observers run before the update), so compute_args only reads
+        for name in ("k1", "k2", "v1", "v2"):
+            controls[name].observe(self._editor(name[0], int(name[1]) - 1), names="value")
+        return controls
+
+    def _editor(self, which: str, column: int):
+        """An observer writing a k or v slider's new value into the picked token's row."""
+        def edit(change):
+            getattr(self, which)[self.token, column] = change["new"]
+        return edit
 
     def make_actions(self):
         import ipywidgets as widgets
@@ -55,10 +66,8 @@ class HandCalculationExplorer(Explorer):
                  v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
 
     def compute_args(self):
-        """The k/v sliders edit the picked token's row: store them there, then pass all rows."""
+        """q from its sliders, every token's k and v rows (the picked one as its sliders edited it)."""
         values = self.values
-        self.k[self.token] = (values["k1"], values["k2"])
-        self.v[self.token] = (values["v1"], values["v2"])
         return {"q": (values["q1"], values["q2"]),
                 "k": tuple(map(tuple, self.k.tolist())), "v": tuple(map(tuple, self.v.tolist()))}
 

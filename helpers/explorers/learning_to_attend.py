@@ -21,13 +21,9 @@ class LearningExplorer(Explorer):
 
     def __init__(self, **kwargs):
         self.run = training.trained_run()
-        tables = [training.centred(self.table_at(step)) for step in self.run.checkpoints]
+        tables = [training.centred_table_at(self.run, step) for step in self.run.checkpoints]
         self.vmax = float(np.max(np.abs(tables)))
         super().__init__(**kwargs)
-
-    def table_at(self, step):
-        params = self.run.params_at(step)
-        return training.kind_score_table(params["W_Q"], params["W_K"])
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -38,16 +34,7 @@ class LearningExplorer(Explorer):
         }
 
     def compute(self, step, sentence):
-        words = tuple(sentence.split())
-        data = training.encode([words])
-        fwd = training.forward(self.run.params_at(step), data)
-        predicted = int(np.argmax(fwd.probs[0]))
-        return {
-            "step": step, "words": words, "weights": fwd.weights[0, : len(words)],
-            "item": int(data.item_pos[0]), "table": training.centred(self.table_at(step)),
-            "predicted": training.ITEMS[predicted], "probability": float(fwd.probs[0, predicted]),
-            "accuracy": self.run.test_accuracy_at(step), "loss": self.run.loss[step],
-        }
+        return training.checkpoint_record(self.run, step, tuple(sentence.split()))
 
     def build(self, fig):
         ax_w, ax_t, ax_c = fig.subplots(1, 3, width_ratios=[1.25, 1.0, 1.0])

@@ -1,9 +1,12 @@
-"""``06_attention_layer``: RoPE's rotation picture and Llama-3.1's RoPE wavelengths."""
+"""``06_attention_layer``: RoPE's rotation picture, Llama-3.1's RoPE wavelengths, and the heads' weights
+as tiles — :class:`TileLayout` decides where each head's tile goes (once, for the explorer's
+:class:`MosaicPanel` and for the static :func:`heads_grid_figure`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..render.palette import ACCENT, MUTED, REFERENCE, TEXT_GREY
+from ..render.panels import matrix_mesh
 from ..render.png import new_figure
 
 
@@ -66,6 +69,149 @@ def rope_wavelengths_figure(config):
     return fig
 
 
+ASPECT = 2  # width : height of the box the tiles are laid out in
+#: the most rows of tiles any head count takes (32 heads: 4 rows of 8), i.e. the row labels kept
+MAX_ROWS = 4
+
+
+def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
+    """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box
+    allows, among the divisors of ``heads`` (full rows, so a KV group's tiles line up); on a tie,
+    the wider layout."""
+    from ..render.validation import finite_scalar, positive_int
+
+    heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
+    aspect = finite_scalar("aspect", aspect, low=0.0, low_open=True, high=100.0)
+
+    def tile_size(cols):
+        rows = -(-heads // cols)
+        return min(aspect / (cols * (n + 1)), 1 / (rows * (n + 1)))
+    return max((c for c in range(1, heads + 1) if heads % c == 0), key=lambda c: (round(tile_size(c), 12), c))
+
+
+class TileLayout:
+    """Where the tiles of ``heads`` heads of ``n`` tokens go in the ``ASPECT`` × 1 box (data units):
+    ``unit`` is one tile plus its gap, centred; ``group`` heads share one KV head."""
+
+    def __init__(self, heads: int, kv: int, n: int):
+        from ..render.validation import positive_int
+
+        self.cols = columns_for(heads, n)  # checks heads and n
+        kv = positive_int("kv", kv, maximum=heads)
+        if heads % kv:
+            raise ValueError(f"kv must divide heads={heads}; choose one of {divisors(heads)}, got {kv}")
+        self.heads, self.kv, self.n = heads, kv, n
+        self.rows = -(-heads // self.cols)
+        self.group = heads // kv
+        self.unit = min(ASPECT / self.cols, 1.0 / self.rows)
+        self.x0 = (ASPECT - self.cols * self.unit) / 2
+        self.y0 = (1.0 - self.rows * self.unit) / 2
+        self.cell = self.unit / (n + 1)  # one token's cell; one cell of gap between tiles
+
+    def mosaic(self, attn) -> np.ndarray:
+        """``attn`` (``heads × n × n``) as one array of tiles in this layout's rows and columns."""
+        return head_mosaic(attn, cols=self.cols)
+
+    def mesh_transform(self):
+        """Mesh coordinates (cell j centred on j) → data: the mosaic fills the layout's tiles."""
+        from matplotlib.transforms import Affine2D
+
+        return Affine2D().scale(self.cell).translate(self.x0 + self.cell, self.y0 + self.cell)
+
+    def separators(self) -> list:
+        """Segments in the gaps between neighbouring tiles whose heads use different KV heads."""
+        u, x0, y0, segments = self.unit, self.x0, self.y0, []
+        for h in range(self.heads):
+            r, c = divmod(h, self.cols)
+            right, below = h + 1, h + self.cols
+            if c + 1 < self.cols and right < self.heads and right // self.group != h // self.group:
+                x = x0 + (c + 1) * u
+                segments.append([(x, y0 + r * u), (x, y0 + (r + 1) * u)])
+            if below < self.heads and below // self.group != h // self.group:
+                y = y0 + (r + 1) * u
+                segments.append([(x0 + c * u, y), (x0 + (c + 1) * u, y)])
+        return segments
+
+    def row_labels(self) -> list:
+        """``(y, text)`` per row of tiles: the heads in it (``头 8–15``)."""
+        labels = []
+        for r in range(self.rows):
+            first, last = r * self.cols, min(self.heads, (r + 1) * self.cols) - 1
+            labels.append((self.y0 + (r + 0.5) * self.unit, f"头 {first}" if first == last else f"头 {first}–{last}"))
+        return labels
+
+    def title(self, rope: bool) -> str:
+        """The settings (short: a long text costs milliseconds on every move)."""
+        kind = "MHA" if self.group == 1 else ("MQA" if self.kv == 1 else "GQA")
+        return f"查询头 {self.heads} · KV 头 {self.kv}（{kind}）· n = {self.n} · RoPE {'开' if rope else '关'}"
+
+
+def divisors(n: int) -> list:
+    """The KV-head counts that divide ``n`` query heads."""
+    from ..render.validation import positive_int
+
+    n = positive_int("n", n, maximum=4096)
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+class MosaicPanel:
+    """Every head's weights as one tile, laid out by a :class:`TileLayout` in an ``ASPECT`` × 1 box:
+    one vector mesh per mosaic shape (made on first use, then reused: a mesh only as large as the
+    tiles draws fastest), orange lines between tiles whose heads use different KV heads, and each
+    row of tiles named on its left. The explorer of ``06_attention_layer`` draws with it;
+    :meth:`update` shows a layer's weights in a layout (``on_new_mesh`` hears of each new mesh,
+    so an explorer can animate it)."""
+
+    def __init__(self, ax, cmap, *, on_new_mesh=None):
+        from matplotlib.collections import LineCollection
+        from matplotlib.transforms import offset_copy
+
+        ax.set_xlim(0, ASPECT)
+        ax.set_ylim(1, 0)
+        ax.set_aspect("equal")
+        ax.axis("off")  # tiles only: no frame, no stray axis lines
+        self.ax, self.cmap, self.on_new_mesh = ax, cmap, on_new_mesh
+        self.meshes: dict = {}
+        self.mosaic = None
+        self.lines = LineCollection([], colors=ACCENT, linewidths=1.5)
+        ax.add_collection(self.lines)
+        label_at = offset_copy(ax.transData, fig=ax.figure, x=-5, units="points")  # a fixed gap left of the tiles
+        self.row_texts = [ax.text(0, 0, "", transform=label_at, ha="right", va="center", fontsize=9,
+                                  clip_on=False) for _ in range(MAX_ROWS)]
+
+    @property
+    def artists(self) -> list:
+        """The artists every update changes (the meshes are announced through ``on_new_mesh``)."""
+        return [self.lines, *self.row_texts]
+
+    def mesh_for(self, shape):
+        """The mesh for a mosaic of ``shape`` cells (its gaps transparent)."""
+        if shape not in self.meshes:
+            mesh = matrix_mesh(self.ax, np.full(shape, np.nan), cmap=self.cmap)
+            self.ax.set_xlim(0, ASPECT)  # matrix_mesh fits the limits to the mesh: back to the tiles' box
+            self.ax.set_ylim(1, 0)
+            self.meshes[shape] = mesh
+            if self.on_new_mesh is not None:
+                self.on_new_mesh(mesh)
+        return self.meshes[shape]
+
+    def update(self, attn, layout: TileLayout) -> None:
+        """Show ``attn`` (``heads × n × n``) in ``layout``."""
+        tiles = layout.mosaic(attn)
+        self.mosaic = self.mesh_for(tiles.shape)
+        for mesh in self.meshes.values():
+            mesh.set_visible(mesh is self.mosaic)
+        self.mosaic.set_array(np.ma.masked_invalid(tiles))
+        self.mosaic.set_transform(layout.mesh_transform() + self.ax.transData)
+        self.lines.set_segments(layout.separators())
+        labels = layout.row_labels()
+        for i, text in enumerate(self.row_texts):
+            text.set_visible(i < len(labels))
+            if i < len(labels):
+                y, label = labels[i]
+                text.set_position((layout.x0, y))
+                text.set_text(label)
+
+
 def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
     """Tile per-head ``(H, n, n)`` weight maps into one array (NaN gaps), so a whole grid of
     heads is a single image: one ``set_data`` per update (``06_attention_layer``, ``09``)."""
@@ -82,14 +228,15 @@ def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
     return out
 
 
-def heads_grid_figure(attn, *, cols=8, title="", kv_groups=None, width=7.6, xlabel="", ylabel=""):
+def heads_grid_figure(attn, *, cols=None, title="", kv_groups=None, width=7.6, xlabel="", ylabel=""):
     """Static grid of per-head heatmaps (one colour scale, a colorbar for the weight);
     ``kv_groups`` labels which KV head each query head uses; ``xlabel``/``ylabel``, if given, say
-    once for all tiles what a tile's columns and rows are."""
+    once for all tiles what a tile's columns and rows are. ``cols`` (default: the explorer's rule,
+    :func:`columns_for`) tiles per row."""
     from ..render.validation import as_real_array, positive_int
 
     a = as_real_array("attn", attn, ndim=3)
-    cols = positive_int("cols", cols, maximum=64)
+    cols = columns_for(a.shape[0], a.shape[-1]) if cols is None else positive_int("cols", cols, maximum=64)
     if kv_groups is not None:
         kv_groups = positive_int("kv_groups", kv_groups, maximum=a.shape[0])
     heads = a.shape[0]

@@ -23,9 +23,10 @@ state) show the picture. ``tools/execute_notebooks.py`` stores only the picture 
 """
 from __future__ import annotations
 
+import contextlib
 import math
-from collections import OrderedDict
 
+from .memo import ByteLRU
 from .palette import BAND_GREY, TEXT_GREY
 from .png import DPI, display_width, figure_png, new_figure, rgba_png
 from .text_stamps import TextStamps
@@ -42,8 +43,10 @@ class Explorer:
 
     #: figure size in inches
     figsize = (6.0, 2.8)
-    #: how many computed states to remember
-    cache_size = 128
+    #: bytes of computed states and their PNGs to remember (least recently shown go first)
+    memo_bytes = 8 * 2 ** 20
+    #: bytes of background pictures to remember (one per static look, see :meth:`invalidate_background`)
+    background_bytes = 32 * 2 ** 20
     #: stamp animated text from :class:`~helpers.render.text_stamps.TextStamps` (False: matplotlib draws
     #: every string, as the figure check in the tests needs to see them)
     text_stamps = True
@@ -61,12 +64,12 @@ class Explorer:
         self.renders = 0
         self.state = None
         self.png = b""
-        self._cache: OrderedDict = OrderedDict()
-        self._holding = False
+        self._cache = ByteLRU(self.memo_bytes)
+        self._holds = 0
         self._animated: list = []
         self._background = None
         self._background_key = None
-        self._backgrounds: dict = {}
+        self._backgrounds = ByteLRU(self.background_bytes)
         self.fig = None
         if not naive:
             self.fig = new_figure(*self.figsize)
@@ -90,7 +93,8 @@ class Explorer:
         return {}
 
     def compute_args(self) -> dict:
-        """Arguments for :meth:`compute`; by default the control values (must be hashable to cache)."""
+        """Arguments for :meth:`compute`; by default the control values (must be hashable to cache).
+        Reads the explorer and changes nothing: it runs on every update, memoised or not."""
         return self.values
 
     def compute(self, **values):
@@ -118,22 +122,48 @@ class Explorer:
     # ---- machinery --------------------------------------------------------------------------
     @property
     def values(self) -> dict:
+        """``{control name: its value}`` now."""
         return {name: control.value for name, control in self.controls.items()}
+
+    @contextlib.contextmanager
+    def holding(self):
+        """Inside ``with explorer.holding():`` control changes do not update the picture (an observer
+        that moves another control, :meth:`set` setting several); whoever holds calls :meth:`update`
+        afterwards if the picture must follow. Holds nest."""
+        self._holds += 1
+        try:
+            yield self
+        finally:
+            self._holds -= 1
+
+    @property
+    def held(self) -> bool:
+        """Whether someone is inside :meth:`holding` now."""
+        return self._holds > 0
+
+    def cache_bytes(self) -> dict:
+        """Bytes each per-explorer cache holds now; each is bounded (``memo_bytes``,
+        ``background_bytes``, :data:`helpers.render.text_stamps.MAX_BYTES`)."""
+        stamps = getattr(self, "_stamps", None)
+        return {"memo": self._cache.nbytes, "backgrounds": self._backgrounds.nbytes,
+                "stamps": stamps.nbytes if stamps is not None else 0}
+
+    @staticmethod
+    def _memo_key(values: dict):
+        return tuple(sorted(values.items()))
 
     def state_for(self, **values):
         """The memoised ``[state, png]`` for a combination of control values (png ``None`` until
         rendered; :meth:`update` fills it in, so returning to a state costs no drawing)."""
-        key = tuple(sorted(values.items()))
+        key = self._memo_key(values)
         try:
-            entry = self._cache[key]
+            return self._cache.get(key)
         except TypeError:  # unhashable control value: no memo
             return [self.compute(**values), None]
         except KeyError:
-            entry = self._cache[key] = [self.compute(**values), None]
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        self._cache.move_to_end(key)
-        return entry
+            entry = [self.compute(**values), None]
+            self._cache.put(key, entry)
+            return entry
 
     # ---- rendering: blit the artists that change over a cached background -------------------
     def animate(self, *artists) -> None:
@@ -159,13 +189,14 @@ class Explorer:
         canvas = self.fig.canvas
         key = self._background_key
         if key is not None and key in self._backgrounds:
-            self._background = self._backgrounds[key]
+            self._background = self._backgrounds.get(key)
             return
         canvas.draw()  # lays out and draws everything except the animated artists
         self.fig.set_layout_engine("none")  # freeze the layout: positions no longer move
         self._background = canvas.copy_from_bbox(self.fig.bbox)
         if key is not None:
-            self._backgrounds[key] = self._background
+            width, height = canvas.get_width_height(physical=True)
+            self._backgrounds.put(key, self._background, size=4 * width * height)  # RGBA
 
     def _warm_backgrounds(self) -> None:
         """Draw the background of each of :meth:`background_variants` (not the animated artists)."""
@@ -192,8 +223,9 @@ class Explorer:
 
     def update(self) -> None:
         """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
+        args = self.compute_args()
         with one_blas_thread():  # small products: a second thread only waits (helpers.render.threads)
-            entry = self.state_for(**self.compute_args())
+            entry = self.state_for(**args)
         self.state = entry[0]
         if self.naive:  # the way the benchmark compares against: a new figure per move
             self.fig = new_figure(*self.figsize)
@@ -207,6 +239,10 @@ class Explorer:
             self.draw(self.state)  # keeps the artists in step even when the picture is memoised
             if entry[1] is None:
                 entry[1] = self.render()
+                try:
+                    self._cache.grow(self._memo_key(args), len(entry[1]))  # the PNG counts too
+                except TypeError:  # unhashable: not memoised
+                    pass
             self.png = entry[1]
         self.image.value = self.png
         self.readout.value = self.describe(self.state)
@@ -224,8 +260,7 @@ class Explorer:
         from traitlets import TraitError
 
         error = None
-        self._holding = True
-        try:
+        with self.holding():
             for name, value in values.items():
                 try:
                     self.controls[name].value = self.check_value(name, value)
@@ -234,8 +269,6 @@ class Explorer:
                     error = exc if not isinstance(exc, TraitError) else ValueError(
                         f"{name} cannot be {value!r} here; allowed now: {options}")
                     break
-        finally:
-            self._holding = False
         self.update()  # the picture always matches the controls, even after a refused value
         if error is not None:
             raise error
@@ -265,7 +298,7 @@ class Explorer:
         if isinstance(new, float) and math.isnan(new):  # FloatSlider accepts NaN: put the old value back
             change["owner"].value = change["old"]
             return
-        if not self._holding:
+        if not self.held:
             self.update()
 
     def preview_png(self) -> bytes:

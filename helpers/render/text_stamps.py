@@ -14,8 +14,6 @@ normal way. Used by :meth:`helpers.render.explorer.Explorer.render`; taught nowh
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
 from .palette import BLACK, WHITE
@@ -23,20 +21,23 @@ from .palette import BLACK, WHITE
 #: a scratch canvas this size (pixels) must hold the string; longer text is drawn normally (a
 #: small canvas keeps a first sighting cheap: clearing and scanning it costs well under 1 ms)
 SCRATCH = (640, 128)
+#: bytes of masks one figure keeps (one byte per pixel: a number in a cell is a few hundred bytes,
+#: a long title at 2× some tens of kilobytes); the least recently stamped go first
+MAX_BYTES = 4 * 2 ** 20
 
 
 class TextStamps:
     """A per-figure cache of rasterised strings; :meth:`draw` stamps a ``Text`` artist."""
 
-    def __init__(self, dpi: float, max_size: int = 2048):
+    def __init__(self, dpi: float, max_bytes: int = MAX_BYTES):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
+        from .memo import ByteLRU
         from .validation import finite_scalar, positive_int
 
         self.dpi = finite_scalar("dpi", dpi, low=10.0, high=1200.0)
-        self.max_size = positive_int("max_size", max_size, maximum=1_000_000)
-        self._masks: OrderedDict = OrderedDict()
+        self._masks = ByteLRU(positive_int("max_bytes", max_bytes, maximum=2 ** 34))
         self._scratch = Figure(figsize=(SCRATCH[0] / self.dpi, SCRATCH[1] / self.dpi), dpi=self.dpi)
         self._scratch.patch.set_facecolor(WHITE)
         FigureCanvasAgg(self._scratch)
@@ -57,13 +58,18 @@ class TextStamps:
                 text.get_va(), text.get_rotation_mode(), getattr(text, "_linespacing", None),
                 getattr(text, "_multialignment", None))
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes the kept masks hold (at most ``max_bytes``, see :data:`MAX_BYTES`)."""
+        return self._masks.nbytes
+
     def _mask(self, text):
-        """``(coverage, dx, dy)``: the string's coverage in [0, 1], and the offset (pixels, y down)
-        of its top-left corner from the anchor pixel; ``None`` when it does not fit the scratch."""
+        """``(red, dx, dy)``: the string drawn in black on white, as the red channel of its bounding
+        box (uint8: the coverage is ``1 − red/255``), and the offset (pixels, y down) of its top-left
+        corner from the anchor pixel; ``None`` when it does not fit the scratch."""
         key = self._key(text)
         if key in self._masks:
-            self._masks.move_to_end(key)
-            return self._masks[key]
+            return self._masks.get(key)
         from matplotlib.transforms import IdentityTransform
 
         canvas = self._scratch.canvas
@@ -88,16 +94,14 @@ class TextStamps:
         red = np.asarray(canvas.buffer_rgba())[..., 0]
         rows, cols = np.nonzero((red < 255).any(axis=1))[0], np.nonzero((red < 255).any(axis=0))[0]
         if rows.size == 0:
-            entry = (np.zeros((0, 0)), 0, 0)
+            entry = (np.zeros((0, 0), dtype=np.uint8), 0, 0)
         elif not (2 < extent.x0 and extent.x1 < SCRATCH[0] - 2 and 2 < extent.y0 and extent.y1 < SCRATCH[1] - 2):
             entry = None  # does not fit the scratch: it may be cut, so draw it the normal way
         else:
             top, left = rows[0], cols[0]
-            coverage = 1.0 - red[top:rows[-1] + 1, left:cols[-1] + 1] / 255.0
-            entry = (coverage, int(left - ax), int(top - (SCRATCH[1] - ay)))
-        self._masks[key] = entry
-        while len(self._masks) > self.max_size:
-            self._masks.popitem(last=False)
+            crop = red[top:rows[-1] + 1, left:cols[-1] + 1].copy()  # 1 byte per pixel, not 8 (float)
+            entry = (crop, int(left - ax), int(top - (SCRATCH[1] - ay)))
+        self._masks.put(key, entry, size=(0 if entry is None else entry[0].nbytes) + 200)
         return entry
 
     def draw(self, text, canvas) -> bool:
@@ -109,8 +113,8 @@ class TextStamps:
         entry = self._mask(text)
         if entry is None:
             return False
-        coverage, dx, dy = entry
-        if coverage.size == 0:
+        red, dx, dy = entry
+        if red.size == 0:
             return True
         from matplotlib.colors import to_rgba
 
@@ -120,7 +124,7 @@ class TextStamps:
         if not np.isfinite([x, y]).all():
             return True
         left, top = int(round(x)) + dx, int(round(height - y)) + dy
-        x0, y0, x1, y1 = left, top, left + coverage.shape[1], top + coverage.shape[0]
+        x0, y0, x1, y1 = left, top, left + red.shape[1], top + red.shape[0]
         if text.get_clip_on() and text.get_clip_box() is not None:
             box = text.get_clip_box()
             x0, x1 = max(x0, int(np.floor(box.x0))), min(x1, int(np.ceil(box.x1)))
@@ -129,7 +133,8 @@ class TextStamps:
         if x0 >= x1 or y0 >= y1:
             return True
         r, g, b, a = to_rgba(text.get_color(), text.get_alpha())
-        cover = coverage[y0 - top:y1 - top, x0 - left:x1 - left, None] * a
+        coverage = 1.0 - red[y0 - top:y1 - top, x0 - left:x1 - left] / 255.0  # as the scratch drew it
+        cover = coverage[..., None] * a
         region = pixels[y0:y1, x0:x1, :3]
         colour = np.array([r, g, b]) * 255.0
         region[...] = np.rint(region + (colour - region) * cover).astype(np.uint8)

@@ -45,7 +45,16 @@ from .model import (
     softmax_backward,
 )
 from .optim import LEARNING_RATE, Adam
-from .readouts import action_row, article_score_table, attention_on_item, by_item_distance, centred, kind_score_table
+from .readouts import (
+    action_row,
+    article_score_table,
+    attention_on_item,
+    by_item_distance,
+    centred,
+    centred_table_at,
+    checkpoint_record,
+    kind_score_table,
+)
 from .task import (
     DISTRACTORS,
     EXAMPLES,
@@ -74,5 +83,6 @@ __all__ = [
     "backward", "backward_steps", "loss_and_grads", "numerical_gradient", "relative_error", "gradient_check",
     "LEARNING_RATE", "Adam", "MAX_STEPS", "STEPS", "CHECKPOINTS", "SATURATED", "TrainingRun", "train", "trained_run",
     "attention_on_item", "by_item_distance", "kind_score_table", "action_row", "centred", "article_score_table",
+    "centred_table_at", "checkpoint_record",
     "SQRT_D_DIMS", "SQRT_D_TARGET", "SQRT_D_STEPS", "SQRT_D_INITS", "EARLY_STEPS", "sqrt_d_experiment", "sqrt_d_pairs",
 ]

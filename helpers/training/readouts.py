@@ -1,16 +1,17 @@
 """``10_learning_to_attend``'s readouts: what a trained head does, read off its parameters.
 
-Where the last position puts its weight (:func:`attention_on_item`, :func:`by_item_distance`), and
-the learned kind × kind score table beside the article's hand-chosen one (:func:`kind_score_table`,
-:func:`centred`, :func:`action_row`, :func:`article_score_table`).
+Where the last position puts its weight (:func:`attention_on_item`, :func:`by_item_distance`), the
+learned kind × kind score table beside the article's hand-chosen one (:func:`kind_score_table`,
+:func:`centred`, :func:`action_row`, :func:`article_score_table`), and everything one checkpoint of
+a run does with one sentence (:func:`checkpoint_record`, what the notebook's explorer shows).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..render.validation import as_float_array, positive_float
+from ..render.validation import as_float_array, instance, positive_float
 from .model import _check_data, _check_params, forward
-from .task import KINDS
+from .task import ITEMS, KINDS, encode
 
 
 def attention_on_item(params, data, *, scaled: bool = True) -> np.ndarray:
@@ -65,3 +66,32 @@ def article_score_table() -> np.ndarray:
     from .. import example
 
     return kind_score_table(example.W_Q, example.W_K)
+
+
+def centred_table_at(run, step: int) -> np.ndarray:
+    """The centred kind × kind score table of ``run``'s checkpoint ``step``."""
+    params = _run(run).params_at(step)
+    return centred(kind_score_table(params["W_Q"], params["W_K"]))
+
+
+def checkpoint_record(run, step: int, words) -> dict:
+    """What checkpoint ``step`` of ``run`` does with the sentence ``words`` (a sequence of words of
+    the task): the last word's ``weights`` over it, the 事项 word's position ``item``, the centred
+    score ``table``, the ``predicted`` 事项 and its ``probability``, and the run's test ``accuracy``
+    and training ``loss`` at that step (``10_learning_to_attend``'s explorer shows these)."""
+    run = _run(run)
+    data = encode([words])
+    fwd = forward(run.params_at(step), data)
+    words = data.tokens[0]
+    predicted = int(np.argmax(fwd.probs[0]))
+    return {
+        "step": step, "words": words, "weights": fwd.weights[0, : len(words)], "item": int(data.item_pos[0]),
+        "table": centred_table_at(run, step), "predicted": ITEMS[predicted],
+        "probability": float(fwd.probs[0, predicted]), "accuracy": run.test_accuracy_at(step), "loss": run.loss[step],
+    }
+
+
+def _run(run):
+    from .trainer import TrainingRun
+
+    return instance("run", run, TrainingRun, "TrainingRun (from helpers.training.train or trained_run)")

@@ -45,25 +45,25 @@ def test_layer_explorer_each_control():
     np.testing.assert_allclose(e.state["attn"], attn)
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
     assert "RoPE(q)" not in dict(e.state["trace"]) and "RoPE(k)" not in dict(e.state["trace"])
-    from helpers.explorers.attention_layer import ASPECT, columns_for
-    from helpers.figures.attention_layer import head_mosaic
+    from helpers.figures.attention_layer import ASPECT, columns_for, head_mosaic
 
     tiles = head_mosaic(attn, cols=columns_for(8, 12))
-    shown = np.ma.filled(np.ma.asarray(e.mosaic.get_array(), dtype=float), np.nan).reshape(tiles.shape)
+    shown = np.ma.filled(np.ma.asarray(e.panel.mosaic.get_array(), dtype=float), np.nan).reshape(tiles.shape)
     np.testing.assert_array_equal(shown, tiles)
     # the tiles fill the box's width (4 × 2 tiles in a 2 : 1 box) and stay inside it
     layout = e.state["layout"]
+    assert layout.cols == columns_for(8, 12) and f"每行 {layout.cols} 个" in e.readout.value
     assert (layout.cols, layout.rows) == (4, 2) and layout.cols * layout.unit == pytest.approx(ASPECT)
-    corners = e.mosaic.get_coordinates().reshape(-1, 2)
-    inside = e.mosaic.get_transform() - e.ax.transData  # mesh → data coordinates
+    corners = e.panel.mosaic.get_coordinates().reshape(-1, 2)
+    inside = e.panel.mosaic.get_transform() - e.ax.transData  # mesh → data coordinates
     data = inside.transform(corners)
     assert data[:, 0].min() >= -1e-9 and data[:, 0].max() <= ASPECT + 1e-9
     assert data[:, 1].min() >= -1e-9 and data[:, 1].max() <= 1 + 1e-9
     # settings in the title, heads named per row; MQA: one KV group, no separator
     assert e.settings.get_text() == "查询头 8 · KV 头 1（MQA）· n = 12 · RoPE 关"
-    assert [t.get_text() for t in e.row_texts if t.get_visible()] == ["头 0–3", "头 4–7"]
-    assert len(e.lines.get_segments()) == 0
+    assert [t.get_text() for t in e.panel.row_texts if t.get_visible()] == ["头 0–3", "头 4–7"]
+    assert len(e.panel.lines.get_segments()) == 0
     e.controls["kv"].value = 2  # 2 groups of 4 heads = the two rows: one line between them per column
-    assert len(e.lines.get_segments()) == 4
+    assert len(e.panel.lines.get_segments()) == 4
     e.controls["rope"].value = True
     assert not np.allclose(e.state["attn"], attn)

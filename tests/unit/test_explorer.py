@@ -31,3 +31,41 @@ def test_state_is_cached_per_control_values():
     e.set(q1=1.5)
     e.set(q1=1.0)
     assert e.state is first
+
+
+def test_the_memo_stays_within_its_bytes():
+    from helpers.explorers.index import QueryWeightsExplorer
+
+    class Small(QueryWeightsExplorer):
+        memo_bytes = 150_000  # a few PNGs
+
+    e = Small()
+    for q in np.linspace(-3, 3, 25):
+        e.set(q1=float(round(q, 1)))
+    sizes = e.cache_bytes()
+    assert 0 < sizes["memo"] <= 150_000 and len(e._cache) >= 1
+    assert sizes["stamps"] > 0
+
+
+def test_holding_nests_and_only_the_end_of_a_set_updates():
+    e = widgets.query_weights_explorer()
+    before = e.renders
+    with e.holding():
+        with e.holding():
+            e.controls["q1"].value = 1.0
+        assert e.held
+        e.controls["q2"].value = 1.0
+    assert not e.held and e.renders == before  # nothing drawn while held
+    e.update()
+    assert e.renders == before + 1 and e.state["q"].tolist() == [1.0, 1.0]
+
+
+def test_compute_args_changes_nothing():
+    e = widgets.hand_calculation_explorer()
+    e.set(k1=2.5)  # 假's k[0], edited through its slider
+    k, v = e.k.copy(), e.v.copy()
+    first = e.compute_args()
+    assert e.compute_args() == first
+    np.testing.assert_array_equal(e.k, k)
+    np.testing.assert_array_equal(e.v, v)
+    assert first["k"][1] == (2.5, k[1, 1])
