@@ -87,7 +87,7 @@ class LayerExplorer(Explorer):
         ax = fig.add_axes([left / width, bottom / height, ASPECT * box_h / width, box_h / height])
         self.ax = ax
         self.cmap = matplotlib.colormaps["viridis"].with_extremes(bad=(0, 0, 0, 0))
-        self.panel = MosaicPanel(ax, self.cmap, on_new_mesh=self.animate)
+        self.panel = MosaicPanel(ax, self.cmap, on_new_mesh=self.animate, on_drop_mesh=self.forget)
         cax = fig.add_axes([(left + ASPECT * box_h + 0.12) / width, bottom / height, 0.12 / width, box_h / height])
         scale = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(0, 1), cmap=self.cmap)
         fig.colorbar(scale, cax=cax).set_label("权重")

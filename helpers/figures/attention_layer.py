@@ -153,15 +153,22 @@ def divisors(n: int) -> list:
     n = positive_int("n", n, maximum=4096)
     return [k for k in range(1, n + 1) if n % k == 0]
 
+#: bytes of meshes a :class:`MosaicPanel` keeps (one per mosaic shape it has shown), and about how many
+#: bytes one cell of a mesh holds (corners, path codes, colours)
+MESH_BYTES = 4 * 2 ** 20
+MESH_CELL_BYTES = 100  # measured: about 90 after a draw
+
+
 class MosaicPanel:
     """Every head's weights as one tile, laid out by a :class:`TileLayout` in an ``ASPECT`` × 1 box:
     one vector mesh per mosaic shape (made on first use, then reused: a mesh only as large as the
-    tiles draws fastest), orange lines between tiles whose heads use different KV heads, and each
-    row of tiles named on its left. The explorer of ``06_attention_layer`` draws with it;
-    :meth:`update` shows a layer's weights in a layout (``on_new_mesh`` hears of each new mesh,
-    so an explorer can animate it)."""
+    tiles draws fastest; at most :data:`MESH_BYTES` of them kept, the least recently shown removed),
+    orange lines between tiles whose heads use different KV heads, and each row of tiles named on
+    its left. The explorer of ``06_attention_layer`` draws with it; :meth:`update` shows a layer's
+    weights in a layout (``on_new_mesh`` / ``on_drop_mesh`` hear of each mesh made / removed, so an
+    explorer can animate it / stop)."""
 
-    def __init__(self, ax, cmap, *, on_new_mesh=None):
+    def __init__(self, ax, cmap, *, on_new_mesh=None, on_drop_mesh=None):
         from matplotlib.collections import LineCollection
         from matplotlib.transforms import offset_copy
 
@@ -169,8 +176,10 @@ class MosaicPanel:
         ax.set_ylim(1, 0)
         ax.set_aspect("equal")
         ax.axis("off")  # tiles only: no frame, no stray axis lines
-        self.ax, self.cmap, self.on_new_mesh = ax, cmap, on_new_mesh
-        self.meshes: dict = {}
+        from ..render.memo import ByteLRU
+
+        self.ax, self.cmap, self.on_new_mesh, self.on_drop_mesh = ax, cmap, on_new_mesh, on_drop_mesh
+        self.meshes = ByteLRU(MESH_BYTES, on_evict=self._drop)
         self.mosaic = None
         self.lines = LineCollection([], colors=ACCENT, linewidths=1.5)
         ax.add_collection(self.lines)
@@ -185,14 +194,21 @@ class MosaicPanel:
 
     def mesh_for(self, shape):
         """The mesh for a mosaic of ``shape`` cells (its gaps transparent)."""
-        if shape not in self.meshes:
-            mesh = matrix_mesh(self.ax, np.full(shape, np.nan), cmap=self.cmap)
-            self.ax.set_xlim(0, ASPECT)  # matrix_mesh fits the limits to the mesh: back to the tiles' box
-            self.ax.set_ylim(1, 0)
-            self.meshes[shape] = mesh
-            if self.on_new_mesh is not None:
-                self.on_new_mesh(mesh)
-        return self.meshes[shape]
+        if shape in self.meshes:
+            return self.meshes.get(shape)
+        mesh = matrix_mesh(self.ax, np.full(shape, np.nan), cmap=self.cmap)
+        self.ax.set_xlim(0, ASPECT)  # matrix_mesh fits the limits to the mesh: back to the tiles' box
+        self.ax.set_ylim(1, 0)
+        if self.on_new_mesh is not None:
+            self.on_new_mesh(mesh)
+        # a quad's corners, its path and its colours: about this many bytes per cell
+        self.meshes.put(shape, mesh, size=MESH_CELL_BYTES * shape[0] * shape[1])
+        return mesh
+
+    def _drop(self, shape, mesh) -> None:
+        mesh.remove()
+        if self.on_drop_mesh is not None:
+            self.on_drop_mesh(mesh)
 
     def update(self, attn, layout: TileLayout) -> None:
         """Show ``attn`` (``heads × n × n``) in ``layout``."""

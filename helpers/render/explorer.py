@@ -172,6 +172,11 @@ class Explorer:
             artist.set_animated(True)
             self._animated.append(artist)
 
+    def forget(self, artist) -> None:
+        """Stop drawing ``artist`` as animated (an artist a panel has removed from the figure)."""
+        if artist in self._animated:
+            self._animated.remove(artist)
+
     def invalidate_background(self, key=None) -> None:
         """Call from :meth:`draw` when something static changed (limits, ticks, labels). ``key``
         names the new static look (say, the sequence length): a look drawn before is restored

@@ -55,11 +55,12 @@ class ByteLRU:
     :meth:`grow` adds to an entry's size when its value gains something later (a PNG rendered
     after the state was stored). Reading an entry (:meth:`get`, ``in`` does not) makes it the most
     recent; whenever the total passes the budget the least recent entries go, down to the newest
-    one, which always stays.
+    one, which always stays (``on_evict(key, value)`` hears of each, e.g. to remove an artist).
     """
 
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, on_evict=None):
         self.max_bytes = positive_int("max_bytes", max_bytes, maximum=2 ** 40)
+        self.on_evict = on_evict  # called as on_evict(key, value) for each entry the budget drops
         self._items: OrderedDict = OrderedDict()
         self._sizes: dict = {}
         self.nbytes = 0
@@ -69,6 +70,10 @@ class ByteLRU:
 
     def __contains__(self, key) -> bool:
         return key in self._items
+
+    def values(self) -> list:
+        """The values, least recently used first."""
+        return list(self._items.values())
 
     def get(self, key):
         """The value stored under ``key`` (a ``KeyError`` if none), now the most recent."""
@@ -102,5 +107,7 @@ class ByteLRU:
 
     def _trim(self) -> None:
         while self.nbytes > self.max_bytes and len(self._items) > 1:
-            key, _ = self._items.popitem(last=False)
+            key, value = self._items.popitem(last=False)
             self.nbytes -= self._sizes.pop(key)
+            if self.on_evict is not None:
+                self.on_evict(key, value)
