@@ -22,11 +22,14 @@ from .validation import positive_int
 OVERHEAD = 64
 
 
-def approx_nbytes(value, _seen=None, _depth: int = 0) -> int:
+def approx_nbytes(value) -> int:
     """An estimate of the memory ``value`` holds: numpy arrays by their bytes, bytes and strings by
     their length, containers, dataclasses and plain objects by their contents (each object once)."""
-    seen = set() if _seen is None else _seen
-    if id(value) in seen or _depth > 6:
+    return _nbytes(value, set(), 0)
+
+
+def _nbytes(value, seen: set, depth: int) -> int:
+    if id(value) in seen or depth > 6:
         return 0
     seen.add(id(value))
     if isinstance(value, np.ndarray):
@@ -36,15 +39,13 @@ def approx_nbytes(value, _seen=None, _depth: int = 0) -> int:
     if isinstance(value, str):
         return sys.getsizeof(value)
     if isinstance(value, dict):
-        return OVERHEAD + sum(approx_nbytes(k, seen, _depth + 1) + approx_nbytes(v, seen, _depth + 1)
-                              for k, v in value.items())
+        return OVERHEAD + sum(_nbytes(k, seen, depth + 1) + _nbytes(v, seen, depth + 1) for k, v in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
-        return OVERHEAD + sum(approx_nbytes(v, seen, _depth + 1) for v in value)
+        return OVERHEAD + sum(_nbytes(v, seen, depth + 1) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return OVERHEAD + sum(approx_nbytes(getattr(value, f.name), seen, _depth + 1)
-                              for f in dataclasses.fields(value))
+        return OVERHEAD + sum(_nbytes(getattr(value, f.name), seen, depth + 1) for f in dataclasses.fields(value))
     if hasattr(value, "__dict__") and not isinstance(value, type):
-        return OVERHEAD + approx_nbytes(vars(value), seen, _depth + 1)
+        return OVERHEAD + _nbytes(vars(value), seen, depth + 1)
     return sys.getsizeof(value)
 
 

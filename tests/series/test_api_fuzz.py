@@ -76,6 +76,9 @@ EXEMPT_MODULES = {
 }
 
 
+#: walked although their module is exempt: 06's tile geometry (validated arithmetic, not drawing)
+WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures.attention_layer.divisors",
+                 "helpers.figures.attention_layer.TileLayout")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
            "Sentences", "Forward", "TrainingRun"}
@@ -103,6 +106,9 @@ def _public_callables():
             if inspect.isclass(obj) and (issubclass(obj, (BaseException, Explorer)) or name in RECORDS):
                 continue  # exceptions; explorers (entered through helpers.widgets); result records
             found[f"{module_name}.{name}"] = obj
+    for qualname in WALKED_ANYWAY:
+        module_name, _, name = qualname.rpartition(".")
+        found[qualname] = getattr(importlib.import_module(module_name), name)
     return {k: v for k, v in sorted(found.items()) if k not in EXEMPT}
 
 
@@ -369,7 +375,7 @@ def test_the_walk_finds_the_public_api():
     """The enumeration really sees the API (and so will see a new function)."""
     for expected in ("helpers.attention.softmax", "helpers.layer.attention_layer", "helpers.reading.dilution_weight",
                      "helpers.real_model.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
-                     "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.explorers.attention_layer.divisors"):
+                     "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.figures.attention_layer.divisors"):
         assert expected in CALLABLES, expected
     assert len(CALLABLES) * EXAMPLES >= 1000, f"only {len(CALLABLES)} callables × {EXAMPLES} examples"
 
