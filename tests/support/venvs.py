@@ -81,6 +81,17 @@ def digest(*parts) -> str:
     return h.hexdigest()[:16]
 
 
+def third_party_requirements(*extras: str) -> list:
+    """The package's own dependencies (and those of ``extras``) from pyproject.toml."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    found = list(project["dependencies"])
+    for extra in extras:
+        found += project["optional-dependencies"][extra]
+    return found
+
+
 def run(cmd, **kwargs):
     """Run a command; on failure the assertion shows its last output lines."""
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
@@ -145,6 +156,50 @@ def overlay_venv(base: Path, where: Path) -> Path:
     mine = run([where / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
     Path(mine, "_attention_lab_base.pth").write_text(purelib + "\n", encoding="utf-8")
     return where
+
+
+def pip_env(index: str | None = None, **extra) -> dict:
+    """This process's environment without pip's settings from the machine (config files, PIP_*
+    variables such as find-links), optionally pointing pip at ``index`` only: what a learner's
+    fresh machine would do."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "PYTHONPATH"}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1", **extra)
+    if index:
+        env["PIP_INDEX_URL"] = index
+    return env
+
+
+def serve_index(wheels: Path, where: Path):
+    """A PEP 503 simple index of ``wheels`` under ``where``, served on 127.0.0.1 from a thread;
+    returns ``(url, server, requests)`` (``requests``: the paths asked for). Stop with
+    ``server.shutdown()``."""
+    import functools
+    import html
+    import http.server
+    import re
+    import threading
+
+    simple = where / "simple"
+    projects = {}
+    for wheel in sorted(wheels.glob("*.whl")):
+        projects.setdefault(re.sub(r"[-_.]+", "-", wheel.name.split("-")[0]).lower(), []).append(wheel)
+    for project, files in projects.items():
+        (simple / project).mkdir(parents=True, exist_ok=True)
+        for file in files:
+            shutil.copy2(file, simple / project / file.name)
+        links = "".join(f'<a href="{html.escape(f.name)}">{html.escape(f.name)}</a>\n' for f in files)
+        (simple / project / "index.html").write_text(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n",
+                                                     encoding="utf-8")
+    (simple / "index.html").write_text("".join(f'<a href="{p}/">{p}</a>\n' for p in projects), encoding="utf-8")
+    requests = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            requests.append(self.path)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(where)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/simple/", server, requests
 
 
 def kernelspec(python: Path, where: Path, name: str = "under-test") -> Path:
