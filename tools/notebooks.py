@@ -32,6 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
 
 SETUP_FIRST_LINE = "# 环境设置"
+#: ipykernel's own kernelspec (name and display name): JupyterLab writes the running kernel's spec
+#: into the notebook on open, so any other display name marks every notebook modified at once
+METADATA_FILTER = "-jupytext.text_representation.jupytext_version"
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 NAV_PREFIX = "---\n\n"
 
 
@@ -151,6 +155,20 @@ def expected_frame(name: str) -> dict:
     return {1: ("markdown", badge_source(name)), 2: ("code", setup_source(name)), -1: ("markdown", nav_source(name))}
 
 
+def jupytext_config():
+    """The project's jupytext.toml, as JupyterLab's jupytext contents manager applies it."""
+    from jupytext.config import load_jupytext_config
+
+    return load_jupytext_config(str(SRC))
+
+
+def canonical_text(nb) -> str:
+    """``nb`` as MyST text exactly as JupyterLab (jupytext's contents manager) would save it: then
+    jupytext finds the pair's inputs identical and opens the notebook even when the .ipynb is the
+    newer file (after make outputs, or a git pull that changed only outputs)."""
+    return jupytext.writes(nb, fmt="md:myst", config=jupytext_config())
+
+
 def fix(name: str) -> bool:
     """Put the shared header and the footer into ``notebook_sources/NAME.md``; True if it changed."""
     path = SRC / f"{name}.md"
@@ -158,7 +176,6 @@ def fix(name: str) -> bool:
     cells = nb.cells
     if not cells or cells[0].cell_type != "markdown" or not cells[0].source.startswith("# "):
         raise SystemExit(f"{path}: the first cell must be the markdown title")
-    before = [(c.cell_type, c.source) for c in cells]
     body = [c for c in cells[1:] if not (
         (c.cell_type == "markdown" and ("colab.research.google.com/github/" in c.source
                                         or c.source.startswith(NAV_PREFIX)))
@@ -166,9 +183,16 @@ def fix(name: str) -> bool:
     frame = expected_frame(name)
     nb.cells = [cells[0], nbformat.v4.new_markdown_cell(frame[1][1]), nbformat.v4.new_code_cell(frame[2][1]),
                 *body, nbformat.v4.new_markdown_cell(frame[-1][1])]
-    if [(c.cell_type, c.source) for c in nb.cells] == before:
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    # the filter in each notebook too (not only in jupytext.toml): jupytext compares a pair by writing
+    # both sides, and only then do both leave out its version number
+    # (first, where jupytext puts it when it writes the .ipynb side: the comparison is of texts)
+    rest = {k: v for k, v in nb.metadata.get("jupytext", {}).items() if k != "notebook_metadata_filter"}
+    nb.metadata["jupytext"] = {"notebook_metadata_filter": METADATA_FILTER, **rest}
+    text = canonical_text(nb)
+    if text == path.read_text(encoding="utf-8"):
         return False
-    jupytext.write(nb, path, fmt="md:myst")
+    path.write_text(text, encoding="utf-8")
     return True
 
 
@@ -190,12 +214,20 @@ def problems() -> list:
         if not src.exists() or not book.exists():
             found.append(f"{name}: {'source' if not src.exists() else 'notebook'} missing")
             continue
-        text_cells = [(c.cell_type, c.source) for c in jupytext.read(src).cells]
+        source_nb = jupytext.read(src)
+        if src.read_text(encoding="utf-8") != canonical_text(source_nb) or source_nb.metadata.get("kernelspec") != KERNELSPEC:
+            found.append(f"notebook_sources/{name}.md: not as JupyterLab would save it (header or kernelspec; "
+                         f"run make outputs)")
+        text_cells = [(c.cell_type, c.source) for c in source_nb.cells]
         for index, want in expected_frame(name).items():
             if len(text_cells) < 4 or text_cells[index] != want:
                 where = {1: "Colab badge", 2: "setup cell", -1: "navigation footer"}[index]
                 found.append(f"notebook_sources/{name}.md: the {where} is not the shared one (run make outputs)")
-        book_cells = [(c.cell_type, c.source) for c in nbformat.read(book, as_version=4).cells]
+        book_nb = nbformat.read(book, as_version=4)
+        if book_nb.metadata.get("kernelspec") != KERNELSPEC:
+            found.append(f"notebooks/{name}.ipynb: kernelspec is not ipykernel's {KERNELSPEC['display_name']!r} "
+                         f"(JupyterLab would mark it modified on open; run make outputs)")
+        book_cells = [(c.cell_type, c.source) for c in book_nb.cells]
         if book_cells != text_cells:
             first = next((i for i, (a, b) in enumerate(zip(book_cells, text_cells)) if a != b),
                          min(len(book_cells), len(text_cells)))
