@@ -90,4 +90,4 @@ font: setup-test
 	$(PY) tools/build_cjk_font.py
 
 clean:
-	rm -rf $(VENV) .venv-colab .venv-lower artifacts .pytest_cache build *.egg-info
+	rm -rf $(VENV) .venv-colab .venv-lower .cache artifacts .pytest_cache build *.egg-info
