@@ -39,13 +39,21 @@ def git(repo: str, *args) -> str:
 
 
 def freeze_pins(text: str) -> dict:
-    """``name==version`` lines of a pip freeze (URL and VCS installs left out) by canonical name."""
+    """``name==version`` lines of a pip freeze or of the snapshot (URL and VCS installs left out, a
+    trailing comment allowed): ``{canonical name: (name, version)}``."""
     pins = {}
     for line in text.splitlines():
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)", line.strip())
+        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)\s*(#.*)?", line.strip())
         if match:
             pins[canonical(match.group(1))] = (match.group(1), match.group(2))
     return pins
+
+
+def read_snapshot(path: Path = OUT) -> tuple:
+    """``(python minor version, {canonical name: version})`` of requirements/colab.txt."""
+    text = path.read_text(encoding="utf-8")
+    minor = re.search(r'^# python_version == "(\d+\.\d+)"', text, re.M).group(1)
+    return minor, {key: version for key, (_, version) in freeze_pins(text).items()}
 
 
 def closure(pins: dict, python: str, work: Path) -> set:

@@ -8,29 +8,24 @@ named with both versions. Skips (with the reason) without a package index or a P
 """
 import json
 import re
+import sys
 
 import pytest
 from support.venvs import ROOT, built_wheels, cached_venv, need_index, need_python, run, wheel_of
+
+sys.path.insert(0, str(ROOT / "tools"))
+from colab_snapshot import canonical, read_snapshot  # noqa: E402
 
 pytestmark = pytest.mark.slow
 SNAPSHOT = ROOT / "requirements" / "colab.txt"
 
 
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def snapshot() -> dict:
-    pins = {}
-    for line in SNAPSHOT.read_text(encoding="utf-8").splitlines():
-        match = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", line)
-        if match:
-            pins[canonical(match.group(1))] = match.group(2)
-    return pins
+    return read_snapshot(SNAPSHOT)[1]
 
 
 def snapshot_python_minor() -> str:
-    return re.search(r'^# python_version == "(\d+\.\d+)"', SNAPSHOT.read_text(encoding="utf-8"), re.M).group(1)
+    return read_snapshot(SNAPSHOT)[0]
 
 
 def replaced(report: dict, pins: dict) -> list:

@@ -16,6 +16,7 @@ try:
 except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
     tomllib = pytest.importorskip("tomli")
 sys.path.insert(0, str(ROOT / "tools"))
+from colab_snapshot import read_snapshot  # noqa: E402
 from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
 
 import notebooks as nbtool  # noqa: E402
@@ -62,15 +63,9 @@ def test_the_version_lives_in_one_place():
     assert f'VERSION, REPO = "{helpers.__version__}", "{nbtool.repository_url()}"' in setup
 
 
-def snapshot() -> dict:
-    text = (ROOT / "requirements" / "colab.txt").read_text(encoding="utf-8")
-    return {re.sub(r"[-_.]+", "-", m.group(1)).lower(): m.group(2)
-            for m in re.finditer(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", text, re.M)}
-
-
 def test_every_dependency_accepts_the_version_colab_preinstalls():
     """Offline twin of the dry run: each requirement's specifier contains Colab's version."""
-    colab = snapshot()
+    colab = read_snapshot()[1]
     requirements = [Requirement(r) for r in PROJECT["dependencies"] + PROJECT["optional-dependencies"]["real"]]
     checked = []
     for req in requirements:
