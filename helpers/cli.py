@@ -21,6 +21,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from . import validation
+
 DEFAULT_DIR = "注意力实验室"
 RECORD = ".attention-lab.json"
 MIRROR = "https://pypi.tuna.tsinghua.edu.cn/simple"
@@ -76,7 +78,8 @@ def copy_notebooks(folder: Path, force: bool = False, keep_edited: bool = False)
     """Copy the shipped notebooks into ``folder``; returns ``{"copied", "unchanged", "kept"}`` lists
     of file names. An edited copy (neither the shipped bytes nor what was last copied there) stops
     the copy before anything is written, unless ``force`` (overwrite it) or ``keep_edited`` (leave it)."""
-    folder = Path(folder)
+    folder = Path(validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)"))
+    force, keep_edited = validation.boolean("force", force), validation.boolean("keep_edited", keep_edited)
     _check_folder(folder)
     shipped = shipped_notebooks()
     record = _read_record(folder)
@@ -124,6 +127,7 @@ def _summary(folder: Path, result: dict) -> str:
 
 def lab_command(folder: Path) -> list:
     """The JupyterLab command line for ``folder`` (opening the index)."""
+    validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)")
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={Path(folder).resolve()}",
            "--LabApp.default_url=/lab/tree/00_index.ipynb"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -160,6 +164,7 @@ def main(argv=None) -> int:
         if args.command == "notebooks":
             print(_summary(folder, copy_notebooks(folder, force=args.force)))
             return 0
+        _check_folder(folder)
         if importlib.util.find_spec("jupyterlab") is None:
             raise CommandError(f'没有装 JupyterLab：先运行 pip install "attention-lab[lab]"（国内可加 -i {MIRROR}），'
                                "再运行 attention-lab lab。 / JupyterLab is not installed: "

@@ -58,7 +58,10 @@ print(f"compat: all {len(want)} versions of {sys.argv[1]} in place")
 PY
 fi
 echo "compat [$venv]: $("$venv/bin/python" -c 'import sys, numpy, matplotlib, ipywidgets, IPython, ipykernel, traitlets; print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, matplotlib {matplotlib.__version__}, ipywidgets {ipywidgets.__version__}, ipython {IPython.__version__}, ipykernel {ipykernel.__version__}, traitlets {traitlets.__version__}")')"
+# Python 3.13 reports unclosed sqlite3 connections (the old IPython/nbformat of Colab's stack leave
+# theirs to the garbage collector) as ResourceWarnings at random later points: not this package's
 "$venv/bin/python" -m pytest tests -m "not browser and not slow" -q -p no:cacheprovider \
-  -W "ignore::DeprecationWarning" -W "ignore::PendingDeprecationWarning"
+  -W "ignore::DeprecationWarning" -W "ignore::PendingDeprecationWarning" \
+  -W "ignore::ResourceWarning" -W "ignore::pytest.PytestUnraisableExceptionWarning"
 "$venv/bin/python" -m pytest notebooks --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
   -q -p no:cacheprovider -W "ignore::DeprecationWarning" -W "ignore::PendingDeprecationWarning"

@@ -4,6 +4,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +79,15 @@ def test_no_write_permission_is_one_sentence(tmp_path, monkeypatch, capsys):
     assert status == 2 and out == "" and err.count("\n") == 1 and "没有写入" in err and "权限" in err
 
 
+def test_the_functions_name_a_wrong_argument(tmp_path):
+    with pytest.raises(TypeError, match="folder"):
+        cli.copy_notebooks(3.5)
+    with pytest.raises(TypeError, match="force"):
+        cli.copy_notebooks(tmp_path, force="yes")
+    with pytest.raises(TypeError, match="folder"):
+        cli.lab_command(None)
+
+
 def test_bad_arguments_are_one_sentence(tmp_path, capsys):
     for argv in (["copy"], ["notebooks", "a", "b"], ["notebooks", "--overwrite"], []):
         status, out, err = run(capsys, *argv)
@@ -98,6 +109,9 @@ def test_lab_copies_what_is_missing_keeps_edits_and_starts_jupyterlab_there(tmp_
     edited.write_bytes(edited.read_bytes() + b"\n")
     started = []
     monkeypatch.setattr(cli.os, "execv", lambda path, argv: started.append(argv))
+    real = cli.importlib.util.find_spec  # JupyterLab present (the lab extra), wherever this runs
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *a: real("json") if name == "jupyterlab" else real(name, *a))
     status, out, err = run(capsys, "lab", str(tmp_path))
     assert status == 0 and "保留了你改过的 1 篇" in out and edited.read_bytes().endswith(b"\n\n")
     (argv,) = started
