@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
 
 import helpers
 from helpers import plots, widgets
@@ -49,7 +50,8 @@ def notebook_figures(name):
         last = max((i for i, c in enumerate(code) if "helpers.display.show(" in c.source), default=-1)
         with contextlib.redirect_stdout(io.StringIO()):
             for cell in code[: last + 1]:  # up to the last figure: what follows draws nothing
-                exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
+                # IPython's own transform: the setup cell holds %pip lines (not run: helpers is here)
+                exec(compile(TransformerManager().transform_cell(cell.source), f"{name}.ipynb", "exec"), namespace)
     finally:
         helpers.display.show = original
     return shown
