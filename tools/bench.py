@@ -127,8 +127,10 @@ import contextlib, io, resource, sys, time
 import matplotlib
 matplotlib.use("Agg")
 import nbformat
+from IPython.core.inputtransformer2 import TransformerManager  # the setup cell holds %pip lines
 nb = nbformat.read(sys.argv[1], as_version=4)
-code = "\\n".join(c.source for c in nb.cells if c.cell_type == "code" and "helpers.widgets" not in c.source)
+code = "\\n".join(TransformerManager().transform_cell(c.source) for c in nb.cells
+                  if c.cell_type == "code" and "helpers.widgets" not in c.source)
 start = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
     exec(compile(code, sys.argv[1], "exec"), {})

@@ -60,7 +60,9 @@ def index_source(readme: str, kind: str = "html") -> str:
     head = sections[""].strip().splitlines()
     if not head or not head[0].startswith("# "):
         raise SystemExit("README.md must start with its '# ' title")
-    title, intro = head[0], "\n".join(head[1:]).strip()
+    # the README's badge line is left out: every page of the site has its own Colab / Binder links
+    title = head[0]
+    intro = "\n".join(line for line in head[1:] if not line.startswith("[![")).strip()
     table = sections.get("篇目")
     if table is None:
         raise SystemExit("README.md has no '## 篇目' section (the table of notebooks the site's index shows)")

@@ -59,6 +59,10 @@ EXEMPT = {
 
 #: whole modules exempt, with the reason
 EXEMPT_MODULES = {
+    "helpers.cli": "the attention-lab command: its arguments come from argparse as strings and it writes "
+                   "files, so it is not fuzzed; bad input is one sentence and an exit status, tested in "
+                   "tests/unit/test_cli.py and (installed from the wheel)"
+                   " tests/series/test_wheel_notebooks.py",
     "helpers.render.validation": "its checks take the caller's argument name as their first parameter and "
                                  "name that in every message; tested directly in tests/unit/test_validation.py",
     "helpers.exercises": "every notebook's exercises (helpers.exercises.<notebook>): checkers answer any typed "

@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from explorer_checks import explorer_states, factory_params
 from figure_check import explorer_draw, figure_problems
+from IPython.core.inputtransformer2 import TransformerManager
 from paths import ROOT
 from series import NOTEBOOKS, REAL_MODEL
 
@@ -34,7 +35,8 @@ def notebook_figures(name):
         last = max((i for i, c in enumerate(code) if "helpers.display.show(" in c.source), default=-1)
         with contextlib.redirect_stdout(io.StringIO()):
             for cell in code[: last + 1]:  # up to the last figure: what follows draws nothing
-                exec(compile(cell.source, f"{name}.ipynb", "exec"), namespace)
+                # IPython's own transform: the setup cell holds %pip lines (not run: helpers is here)
+                exec(compile(TransformerManager().transform_cell(cell.source), f"{name}.ipynb", "exec"), namespace)
     finally:
         helpers.display.show = original
     return shown

@@ -28,8 +28,11 @@ def free_port() -> int:
 
 
 class LabServer:
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, paired: bool = False):
+        """``paired``: serve the checkout's layout (notebooks/, notebook_sources/, jupytext.toml) from
+        ``workdir`` as ``make lab`` does, instead of the notebooks folder alone."""
         self.workdir = workdir
+        self.paired = paired
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = None
@@ -37,6 +40,9 @@ class LabServer:
     def start(self, timeout: float = 90.0):
         shutil.copytree(ROOT / "notebooks", self.workdir / "notebooks",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        if self.paired:
+            shutil.copytree(ROOT / "notebook_sources", self.workdir / "notebook_sources")
+            shutil.copy(ROOT / "jupytext.toml", self.workdir / "jupytext.toml")
         # every cell in the DOM (JupyterLab 4 otherwise renders only cells near the viewport), so the
         # tests can read every output of a long notebook before running it
         tracker = self.workdir / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
@@ -48,7 +54,7 @@ class LabServer:
             env[var] = str(self.workdir / sub)
         cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.port={self.port}", f"--IdentityProvider.token={TOKEN}",
-               f"--ServerApp.root_dir={self.workdir / 'notebooks'}",
+               f"--ServerApp.root_dir={self.workdir if self.paired else self.workdir / 'notebooks'}",
                "--LabApp.expose_app_in_browser=True", "--ServerApp.open_browser=False"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")

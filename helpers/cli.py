@@ -1,0 +1,184 @@
+"""The ``attention-lab`` command: the notebooks out of the installed package, and JupyterLab on them.
+
+    attention-lab notebooks [DIR] [--force]   copy the 12 notebooks (with their stored outputs)
+                                              into DIR (default: a new folder 注意力实验室)
+    attention-lab lab [DIR]                   the same, then open JupyterLab there ("lab" extra)
+
+A copy the learner has edited is never overwritten without ``--force``: DIR keeps a small record
+(``.attention-lab.json``) of what was copied, so an unedited older copy is updated and an edited one
+is not. Bad input (a file where the folder should be, a folder that cannot be written) ends in one
+sentence in Chinese and English and exit status 2; edited copies without ``--force``, or JupyterLab
+missing for ``lab``, exit 1.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+from .render import validation
+
+DEFAULT_DIR = "注意力实验室"
+RECORD = ".attention-lab.json"
+MIRROR = "https://pypi.tuna.tsinghua.edu.cn/simple"
+
+
+class CommandError(Exception):
+    """One sentence for the learner; ``status`` is the exit code."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
+
+
+def shipped_notebooks() -> dict:
+    """``{file name: bytes}`` of the notebooks in the installed package (an editable install reads
+    the checkout's ``notebooks/``)."""
+    candidates = [resources.files("helpers") / "notebooks", Path(__file__).resolve().parent.parent / "notebooks"]
+    for folder in candidates:
+        if folder.is_dir():
+            found = {p.name: p.read_bytes() for p in folder.iterdir()
+                     if p.name.endswith(".ipynb") and p.name[:2].isdigit()}
+            if found:
+                return dict(sorted(found.items()))
+    raise CommandError("这个安装里没有笔记本：请重新安装 attention-lab（pip install --force-reinstall attention-lab）。"
+                       " / This installation carries no notebooks; reinstall attention-lab.")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_record(folder: Path) -> dict:
+    try:
+        return json.loads((folder / RECORD).read_text(encoding="utf-8")).get("files", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _check_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"“{folder}” 是一个文件，不是文件夹：换一个文件夹名再运行。"
+                           f" / {folder} is a file, not a folder.")
+
+
+def _os_error(folder: Path, exc: OSError) -> CommandError:
+    if isinstance(exc, PermissionError):
+        return CommandError(f"没有写入 “{folder}” 的权限：换一个你能写的文件夹（例如家目录下的）再运行。"
+                            f" / No permission to write to {folder}.")
+    return CommandError(f"无法写入 “{folder}”：{exc.strerror or exc}。 / Cannot write to {folder}: {exc}.")
+
+
+def copy_notebooks(folder: Path, force: bool = False, keep_edited: bool = False) -> dict:
+    """Copy the shipped notebooks into ``folder``; returns ``{"copied", "unchanged", "kept"}`` lists
+    of file names. An edited copy (neither the shipped bytes nor what was last copied there) stops
+    the copy before anything is written, unless ``force`` (overwrite it) or ``keep_edited`` (leave it)."""
+    folder = Path(validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)"))
+    force, keep_edited = validation.boolean("force", force), validation.boolean("keep_edited", keep_edited)
+    _check_folder(folder)
+    shipped = shipped_notebooks()
+    record = _read_record(folder)
+    result = {"copied": [], "unchanged": [], "kept": []}
+    for name, data in shipped.items():
+        target = folder / name
+        if not target.exists():
+            result["copied"].append(name)
+            continue
+        try:
+            current = _sha(target.read_bytes())
+        except OSError as exc:
+            raise _os_error(folder, exc) from None
+        if current == _sha(data):
+            result["unchanged"].append(name)
+        elif current == record.get(name) or force:
+            result["copied"].append(name)
+        else:
+            result["kept"].append(name)
+    if result["kept"] and not (force or keep_edited):
+        names = "、".join(result["kept"])
+        raise CommandError(f"“{folder}” 里有 {len(result['kept'])} 篇你改过的笔记本（{names}），为了不丢掉你的修改，"
+                           f"这次什么都没有复制；要用原版覆盖它们，加上 --force。 / {len(result['kept'])} edited "
+                           f"notebook(s) in {folder}: nothing copied; add --force to overwrite them.", status=1)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in result["copied"]:
+            (folder / name).write_bytes(shipped[name])
+        written = {name: _sha(shipped[name]) for name in shipped if name not in result["kept"]}
+        (folder / RECORD).write_text(json.dumps({"files": {**record, **written}}, indent=1, sort_keys=True) + "\n",
+                                     encoding="utf-8")
+    except OSError as exc:
+        raise _os_error(folder, exc) from None
+    return result
+
+
+def _summary(folder: Path, result: dict) -> str:
+    parts = [f"复制了 {len(result['copied'])} 篇"]
+    if result["unchanged"]:
+        parts.append(f"{len(result['unchanged'])} 篇已是最新")
+    if result["kept"]:
+        parts.append(f"保留了你改过的 {len(result['kept'])} 篇")
+    return f"{'，'.join(parts)}：{folder.resolve()}（从 00_index.ipynb 开始）"
+
+
+def lab_command(folder: Path) -> list:
+    """The JupyterLab command line for ``folder`` (opening the index)."""
+    validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)")
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={Path(folder).resolve()}",
+           "--LabApp.default_url=/lab/tree/00_index.ipynb"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one sentence instead of argparse's usage block
+        raise CommandError(f"命令写得不对：{message}（运行 attention-lab --help 查看用法）。 / {message}.")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(prog="attention-lab", description="注意力实验室：把笔记本复制出来，或在 JupyterLab 里打开。")
+    parser.add_argument("--version", action="version", version=f"attention-lab {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="{notebooks,lab}", parser_class=_Parser)
+    copy = commands.add_parser("notebooks", help="把 12 篇笔记本（带输出）复制到 DIR")
+    copy.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR", help=f"目标文件夹（默认 {DEFAULT_DIR}）")
+    copy.add_argument("--force", action="store_true", help="用原版覆盖你改过的笔记本")
+    lab = commands.add_parser("lab", help="复制（缺的）笔记本，然后在 DIR 打开 JupyterLab")
+    lab.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR", help=f"文件夹（默认 {DEFAULT_DIR}）")
+    return parser
+
+
+def main(argv=None) -> int:
+    """The command's entry point (``attention-lab …``): the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        if args.command is None:
+            raise CommandError("缺少命令：attention-lab notebooks [DIR] 或 attention-lab lab [DIR]。"
+                               " / Missing command: notebooks or lab.")
+        folder = Path(args.dir).expanduser()
+        if args.command == "notebooks":
+            print(_summary(folder, copy_notebooks(folder, force=args.force)))
+            return 0
+        _check_folder(folder)
+        if importlib.util.find_spec("jupyterlab") is None:
+            raise CommandError(f'没有装 JupyterLab：先运行 pip install "attention-lab[lab]"（国内可加 -i {MIRROR}），'
+                               "再运行 attention-lab lab。 / JupyterLab is not installed: "
+                               'pip install "attention-lab[lab]".', status=1)
+        print(_summary(folder, copy_notebooks(folder, keep_edited=True)))
+        cmd = lab_command(folder)
+        sys.stdout.flush()
+        os.execv(cmd[0], cmd)
+    except CommandError as exc:
+        print(f"attention-lab: {exc}", file=sys.stderr)
+        return exc.status
+    return 0  # pragma: no cover - execv does not return
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
