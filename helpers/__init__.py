@@ -1,27 +1,35 @@
 """Attention Lab helpers: the code behind the notebooks (``import helpers``).
 
-Core modules are numpy-only and import fast; plotting, widgets and the real model load on
-first use. Each function's docstring names the notebook that teaches it.
+The top level holds the ideas the notebooks teach — each module's docstring names the notebook
+(``helpers.attention``, ``helpers.example``, ``helpers.config``, ``helpers.weighting``,
+``helpers.scaling``, ``helpers.kv_cache``, ``helpers.formula``, ``helpers.layer``, ``helpers.cost``,
+``helpers.tiled``, ``helpers.reading``, ``helpers.real_model``, ``helpers.texts``,
+``helpers.training`` (a package: task, model, optim, trainer, readouts, experiment),
+``helpers.heads``) — and the faces the notebooks call:
 
-- :mod:`helpers.attention`  softmax, scaled dot-product attention, causal mask
-- :mod:`helpers.example`    the article's running example (年 假 怎么 申请)
-- :mod:`helpers.config`     published model configs and counts derived from them
-- :mod:`helpers.display`    figure/number display used by every notebook
-- :mod:`helpers.plots`      plot builders shared by static figures and explorers
-- :mod:`helpers.explorer`   the explorer pattern; :mod:`helpers.widgets` its entry points
-- :mod:`helpers.validation` the argument checks every public function starts with: bad input
-  is a ``ValueError``/``TypeError`` naming the argument, never a silent NaN
+- :mod:`helpers.display`   showing figures and numbers (``show``, ``fmt_vec``, ``text_table`` …)
+- :mod:`helpers.plots`     every figure builder of the series under one name
+- :mod:`helpers.widgets`   one-line entry points for every live explorer
+- :mod:`helpers.exercises` ``check("NN-i", answer)``, ``reference``, ``closing_quiz``
+
+Each notebook's own pieces live in ``helpers/figures/<slug>.py``, ``helpers/explorers/<slug>.py`` and
+``helpers/exercises/<slug>.py``; the plumbing that no notebook teaches (argument checks, answer reading,
+number formatting, PNGs, palette, style, fonts, panels, the explorer pattern) in :mod:`helpers.render`.
+Core modules are numpy-only and import fast; plotting, widgets and the real model load on first use.
+Bad input is a ``ValueError``/``TypeError`` naming the argument, never a silent NaN
+(:mod:`helpers.render.validation`).
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
 
-from . import attention, config, example, validation
+from . import attention, config, example
 from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .config import LLAMA_3_1_8B, PRESETS
 
 __version__ = "0.1.0"
+
 
 def __getattr__(name):
     """Load submodules (plots, widgets, the real model, …) on first use: ``import helpers`` stays fast."""
@@ -35,12 +43,12 @@ def __getattr__(name):
 def setup() -> None:
     """Prepare a notebook: register the bundled Chinese font for matplotlib and apply the series'
     figure style (every notebook's setup cell calls this; see ``00_index``). Prints nothing."""
-    from . import style
-    from .fonts import register_cjk_font
+    from .render import style
+    from .render.fonts import register_cjk_font
 
     register_cjk_font()
     style.apply()
 
 
-__all__ = ["attention", "config", "example", "validation", "softmax", "causal_mask",
+__all__ = ["attention", "config", "example", "softmax", "causal_mask",
            "scaled_dot_product_attention", "LLAMA_3_1_8B", "PRESETS", "setup"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import (
+from .render.validation import (
     as_mask,
     as_real_array,
     boolean,

@@ -21,7 +21,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from . import validation
+from .render import validation
 
 DEFAULT_DIR = "注意力实验室"
 RECORD = ".attention-lab.json"
@@ -155,6 +155,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """The command's entry point (``attention-lab …``): the exit status."""
     try:
         args = _parser().parse_args(argv)
         if args.command is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .validation import boolean, choice, finite_scalar, positive_float, positive_int, text
+from .render.validation import boolean, choice, finite_scalar, positive_float, positive_int, text
 
 ROPE_TYPES = ("llama3",)
 

@@ -5,7 +5,7 @@ Also the KV-cache size per token used in ``06_attention_layer`` and ``09_real_mo
 from __future__ import annotations
 
 from .config import ModelConfig
-from .validation import choice, instance, positive_int
+from .render.validation import choice, instance, positive_int
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4}
 GiB = 1024 ** 3

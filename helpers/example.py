@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import softmax
-from .validation import (
+from .render.validation import (
     as_real_array,
     boolean,
     choice,
@@ -141,7 +141,7 @@ X_B = _frozen([[2, 0, 0, 0], [0, 0, 0, 0.5], [0, 0, 1, 0], [0, 0, 0, 1]])
 
 def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
     """The input rows as a text table with the feature names (``01_weighted_average``, ``02_qkv``)."""
-    from .display import text_table
+    from .render.format import text_table
 
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")

@@ -10,7 +10,7 @@ import numpy as np
 from . import example
 from .attention import attention_scores, causal_mask, scaled_dot_product_attention
 from .config import ModelConfig
-from .validation import instance
+from .render.validation import instance
 
 
 def _shape(dims) -> str:

@@ -21,8 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import as_float_array, head_pairs, instance, one_of, positive_int
-from .validation import seed as check_seed
+from .render.validation import as_float_array, head_pairs, instance, one_of, positive_int
+from .render.validation import seed as check_seed
 
 SCORES = ("previous", "sink", "induction")
 SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "归纳"}
@@ -77,7 +77,7 @@ def all_scores(weights, length: int) -> dict:
 # ---- the repeated random-token sequences ------------------------------------------------------
 def word_pool(tokens) -> np.ndarray:
     """Ids of the vocabulary's lower-case " word" tokens (space + ≥ 3 letters)."""
-    if not isinstance(tokens, (list, tuple, np.ndarray)):
+    if not isinstance(tokens, (list, tuple, np.ndarray)) or (isinstance(tokens, np.ndarray) and tokens.ndim != 1):
         raise TypeError(f"tokens must be the vocabulary's token strings (a list, e.g. model.tokens), "
                         f"got {type(tokens).__name__} {tokens!r:.60}")
     return np.array([i for i, t in enumerate(tokens) if WORD.fullmatch(str(t))], dtype=np.int64)

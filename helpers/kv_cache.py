@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .attention import scaled_dot_product_attention
-from .validation import as_real_array, boolean, integer, positive_int
-from .validation import seed as check_seed
+from .render.validation import as_real_array, boolean, integer, positive_int
+from .render.validation import seed as check_seed
 
 
 @dataclass

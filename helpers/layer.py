@@ -12,7 +12,7 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention
 from .config import RopeScaling
-from .validation import (
+from .render.validation import (
     as_mask,
     as_real_array,
     boolean,
@@ -24,7 +24,7 @@ from .validation import (
     max_abs,
     positive_int,
 )
-from .validation import seed as check_seed
+from .render.validation import seed as check_seed
 
 
 def _theta(name, value) -> float:
@@ -305,7 +305,7 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
 
 def shape_trace_text(trace) -> str:
     """The ``(step, shape)`` pairs of :func:`attention_layer` as aligned lines (``06``)."""
-    from .display import pad
+    from .render.format import pad
 
     if not isinstance(trace, (list, tuple)) or not all(
             isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)

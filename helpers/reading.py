@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention, softmax
-from .validation import (
+from .render.validation import (
     as_real_array,
     check_elements,
     finite_result,
@@ -26,7 +26,7 @@ from .validation import (
     quiet_overflow,
     same_length,
 )
-from .validation import seed as check_seed
+from .render.validation import seed as check_seed
 
 SEED = 2023
 
@@ -34,6 +34,8 @@ SEED = 2023
 # ---- 1. attention sink ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class SinkSequence:
+    """The q, k, v of a sequence built so that its first token is an attention sink (``08``)."""
+
     q: np.ndarray
     k: np.ndarray
     v: np.ndarray

@@ -23,8 +23,8 @@ import numpy as np
 from .attention import softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
-from .threads import with_one_blas_thread
-from .validation import (
+from .render.threads import with_one_blas_thread
+from .render.validation import (
     as_mask,
     as_real_array,
     boolean,
@@ -83,6 +83,8 @@ def unpermute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
 
 @dataclass
 class Block:
+    """One transformer block of the model: its attention layer, its SwiGLU MLP and their RMSNorm weights."""
+
     attn_norm: np.ndarray
     attention: LayerWeights
     ffn_norm: np.ndarray
@@ -93,6 +95,8 @@ class Block:
 
 @dataclass
 class Model:
+    """SmolLM2 loaded from its GGUF file: config, weights per block, vocabulary and tokenizer (``09_real_model``)."""
+
     config: ModelConfig
     eps: float
     embed: np.ndarray          # (vocab, hidden), also the (tied) lm_head
@@ -253,6 +257,8 @@ def silu(x: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ForwardResult:
+    """What :func:`forward` returns: the logits, every layer's attention weights, optionally each layer's input."""
+
     logits: np.ndarray       # (n, vocab)
     weights: list            # per layer: (heads, n, n_keys), float32
     layer_inputs: list       # per layer: the residual stream entering it (n, hidden)

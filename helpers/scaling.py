@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import softmax
-from .validation import (
+from .render.validation import (
     as_real_array,
     boolean,
     check_elements,
@@ -19,7 +19,7 @@ from .validation import (
     probability_vector,
     quiet_overflow,
 )
-from .validation import seed as check_seed
+from .render.validation import seed as check_seed
 
 SEED = 20260501
 D_STEPS = tuple(2 ** i for i in range(11))  # 1 … 1024, the explorer's log steps
@@ -59,7 +59,14 @@ def mean_max_weight(n: int, d: int, *, scaled: bool, trials: int = 20_000, seed:
     scores = random_scores(n, d, trials, seed)
     if scaled:
         scores = scores / np.sqrt(d)
-    return float(softmax(scores).max(axis=-1).mean())
+    return mean_largest_weight(softmax(scores))
+
+
+def mean_largest_weight(weights) -> float:
+    """The largest weight of each row, averaged over the rows: how far softmax has collapsed onto
+    one position (1/n when spread evenly, 1 when all on one; ``04_sqrt_d``)."""
+    w = as_real_array("weights", weights, ndim=(1, 2))
+    return float(w.max(axis=-1).mean())
 
 
 def softmax_jacobian(weights) -> np.ndarray:
@@ -131,8 +138,10 @@ class ScorePool:
         self.z = rng.standard_normal((trials, n_max))
         self.chi2 = {d: rng.chisquare(d, size=trials) for d in D_STEPS}
 
-    def scores(self, n: int, d: int) -> np.ndarray:
-        """Scores of ``trials`` random queries against ``n`` keys at width ``d`` (one of :data:`D_STEPS`)."""
+    def scores(self, n: int, d: int, *, scaled: bool = False) -> np.ndarray:
+        """Scores of ``trials`` random queries against ``n`` keys at width ``d`` (one of :data:`D_STEPS`);
+        ``scaled``: divided by √d, as attention does."""
         choice("d", integer("d", d), D_STEPS)
         integer("n", n, low=2, high=self.n_max)
-        return np.sqrt(self.chi2[d])[:, None] * self.z[:, :n]
+        scores = np.sqrt(self.chi2[d])[:, None] * self.z[:, :n]
+        return scores / np.sqrt(d) if boolean("scaled", scaled) else scores

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import _check_qk, _check_scale, scaled_dot_product_attention
-from .validation import (
+from .render.validation import (
     as_real_array,
     boolean,
     check_elements,
@@ -23,7 +23,7 @@ from .validation import (
     quiet_overflow,
     same_length,
 )
-from .validation import seed as check_seed
+from .render.validation import seed as check_seed
 
 
 def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=None) -> np.ndarray:

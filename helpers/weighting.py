@@ -7,7 +7,7 @@ import numpy as np
 
 from . import example
 from .attention import scaled_dot_product_attention
-from .validation import as_real_array, index, preview, probability_vector
+from .render.validation import as_real_array, index, preview, probability_vector
 
 
 def normalise_weights(raw) -> np.ndarray:
@@ -46,6 +46,8 @@ def content_weights(x, query_position: int = -1) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SentenceResult:
+    """One sentence of ``01_weighted_average``: its fixed and its content weights, and the weight each puts on the target."""
+
     tokens: tuple
     target: int             # position of the thing being applied for
     fixed_weights: np.ndarray

@@ -1,8 +1,9 @@
-"""One-line entry points for every live explorer in the series.
+"""One-line entry points for every live explorer in the series (a face: ``helpers.widgets.*``).
 
 A notebook's widget cell is a single call into this module; the explorer classes live in
-:mod:`helpers.explorers` (one module per notebook) and are tested headless in
-``tests/test_widgets.py``.
+``helpers/explorers/<notebook>.py`` and are tested headless in ``tests/notebooks/test_<notebook>.py``
+(every explorer at once in ``tests/series/test_explorers.py``). Nothing inside ``helpers`` imports
+this module.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def qkv_explorer(**kwargs):
 
 def hand_calculation_explorer(**kwargs):
     """``03_hand_calculation``: 申请's q and any token's k, v → every step of the row."""
-    from .explorers.hand import HandCalculationExplorer
+    from .explorers.hand_calculation import HandCalculationExplorer
 
     return HandCalculationExplorer(**kwargs)
 
@@ -44,49 +45,49 @@ def sqrt_d_explorer(**kwargs):
 
 def causal_mask_explorer(**kwargs):
     """``05_causal_mask``: mask on/off, query row, appended tokens → weights and cache validity."""
-    from .explorers.causal import CausalMaskExplorer
+    from .explorers.causal_mask import CausalMaskExplorer
 
     return CausalMaskExplorer(**kwargs)
 
 
 def attention_layer_explorer(**kwargs):
     """``06_attention_layer``: heads, KV heads, length, RoPE → shape trace, per-head maps, KV cache."""
-    from .explorers.layer import LayerExplorer
+    from .explorers.attention_layer import LayerExplorer
 
     return LayerExplorer(**kwargs)
 
 
 def cost_explorer(**kwargs):
     """``07_cost_of_length``: n (log), model preset, dtype, batch → FLOPs and memory."""
-    from .explorers.cost import CostExplorer
+    from .explorers.cost_of_length import CostExplorer
 
     return CostExplorer(**kwargs)
 
 
 def online_softmax_explorer(**kwargs):
     """``07_cost_of_length``: block size → the online-softmax recurrence, step by step."""
-    from .explorers.cost import OnlineSoftmaxExplorer
+    from .explorers.cost_of_length import OnlineSoftmaxExplorer
 
     return OnlineSoftmaxExplorer(**kwargs)
 
 
 def sink_explorer(**kwargs):
     """``08_reading_attention``: sink strength and window size → bright first column, eviction damage."""
-    from .explorers.reading import SinkExplorer
+    from .explorers.reading_attention import SinkExplorer
 
     return SinkExplorer(**kwargs)
 
 
 def influence_explorer(**kwargs):
     """``08_reading_attention``: value size of the high-weight position → rank by weight vs influence."""
-    from .explorers.reading import InfluenceExplorer
+    from .explorers.reading_attention import InfluenceExplorer
 
     return InfluenceExplorer(**kwargs)
 
 
 def dilution_explorer(**kwargs):
     """``08_reading_attention``: margin Δ and length n (log, to 128K) → the relevant position's weight."""
-    from .explorers.reading import DilutionExplorer
+    from .explorers.reading_attention import DilutionExplorer
 
     return DilutionExplorer(**kwargs)
 
@@ -104,14 +105,14 @@ real_attention_explorer.needs_model = True  # tests skip it (outside CI) when th
 def learning_explorer(**kwargs):
     """``10_learning_to_attend``: training checkpoint slider and sentence picker → the last word's
     weights, the learned score table, the accuracy reached."""
-    from .explorers.training import LearningExplorer
+    from .explorers.learning_to_attend import LearningExplorer
 
     return LearningExplorer(**kwargs)
 
 
 def heads_explorer(**kwargs):
     """``11_heads_at_work``: a score and a rank → that head's pattern, scores and ablation effect."""
-    from .explorers.heads import HeadsExplorer
+    from .explorers.heads_at_work import HeadsExplorer
 
     return HeadsExplorer(**kwargs)
 
@@ -119,7 +120,7 @@ def heads_explorer(**kwargs):
 heads_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
 
 
-#: every explorer factory, for tests and ``make bench``
 def all_factories() -> dict:
+    """``{name: factory}`` of every explorer factory above, for the tests and ``make bench``."""
     return {name: obj for name, obj in globals().items()
             if name.endswith("_explorer") and callable(obj)}

@@ -9,6 +9,9 @@ attention time on this CPU (07_cost_of_length), and the time to build the site a
 (``make site``, ``make pdf``; target: both within 120 s). The last line has a fixed form:
 
 bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, import I s
+
+``--memory`` (``make bench-memory``) instead drives every explorer, each in a fresh process, through
+3,000 random moves and prints its RSS growth (limit: 30 MiB each; exit 1 if one is over).
 """
 from __future__ import annotations
 
@@ -156,6 +159,85 @@ def naive_growth_exponent() -> float:
     return growth_exponent(ns, [r["naive_s"] for r in rows])
 
 
+MEMORY_MOVES = 3000
+#: the most an explorer's process may grow over MEMORY_MOVES random moves (issue 23)
+MEMORY_LIMIT_MIB = 30.0
+
+MEMORY_SCRIPT = """
+import sys, time
+import numpy as np
+sys.path.insert(0, "tools")
+import matplotlib
+matplotlib.use("Agg")
+import helpers
+helpers.setup()
+from bench import random_value, rss_mib
+from helpers import widgets
+name, moves = sys.argv[1], int(sys.argv[2])
+explorer = widgets.all_factories()[name]()
+start = rss_mib()
+rng = np.random.default_rng(23)
+names = list(explorer.controls)
+times = []
+for _ in range(moves):
+    control = explorer.controls[names[int(rng.integers(len(names)))]]
+    value = random_value(control, rng)
+    t = time.perf_counter()
+    control.value = value
+    times.append((time.perf_counter() - t) * 1e3)
+end = rss_mib()
+caches = getattr(explorer, "cache_bytes", dict)()
+print(start, end, float(np.percentile(times, 95)), max(times), " ".join(f"{k}={v}" for k, v in caches.items()))
+"""
+
+
+def rss_mib() -> float:
+    """This process's resident memory now (VmRSS), MiB."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+
+def random_value(control, rng):
+    """A random value ``control`` can take now (its current options, or a step of its range)."""
+    options = getattr(control, "options", None)
+    if isinstance(control.value, bool):
+        return bool(rng.integers(2))
+    if options is not None:
+        values = [o[1] if isinstance(o, tuple) else o for o in options]
+        return values[int(rng.integers(len(values)))]
+    steps = int(round((control.max - control.min) / control.step))
+    return type(control.value)(round(control.min + int(rng.integers(steps + 1)) * control.step, 10))
+
+
+def bench_memory(moves: int = MEMORY_MOVES, only=()) -> bool:
+    """Every explorer in its own process, driven through ``moves`` random moves: RSS after building
+    it and after the moves (and the p95 and slowest move, and what its caches hold at the end).
+    True when none grew more than MEMORY_LIMIT_MIB."""
+    from helpers import widgets
+
+    ok = True
+    for name, factory in widgets.all_factories().items():
+        if only and name not in only:
+            continue
+        if getattr(factory, "needs_model", False):
+            from helpers import real_model
+
+            try:
+                real_model.find_gguf()
+            except real_model.ModelNotInstalled as exc:
+                print(f"{name:<28} skipped: {exc}")
+                continue
+        out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, name, str(moves)], capture_output=True,
+                             text=True, check=True, cwd=ROOT).stdout.split()
+        start, end, p95_ms, worst_ms = map(float, out[:4])
+        grew = end - start
+        ok &= grew <= MEMORY_LIMIT_MIB
+        print(f"{name:<28} {moves} moves  RSS {start:6.0f} → {end:6.0f} MiB  growth {grew:5.1f} MiB "
+              f"({'ok' if grew <= MEMORY_LIMIT_MIB else 'OVER'} ≤ {MEMORY_LIMIT_MIB:.0f})  p95 {p95_ms:5.1f} ms  "
+              f"slowest {worst_ms:6.1f} ms  caches {' '.join(out[4:])}", flush=True)
+    return ok
+
+
 SITE_PDF_TARGET_S = 120.0
 
 
@@ -181,7 +263,16 @@ def main():
     parser.add_argument("--skip-notebooks", action="store_true", help="do not time notebook execution")
     parser.add_argument("--skip-site", action="store_true", help="do not time the site and PDF builds")
     parser.add_argument("--only-site", action="store_true", help="time only the site and PDF builds")
+    parser.add_argument("--memory", action="store_true",
+                        help=f"only the memory bench: every explorer, {MEMORY_MOVES} random moves, RSS growth")
+    parser.add_argument("--moves", type=int, default=MEMORY_MOVES, help="moves per explorer for --memory")
+    parser.add_argument("--explorer", action="append", default=[], help="--memory: only this factory (repeatable)")
     args = parser.parse_args()
+    if args.memory:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        sys.exit(0 if bench_memory(args.moves, args.explorer) else 1)
     if args.only_site:
         bench_site()
         return

@@ -3,7 +3,7 @@
 
 Usage: python tools/build_cjk_font.py [SOURCE.ttc|SOURCE.otf]
 Default source: Debian's fonts-noto-cjk (/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc).
-Needs fontTools. Writes helpers/fonts/AttnLabSansSC-Regular.otf.
+Needs fontTools. Writes helpers/render/fonts/AttnLabSansSC-Regular.otf.
 
 The subset is a Modified Version under the SIL OFL 1.1, so it is renamed (no Reserved Font Name
 "Source"; the "Noto" trademark is not used either). The licence sits next to the font (OFL.txt).
@@ -17,7 +17,7 @@ from fontTools.ttLib import TTCollection, TTFont
 FAMILY = "AttnLab Sans SC"
 POSTSCRIPT = "AttnLabSansSC-Regular"
 DEFAULT_SOURCE = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
-OUT = Path(__file__).resolve().parent.parent / "helpers" / "fonts" / f"{POSTSCRIPT}.otf"
+OUT = Path(__file__).resolve().parent.parent / "helpers" / "render" / "fonts" / f"{POSTSCRIPT}.otf"
 
 
 def gb2312_characters():

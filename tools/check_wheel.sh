@@ -16,7 +16,7 @@ if grep -n -i -E "deprecat|absent from the .packages|license.*(table|classifier)
 fi
 wheel=$(ls "$work"/dist/*.whl)
 listing=$("$work/build-venv/bin/python" -m zipfile -l "$wheel")
-for want in helpers/fonts/AttnLabSansSC-Regular.otf helpers/fonts/OFL.txt licenses/LICENSE licenses/helpers/fonts/OFL.txt \
+for want in helpers/render/fonts/AttnLabSansSC-Regular.otf helpers/render/fonts/OFL.txt licenses/LICENSE licenses/helpers/render/fonts/OFL.txt \
             helpers/model_requirement.txt helpers/notebooks/00_index.ipynb helpers/notebooks/11_heads_at_work.ipynb; do
   grep -q "$want" <<<"$listing" || { echo "wheel-check: $want missing from $(basename "$wheel")"; exit 1; }
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Re-execute notebooks in place so their stored outputs are refreshed (``make outputs``).
 
-    python tools/execute_notebooks.py [--no-write] [--refresh-timing] [notebooks/NAME.ipynb ...]   (default: all)
+    python tools/execute_notebooks.py [--no-write] [--refresh-timing] [notebooks/NAME.ipynb ...]
+    (default: every notebook of tools/series.py, in reading order)
 
 ``--no-write`` only checks that every cell runs without error (``make test-compat``).
 
@@ -10,7 +11,7 @@ running twice on an unchanged tree leaves ``git diff`` empty:
 
 - no timing metadata and no widget state (its model ids are random on every run);
 - each explorer's output keeps its static picture and hint but not the widget view, whose model
-  id would be random and which no reader without a kernel can render (see ``helpers.explorer``);
+  id would be random and which no reader without a kernel can render (see ``helpers.render.explorer``);
 - PNGs carry no software metadata (``helpers.display``);
 - consecutive pieces of a cell's printed output are joined (the kernel splits them by timing);
 - a cell marked ``# timing`` (machine-dependent numbers) keeps its previous outputs when the new
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from series import NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -98,7 +100,7 @@ def main(argv):
     write = "--no-write" not in argv
     refresh = "--refresh-timing" in argv
     names = [a for a in argv if not a.startswith("--")]
-    paths = [Path(a) for a in names] or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    paths = [Path(a) for a in names] or [ROOT / "notebooks" / f"{name}.ipynb" for name in NOTEBOOKS]
     for path in paths:
         print(f"{path.name}: executed in {execute(path, write, refresh):.1f} s{'' if write else ' (not saved)'}",
               flush=True)

@@ -7,6 +7,11 @@
                                       (jupytext --update: outputs and cell ids are kept)
     python tools/notebooks.py check   exit 1 if a source lacks the shared header or footer, a pair
                                       is out of sync, or a file is missing from tools/series.py
+    python tools/notebooks.py new NN_slug [--title 标题]
+                                      a new notebook from notebook_sources/_template.md, with its
+                                      stubs, its test file and its place in the lists (tools/scaffold.py)
+
+Sources whose name starts with ``_`` (the template) are not notebooks: every tool here skips them.
 
 Every notebook is a jupytext pair (``jupytext.toml``): ``notebook_sources/NAME.md`` (MyST Markdown,
 what is reviewed) and ``notebooks/NAME.ipynb`` (with stored outputs). Cell 0 is the notebook's
@@ -204,7 +209,7 @@ def sync(name: str) -> None:
 
 def problems() -> list:
     found = []
-    have_src = sorted(p.stem for p in SRC.glob("*.md"))
+    have_src = sorted(p.stem for p in SRC.glob("*.md") if not p.name.startswith("_"))  # _template.md
     have_nb = sorted(p.stem for p in OUT.glob("*.ipynb"))
     for stem in sorted(set(have_src) | set(have_nb)):
         if stem not in NOTEBOOKS:
@@ -236,7 +241,28 @@ def problems() -> list:
     return found
 
 
+def new(argv) -> int:
+    """``new NN_slug [--title 标题]``: write the notebook's files (tools/scaffold.py), then pair it and
+    its neighbours (their footers change) in a fresh process, which reads the new tools/series.py."""
+    import scaffold
+
+    if not argv or argv[0].startswith("--"):
+        raise SystemExit("usage: python tools/notebooks.py new NN_slug [--title 标题]")
+    title = argv[argv.index("--title") + 1] if "--title" in argv[1:-1] else None
+    written = scaffold.new(argv[0], title, NOTEBOOKS)
+    order = sorted([*NOTEBOOKS, argv[0]])
+    i = order.index(argv[0])
+    touched = [n for n in dict.fromkeys([order[0], *order[max(i - 1, 0): i + 2]])]
+    subprocess.run([sys.executable, __file__, "sync", *touched], check=True)
+    for path in written:
+        print(f"wrote {path}")
+    print(f"paired {', '.join(touched)}; next: make outputs NB={argv[0]}, then make test")
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["new"]:
+        return new(argv[1:])
     if not argv or argv[0] not in ("fix", "sync", "check"):
         raise SystemExit(__doc__)
     if argv[0] in ("fix", "sync"):

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from series import NOTEBOOKS  # noqa: E402
 
-EXTRA = ["README.md", "LICENSE", "helpers/fonts/OFL.txt"]
+EXTRA = ["README.md", "LICENSE", "helpers/render/fonts/OFL.txt"]
 EPOCH = (1980, 1, 1, 0, 0, 0)
 
 

@@ -43,7 +43,7 @@ def print_font(single: Path) -> Path:
     parser = Text()
     parser.feed((single / "index.html").read_text(encoding="utf-8"))
     chars = parser.chars | {chr(c) for c in range(0x20, 0x7F)}
-    source = next((site_build.ROOT / "helpers" / "fonts").glob("*.otf"))
+    source = next((site_build.ROOT / "helpers" / "render" / "fonts").glob("*.otf"))
     font = TTFont(source)
     options = subset.Options()
     options.name_IDs = ["*"]

@@ -1,1 +1,2 @@
-"""Live explorers, one module per notebook; created through :mod:`helpers.widgets`."""
+"""Live explorers, one module per notebook (``helpers/explorers/<notebook>.py``); created through
+:mod:`helpers.widgets`."""

@@ -1,50 +1,14 @@
-"""The small explorer of ``00_index``: turn 申请's query, watch its four weights move."""
+"""``00_index``: the small explorer of the index: turn 申请's query, watch its four weights move."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import example
 from ..attention import scaled_dot_product_attention
-from ..display import fmt, fmt_vec
-from ..explorer import Explorer
-from ..palette import ACCENT, BASE
-from ..panels import BarPanel
-
-
-def query_slider(description: str, value: float):
-    """A slider for one component of a 2-dim query (shared by 00 and 03)."""
-    import ipywidgets as widgets
-
-    from ..validation import finite_scalar, text
-
-    text("description", description)
-    value = finite_scalar("value", value, low=-3.0, high=3.0)
-    return widgets.FloatSlider(value=value, min=-3.0, max=3.0, step=0.1, description=description,
-                               continuous_update=True, readout_format=".1f")
-
-
-def weights_html(tokens, weights, *, css_class="weights") -> str:
-    """``年 0.179 · 假 0.735 …`` as HTML with one span per token (the browser test reads it)."""
-    from ..validation import as_real_array, text
-
-    if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
-        raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")
-    weights = as_real_array("weights", weights, shape=(len(tokens),))
-    text("css_class", css_class)
-    parts = [f'<span class="{css_class}-{i}">{tok} {fmt(w)}</span>'
-             for i, (tok, w) in enumerate(zip(tokens, weights))]
-    return " · ".join(parts)
-
-
-def highlight_largest(bars: BarPanel, weights) -> None:
-    """Colour the bar of the largest weight orange (every bar, when several tie) and the others
-    green (shared by 00 and 03)."""
-    from ..validation import as_real_array, instance
-
-    instance("bars", bars, BarPanel)
-    w = as_real_array("weights", weights, shape=(len(bars.bars),))
-    for bar, top in zip(bars.bars, w >= w.max() - 1e-12):
-        bar.set_color(ACCENT if top else BASE)
+from ..render.controls import query_slider, weights_html
+from ..render.explorer import Explorer
+from ..render.format import fmt_vec
+from ..render.panels import BarPanel, highlight_largest
 
 
 class QueryWeightsExplorer(Explorer):

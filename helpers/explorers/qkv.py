@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
-from ..display import fmt_vec
-from ..explorer import Explorer
-from ..palette import QKV_COLORS
-from ..panels import VectorPanel
+from ..render.explorer import Explorer
+from ..render.format import fmt_vec
+from ..render.palette import QKV_COLORS
+from ..render.panels import VectorPanel
 
 
 class QKVExplorer(Explorer):

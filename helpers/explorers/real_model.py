@@ -5,18 +5,20 @@ from functools import cached_property
 
 import numpy as np
 
-from ..display import fmt
-from ..explorer import Explorer
-from ..figures.reading import future_masked
 from ..figures.real_model import attention_map
+from ..render.explorer import Explorer
+from ..render.format import fmt
+from ..render.panels import future_masked
 
 
 class RealAttentionExplorer(Explorer):
+    """Layer and head sliders → SmolLM2-135M's attention weights on a fixed text (loads the model)."""
+
     figsize = (5.4, 5.0)
 
     def __init__(self, text: str | None = None, **kwargs):
         from .. import real_model, texts
-        from ..validation import text as check_text
+        from ..render.validation import text as check_text
 
         if text is not None:
             check_text("text", text)

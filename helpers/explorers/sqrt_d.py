@@ -6,10 +6,10 @@ from functools import cached_property
 import numpy as np
 
 from ..attention import softmax
-from ..display import fmt
-from ..explorer import Explorer
-from ..palette import BASE, MUTED
-from ..scaling import D_STEPS, ScorePool, jacobian_norms
+from ..render.explorer import Explorer
+from ..render.format import fmt
+from ..render.palette import BASE, MUTED
+from ..scaling import D_STEPS, ScorePool, jacobian_norms, mean_largest_weight
 
 BINS = 30
 TOP = 10
@@ -27,6 +27,8 @@ def _settings_title(state) -> str:
 
 
 class SqrtDExplorer(Explorer):
+    """d (log steps), n and the 1/√d switch → the score histogram and the largest weights of a row."""
+
     figsize = (6.6, 2.6)
 
     @cached_property
@@ -43,9 +45,7 @@ class SqrtDExplorer(Explorer):
         }
 
     def compute(self, d, n, scaled):
-        scores = self.pool.scores(n, d)
-        if scaled:
-            scores = scores / np.sqrt(d)
+        scores = self.pool.scores(n, d, scaled=scaled)
         weights = softmax(scores)
         first = np.sort(weights[0])[::-1]
         top = np.zeros(TOP)
@@ -57,7 +57,7 @@ class SqrtDExplorer(Explorer):
         return {
             "d": d, "n": n, "scaled": scaled,
             "score_std": float(np.std(scores)),
-            "mean_max": float(weights.max(axis=-1).mean()),
+            "mean_max": mean_largest_weight(weights),
             "jacobian": float(jacobian_norms(weights).mean()),
             "share": counts / max(1, counts.sum()),  # fraction of the scores in each bin
             "edges": edges / span,  # bin edges on the axis's −1…1 scale

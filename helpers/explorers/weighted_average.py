@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
-from ..display import fmt, fmt_vec
-from ..explorer import Explorer
-from ..panels import BarPanel
+from ..render.controls import weights_html
+from ..render.explorer import Explorer
+from ..render.format import fmt, fmt_vec
+from ..render.panels import BarPanel
 from ..weighting import normalise_weights, weighted_average
-from .index import weights_html
 
 
 class WeightedAverageExplorer(Explorer):

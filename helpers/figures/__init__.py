@@ -1,1 +1,1 @@
-"""Figures made for one notebook each (gathered under :mod:`helpers.plots`)."""
+"""Figures, one module per notebook (``helpers/figures/<notebook>.py``), gathered by :mod:`helpers.plots`."""

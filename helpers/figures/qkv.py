@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import fmt_vec, new_figure
-from ..palette import BASE, QKV_COLORS, REFERENCE
+from ..render.format import fmt_vec
+from ..render.palette import BASE, QKV_COLORS, REFERENCE
+from ..render.png import new_figure
 
 #: where each key's name goes around its tip (offset in points), so names on one line do not meet
 _OFFSETS = ((0, 8), (0, -9), (8, 0), (-8, -8))

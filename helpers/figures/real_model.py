@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..panels import matrix_mesh
-from .reading import future_masked, masked_viridis
+from ..render.panels import future_masked, masked_viridis, matrix_mesh
+from ..render.png import new_figure
 
 
 def attention_map(ax, weights, labels, *, title=""):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..palette import ACCENT, BASE, MUTED, REFERENCE
+from ..render.palette import ACCENT, BASE, MUTED, REFERENCE
+from ..render.png import new_figure
 
 
 def std_vs_d_figure(ds, stds):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..display import new_figure
-from ..palette import BASE, REFERENCE
+from ..render.palette import BASE, REFERENCE
+from ..render.png import new_figure
 
 
 def fixed_vs_content_figure(results):

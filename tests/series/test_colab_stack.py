@@ -8,13 +8,10 @@ named with both versions. Skips (with the reason) without a package index or a P
 """
 import json
 import re
-import sys
 
 import pytest
-from support.venvs import ROOT, built_wheels, cached_venv, need_index, need_python, run, wheel_of
-
-sys.path.insert(0, str(ROOT / "tools"))
-from colab_snapshot import canonical, read_snapshot  # noqa: E402
+from colab_snapshot import canonical, read_snapshot
+from venvs import ROOT, built_wheels, cached_venv, need_index, need_python, run, wheel_of
 
 pytestmark = pytest.mark.slow
 SNAPSHOT = ROOT / "requirements" / "colab.txt"

@@ -17,7 +17,7 @@ import sys
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from support.venvs import (
+from venvs import (
     ROOT,
     built_wheels,
     cached_venv,
@@ -29,8 +29,7 @@ from support.venvs import (
     third_party_requirements,
 )
 
-sys.path.insert(0, str(ROOT / "tools"))
-from notebooks import package_version  # noqa: E402
+from notebooks import package_version
 
 pytestmark = pytest.mark.slow
 NOTEBOOKS = ["00_index", "09_real_model"]

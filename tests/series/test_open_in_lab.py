@@ -12,20 +12,16 @@ kernelspec is the one JupyterLab writes on open (ipykernel's display name).
 """
 import json
 import os
-import sys
 import time
 import urllib.error
 import urllib.request
 
 import nbformat
 import pytest
-from support.venvs import ROOT
-
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tools"))
-from browser_lab import CHROMIUM, CHROMIUM_ARGS, TOKEN, LabServer, NotebookPage  # noqa: E402
-from execute_notebooks import stabilise  # noqa: E402
-from series import NOTEBOOKS  # noqa: E402
+from browser_lab import CHROMIUM, CHROMIUM_ARGS, TOKEN, LabServer, NotebookPage
+from execute_notebooks import stabilise
+from series import NOTEBOOKS
+from venvs import ROOT
 
 pytestmark = pytest.mark.slow
 HOUR = 3600.0

@@ -2,24 +2,22 @@
 that fit the cell's width, one version, dependencies Colab's snapshot satisfies, isal only where it
 has wheels. (The installs themselves: test_colab_stack, test_install_from_index, test_wheel_notebooks.)"""
 import re
-import sys
 import unicodedata
 
 import nbformat
 import pytest
 from packaging.markers import Marker
 from packaging.requirements import Requirement
-from support.venvs import ROOT
+from venvs import ROOT
 
 try:
     import tomllib
 except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
     tomllib = pytest.importorskip("tomli")
-sys.path.insert(0, str(ROOT / "tools"))
-from colab_snapshot import read_snapshot  # noqa: E402
-from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
+from colab_snapshot import read_snapshot
+from series import NOTEBOOKS, REAL_MODEL
 
-import notebooks as nbtool  # noqa: E402
+import notebooks as nbtool
 
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

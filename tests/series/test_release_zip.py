@@ -3,14 +3,11 @@ it is the same bytes every time."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import zipfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import release_zip  # noqa: E402
-from series import NOTEBOOKS  # noqa: E402
+import release_zip
+from paths import ROOT
+from series import NOTEBOOKS
 
 
 def test_zip_holds_the_notebooks_readme_and_licences(tmp_path):
@@ -18,7 +15,7 @@ def test_zip_holds_the_notebooks_readme_and_licences(tmp_path):
     top = f"attention-lab-notebooks-{release_zip.version()}/"
     with zipfile.ZipFile(out) as zf:
         names = zf.namelist()
-        want = [f"notebooks/{n}.ipynb" for n in NOTEBOOKS] + ["README.md", "LICENSE", "helpers/fonts/OFL.txt"]
+        want = [f"notebooks/{n}.ipynb" for n in NOTEBOOKS] + ["README.md", "LICENSE", "helpers/render/fonts/OFL.txt"]
         assert names == sorted(top + w for w in want)
         for rel in want:  # byte for byte what the repository has: the stored outputs included
             assert zf.read(top + rel) == (ROOT / rel).read_bytes(), rel

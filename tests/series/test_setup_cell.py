@@ -6,12 +6,9 @@ import sys
 
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
-from support.venvs import ROOT
+from series import REAL_MODEL
 
-sys.path.insert(0, str(ROOT / "tools"))
-from series import REAL_MODEL  # noqa: E402
-
-import notebooks as nbtool  # noqa: E402
+import notebooks as nbtool
 
 PLAIN, REAL = "00_index", sorted(REAL_MODEL)[0]
 VERSION = nbtool.package_version()

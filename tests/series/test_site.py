@@ -20,18 +20,14 @@ import os
 import re
 import struct
 import subprocess
-import sys
 import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
 
+import chromium
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tools" / "site"))
-import chromium  # noqa: E402
-from series import NOTEBOOKS  # noqa: E402
+from paths import ROOT
+from series import NOTEBOOKS
 
 pytestmark = pytest.mark.slow
 REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
@@ -81,7 +77,7 @@ def site(work) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     """One headless Chromium for this module, closed at its end: playwright's sync API allows one
-    running at a time per thread, and tests/test_browser.py starts its own."""
+    running at a time per thread, and tests/series/test_browser.py starts its own."""
     require(chromium.missing())
     with chromium.browser() as b:
         yield b

@@ -12,10 +12,8 @@ import subprocess
 import sys
 
 import pytest
-from support.venvs import ROOT, built_wheels, cached_venv, overlay_venv, pip_env, run, third_party_requirements
-
-sys.path.insert(0, str(ROOT / "tools"))
-from series import NOTEBOOKS  # noqa: E402
+from series import NOTEBOOKS
+from venvs import ROOT, built_wheels, cached_venv, overlay_venv, pip_env, run, third_party_requirements
 
 pytestmark = pytest.mark.slow
 CHOSEN = os.environ.get("ATTENTION_LAB_COPYOUT_NBVAL", "00_index 05_causal_mask")

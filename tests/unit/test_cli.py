@@ -5,12 +5,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
+from series import NOTEBOOKS
 
 from helpers import cli
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from series import NOTEBOOKS  # noqa: E402
 
 
 def run(capsys, *argv):

@@ -42,7 +42,8 @@ suppress_warnings = ["mystnb.unknown_mime_type"]
 html_theme = "sphinx_book_theme"
 html_title = "注意力实验室"
 # the series' bundled CJK font (and its licence) is the last fallback of the font stack
-html_static_path = ["static", str(HERE.parent.parent / "helpers" / "fonts")]
+FONTS = HERE.parent.parent / "helpers" / "render" / "fonts"
+html_static_path = ["static", str(FONTS / "AttnLabSansSC-Regular.otf"), str(FONTS / "OFL.txt")]
 html_css_files = ["attnlab.css"]
 html_favicon = "static/favicon.svg"
 html_js_files = []

@@ -1,0 +1,100 @@
+"""``03_hand_calculation``: every step of 申请's row, live; sliders for q and any token's k, v."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import example
+from ..render.controls import query_slider, weights_html
+from ..render.explorer import Explorer
+from ..render.format import fmt, fmt_vec
+from ..render.palette import PART_COLORS
+from ..render.panels import BarPanel, VectorPanel, highlight_largest
+
+
+class HandCalculationExplorer(Explorer):
+    """q of 申请 (2 sliders) and k, v of the token picked in the dropdown (4 sliders)."""
+
+    figsize = (7.0, 3.3)
+
+    def __init__(self, **kwargs):
+        qkv = example.running_qkv()
+        self.original_k, self.original_v = qkv.k, qkv.v
+        self.k, self.v = qkv.k.copy(), qkv.v.copy()
+        self.token = example.query_index("假")
+        super().__init__(**kwargs)
+
+    def make_controls(self):
+        q = example.running_qkv().q[example.query_index()]
+        t = example.query_index("假")
+        controls = {
+            "q1": query_slider("q[0]", float(q[0])), "q2": query_slider("q[1]", float(q[1])),
+            "k1": query_slider("k[0]", float(self.k[t, 0])), "k2": query_slider("k[1]", float(self.k[t, 1])),
+            "v1": query_slider("v[0]", float(self.v[t, 0])), "v2": query_slider("v[1]", float(self.v[t, 1])),
+        }
+        # the k/v sliders edit the picked token's row: each writes its component there when it moves
+        # (these observers run before the update), so compute_args only reads
+        for name in ("k1", "k2", "v1", "v2"):
+            controls[name].observe(self._editor(name[0], int(name[1]) - 1), names="value")
+        return controls
+
+    def _editor(self, which: str, column: int):
+        """An observer writing a k or v slider's new value into the picked token's row."""
+        def edit(change):
+            getattr(self, which)[self.token, column] = change["new"]
+        return edit
+
+    def make_actions(self):
+        import ipywidgets as widgets
+
+        picker = widgets.Dropdown(options=list(example.TOKENS), value="假", description="改 k、v：")
+        picker.observe(self._pick_token, names="value")
+        reset = widgets.Button(description="恢复文章数字")
+        reset.on_click(lambda _button: self.reset())
+        return {"token": picker, "reset": reset}
+
+    def _pick_token(self, change):
+        self.token = example.query_index(change["new"])
+        t = self.token
+        self.set(k1=float(self.k[t, 0]), k2=float(self.k[t, 1]), v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
+
+    def reset(self):
+        """Back to the article's numbers (the reset button)."""
+        self.k, self.v = self.original_k.copy(), self.original_v.copy()
+        q = example.running_qkv().q[example.query_index()]
+        t = self.token
+        self.set(q1=float(q[0]), q2=float(q[1]), k1=float(self.k[t, 0]), k2=float(self.k[t, 1]),
+                 v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
+
+    def compute_args(self):
+        """q from its sliders, every token's k and v rows (the picked one as its sliders edited it)."""
+        values = self.values
+        return {"q": (values["q1"], values["q2"]),
+                "k": tuple(map(tuple, self.k.tolist())), "v": tuple(map(tuple, self.v.tolist()))}
+
+    def compute(self, q, k, v):
+        return example.hand_row(np.array(q), np.array(k), np.array(v))
+
+    def build(self, fig):
+        ax_w, ax_v = fig.subplots(1, 2)
+        self.bars = BarPanel(ax_w, example.TOKENS, np.zeros(4), title="权重 w = softmax(q·k/√2)", highlight=1,
+                             xlabel="位置（token）", ylabel="权重")
+        labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
+        # v sliders span −3…3 and the parts sum with weights ≤ 1: every point stays within ±3
+        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=3.3,
+                                   title="按权重把 v 首尾相接", chain=True, legend=True, legend_loc="lower left")
+        self.animate(*self.bars.artists, *self.vectors.artists)
+
+    def draw(self, row):
+        self.bars.update(row.weights)
+        highlight_largest(self.bars, row.weights)
+        self.vectors.update(np.vstack([row.parts, row.output]))
+
+    def describe(self, row):
+        lines = [
+            f"点积 q·k：{fmt_vec(row.dots)}",
+            f"÷√2：{fmt_vec(row.scores)}",
+            f"e^s：{fmt_vec(row.exps)}，合计 {fmt(row.total)}",
+            "权重：" + weights_html(example.TOKENS, row.weights),
+            f'输出：<span class="output">{fmt_vec(row.output)}</span>',
+        ]
+        return "<br>".join(lines)

@@ -1,0 +1,109 @@
+"""``11_heads_at_work``: its figures — score maps, head patterns, copy losses.
+
+:class:`PatternPanel` draws one head's pattern on a repeated sequence; the static figure and the
+explorer (:mod:`helpers.explorers.heads`) share it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..heads import SCORE_LABELS, SCORES, top_heads
+from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, WHITE
+from ..render.panels import matrix_mesh
+from ..render.png import new_figure
+from ..render.validation import positive_int
+
+
+def score_maps_figure(scores: dict, *, top: int = 3):
+    """Three layer × head maps (layers across, as in ``09``), the top ``top`` heads numbered."""
+    fig = new_figure(7.6, 6.4)
+    axes = fig.subplots(len(SCORES), 1)
+    for ax, name in zip(axes, SCORES):
+        m = np.asarray(scores[name], dtype=float)
+        image = ax.imshow(m.T, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+        for rank, (layer, head) in enumerate(top_heads(m, top), start=1):
+            ax.text(layer, head, str(rank), ha="center", va="center", fontsize=9,
+                    color=BLACK if m[layer, head] > 0.6 else WHITE)
+        ax.set_title(f"分数：{SCORE_LABELS[name]}（数字 = 名次）", fontsize=10)
+        ax.set_ylabel("头")
+        ax.set_yticks(range(m.shape[1]))
+        ax.set_xticks(range(0, m.shape[0], 2))
+        ax.set_xlabel("层")
+    fig.colorbar(image, ax=list(axes), fraction=0.03, label="平均权重（0–1）")
+    return fig
+
+
+class PatternPanel:
+    """One head's weights on ``[first] + r + r``; dashed lines mark where the second copy starts.
+
+    With ``labels`` (one token string per position) every row is labelled — even rows on the
+    left, odd rows on the right, so each label has two rows of room at a legible font size —
+    and every ``every``-th column; with an even ``length`` and ``every = 2`` both copies show
+    the same tokens under the columns, so the repeat stays readable."""
+
+    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2):
+        n = 2 * length + 1
+        every = positive_int("every", every)
+        self.ax = ax
+        self.image = matrix_mesh(ax, np.zeros((n, n)))  # vector cells: redraws fast at 2× density
+        self.lines = [ax.axvline(length + 0.5, color=WHITE, lw=0.8, ls="--"),
+                      ax.axhline(length + 0.5, color=WHITE, lw=0.8, ls="--")]
+        if labels is None:
+            ticks = range(0, n, 8)
+            ax.set_xticks(ticks)
+            ax.set_yticks(ticks)
+        else:
+            if len(labels) != n:
+                raise ValueError(f"labels must name all 2·length + 1 = {n} positions, got {len(labels)}")
+            ax.set_xticks(range(0, n, every), [labels[i] for i in range(0, n, every)], rotation=90)
+            ax.set_yticks(range(0, n, 2), [labels[i] for i in range(0, n, 2)])
+            right = ax.secondary_yaxis("right")
+            right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
+            self.right = right
+        ax.set_xlabel("被看的位置（键）")
+        ax.set_ylabel("提问的位置（查询）")
+        self.title = ax.set_title(title, fontsize=9)
+
+    def update(self, pattern, title=None):
+        self.image.set_array(np.asarray(pattern, dtype=float))
+        if title is not None:
+            self.title.set_text(title)
+
+
+def patterns_figure(patterns, titles, length: int):
+    """Several heads' patterns side by side (the top head of each score)."""
+    fig = new_figure(3.0 * len(patterns) + 0.6, 3.4)
+    axes = np.atleast_1d(fig.subplots(1, len(patterns)))
+    for ax, pattern, title in zip(axes, patterns, titles):
+        panel = PatternPanel(ax, length, title=title)
+        panel.update(pattern)
+    fig.colorbar(panel.image, ax=list(axes), fraction=0.02, label="权重")
+    return fig
+
+
+def copy_loss_figure(curves: dict, length: int):
+    """Per-token loss along the repeated sequence, one line per condition (``{label: (2T,)}``);
+    x is the position of the predicted token. The first curve is the reference (dashed, thick,
+    drawn on top, so a curve that follows it stays visible); grey bands mark the first token of
+    each copy, which :func:`helpers.heads.copy_losses` leaves out of the averages."""
+    fig = new_figure(7.0, 4.0)
+    ax = fig.add_subplot()
+    x = np.arange(1, 2 * length + 1)
+    for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, MID_GREY))):
+        style = dict(ls="--", lw=2.4, zorder=4, ms=4) if i == 0 else dict(lw=1.4, zorder=3, ms=3)
+        ax.plot(x, curve, marker="o", color=color, label=label, **style)
+    for j, pos in enumerate((1, length + 1)):
+        ax.axvspan(pos - 0.4, pos + 0.4, color=LIGHT_GREY, zorder=1,
+                   label="每遍第一个 token：不计入平均" if j == 0 else None)
+    ax.axvline(length + 0.5, color=BLACK, lw=0.8, ls="--")
+    top = max(float(np.max(c)) for c in curves.values())
+    ax.set_ylim(0, top * 1.15)
+    ax.set_xlim(0.3, 2 * length + 0.7)
+    ax.text(length / 2 + 0.5, top * 1.07, "第一遍", ha="center")
+    ax.text(1.5 * length + 0.5, top * 1.07, "第二遍（重复）", ha="center")
+    ax.set_xlabel("被预测的 token 的位置")
+    ax.set_ylabel("损失（nats / token）")
+    # below the axes: inside, its long labels would cross the dashed line between the two copies
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig

@@ -1,0 +1,21 @@
+"""The plumbing wing: everything the notebooks run on but no notebook teaches.
+
+A learner reads the lesson modules at the top level of ``helpers`` (``helpers.attention``,
+``helpers.layer``, ``helpers.training`` …); the code here only makes the series work the same way
+everywhere, so it is kept out of their way:
+
+- arguments and answers: :mod:`~helpers.render.validation` (every public function's argument
+  checks), :mod:`~helpers.render.answers` (reading a learner's typed answers);
+- numbers and pictures: :mod:`~helpers.render.format` (numbers as text), :mod:`~helpers.render.png`
+  (figures as PNG bytes), :mod:`~helpers.render.palette`, :mod:`~helpers.render.style`,
+  :mod:`~helpers.render.fonts` (the bundled Chinese font), :mod:`~helpers.render.panels` (generic
+  figure pieces);
+- live explorers: :mod:`~helpers.render.explorer` (the pattern), :mod:`~helpers.render.controls`
+  (controls and readouts several explorers share), :mod:`~helpers.render.text_stamps`,
+  :mod:`~helpers.render.memo` (caches bounded by bytes), :mod:`~helpers.render.threads`.
+
+Its base modules (validation, format, palette, style, fonts, threads) import nothing else from
+``helpers``, so lesson modules may use them; the others sit above the lessons. The faces
+(``helpers.display``, ``helpers.plots``, ``helpers.widgets``, ``helpers.exercises``) gather what
+the notebooks call; nothing here imports a face. See CONTRIBUTING.md, "where things are".
+"""

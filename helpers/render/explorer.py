@@ -1,0 +1,340 @@
+"""The explorer pattern behind every live control in the series.
+
+An :class:`Explorer` builds its controls and its figure once. When a control changes it
+recomputes only the state (memoised per combination of control values), updates the existing
+artists in place and re-renders one small PNG into an ``ipywidgets.Image``. Its update path runs
+without a frontend: set ``explorer.controls[name].value`` (or call :meth:`Explorer.set`) and
+read ``explorer.state`` / ``explorer.readout.value`` back, which is what the widget tests and
+``make bench`` do. Only APIs shared by ipywidgets 7.7 (Colab) and 8 are used.
+
+``naive=True`` builds a new figure on every move instead; it exists so the benchmark can
+compare the two ways in one run.
+
+Bad values never reach :meth:`Explorer.compute`: :meth:`Explorer.set` refuses a value outside a
+control's range or options with a ``ValueError`` naming the control, and a NaN typed into a
+float control directly (``FloatSlider`` lets NaN through) is put back to the previous value, so
+an explorer never shows NaN.
+
+Displaying an explorer (the last line of a widget cell) sends one raw MIME bundle: the widget view,
+a static PNG of the initial figure with a one-line hint drawn into it, and the hint as text. A
+running kernel's frontend (trusted output) renders the live widget; an unrun notebook in
+JupyterLab (untrusted: only "safe" renderers, so the PNG wins), GitHub and nbviewer (no widget
+state) show the picture. ``tools/execute_notebooks.py`` stores only the picture and the text.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+from .memo import ByteLRU
+from .palette import BAND_GREY, TEXT_GREY
+from .png import DPI, display_width, figure_png, new_figure, rgba_png
+from .text_stamps import TextStamps
+from .threads import one_blas_thread
+from .validation import boolean, choice, finite_scalar, integer
+
+#: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
+STATIC_HINT = "静态预览 · 运行本单元格后可拖动控件"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+class Explorer:
+    """Base class: subclasses define ``make_controls``, ``compute``, ``build`` and ``draw``."""
+
+    #: figure size in inches
+    figsize = (6.0, 2.8)
+    #: bytes of computed states and their PNGs to remember (least recently shown go first)
+    memo_bytes = 8 * 2 ** 20
+    #: bytes of background pictures to remember (one per static look, see :meth:`invalidate_background`)
+    background_bytes = 32 * 2 ** 20
+    #: stamp animated text from :class:`~helpers.render.text_stamps.TextStamps` (False: matplotlib draws
+    #: every string, as the figure check in the tests needs to see them)
+    text_stamps = True
+
+    def __init__(self, *, naive: bool = False):
+        import ipywidgets as widgets
+
+        self.naive = boolean("naive", naive)
+        self.controls = self.make_controls()
+        self.actions = self.make_actions()
+        self.readout = widgets.HTML()
+        # rendered at RENDER_DPI, shown at DPI: half the PNG's pixel width (set after the first render)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(
+            width=f"{int(self.figsize[0] * DPI)}px", height="auto"))
+        self.renders = 0
+        self.state = None
+        self.png = b""
+        self._cache = ByteLRU(self.memo_bytes)
+        self._holds = 0
+        self._animated: list = []
+        self._background = None
+        self._background_key = None
+        self._backgrounds = ByteLRU(self.background_bytes)
+        self.fig = None
+        if not naive:
+            self.fig = new_figure(*self.figsize)
+            self._stamps = TextStamps(self.fig.dpi)
+            self.build(self.fig)
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.widget = widgets.VBox(self.layout_children())
+        self.update()
+        if not naive:
+            self._warm_backgrounds()
+        self.image.layout.width = f"{display_width(self.png)}px"
+
+    # ---- to implement ---------------------------------------------------------------------
+    def make_controls(self) -> dict:
+        """Return ``{name: widget}``; each widget's ``value`` feeds :meth:`compute`."""
+        raise NotImplementedError
+
+    def make_actions(self) -> dict:
+        """Optional extra widgets (buttons, pickers) that act by calling :meth:`set`."""
+        return {}
+
+    def compute_args(self) -> dict:
+        """Arguments for :meth:`compute`; by default the control values (must be hashable to cache).
+        Reads the explorer and changes nothing: it runs on every update, memoised or not."""
+        return self.values
+
+    def compute(self, **values):
+        """Pure function of the control values; returns the state the figure and text show."""
+        raise NotImplementedError
+
+    def build(self, fig) -> None:
+        """Create the axes and artists once (store them on ``self``)."""
+        raise NotImplementedError
+
+    def draw(self, state) -> None:
+        """Update the artists made in :meth:`build` to show ``state``."""
+        raise NotImplementedError
+
+    def describe(self, state) -> str:
+        """HTML for the readout under the controls (numbers formatted explicitly)."""
+        return ""
+
+    def layout_children(self) -> list:
+        import ipywidgets as widgets
+
+        row = list(self.actions.values()) + list(self.controls.values())
+        return [widgets.HBox(row, layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
+
+    # ---- machinery --------------------------------------------------------------------------
+    @property
+    def values(self) -> dict:
+        """``{control name: its value}`` now."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    @contextlib.contextmanager
+    def holding(self):
+        """Inside ``with explorer.holding():`` control changes do not update the picture (an observer
+        that moves another control, :meth:`set` setting several); whoever holds calls :meth:`update`
+        afterwards if the picture must follow. Holds nest."""
+        self._holds += 1
+        try:
+            yield self
+        finally:
+            self._holds -= 1
+
+    @property
+    def held(self) -> bool:
+        """Whether someone is inside :meth:`holding` now."""
+        return self._holds > 0
+
+    def cache_bytes(self) -> dict:
+        """Bytes each per-explorer cache holds now; each is bounded (``memo_bytes``,
+        ``background_bytes``, :data:`helpers.render.text_stamps.MAX_BYTES`)."""
+        stamps = getattr(self, "_stamps", None)
+        return {"memo": self._cache.nbytes, "backgrounds": self._backgrounds.nbytes,
+                "stamps": stamps.nbytes if stamps is not None else 0}
+
+    @staticmethod
+    def _memo_key(values: dict):
+        return tuple(sorted(values.items()))
+
+    def state_for(self, **values):
+        """The memoised ``[state, png]`` for a combination of control values (png ``None`` until
+        rendered; :meth:`update` fills it in, so returning to a state costs no drawing)."""
+        key = self._memo_key(values)
+        try:
+            return self._cache.get(key)
+        except TypeError:  # unhashable control value: no memo
+            return [self.compute(**values), None]
+        except KeyError:
+            entry = [self.compute(**values), None]
+            self._cache.put(key, entry)
+            return entry
+
+    # ---- rendering: blit the artists that change over a cached background -------------------
+    def animate(self, *artists) -> None:
+        """Mark artists that :meth:`draw` changes; everything else is drawn once as background."""
+        for artist in artists:
+            artist.set_animated(True)
+            self._animated.append(artist)
+
+    def forget(self, artist) -> None:
+        """Stop drawing ``artist`` as animated (an artist a panel has removed from the figure)."""
+        if artist in self._animated:
+            self._animated.remove(artist)
+
+    def invalidate_background(self, key=None) -> None:
+        """Call from :meth:`draw` when something static changed (limits, ticks, labels). ``key``
+        names the new static look (say, the sequence length): a look drawn before is restored
+        from memory instead of drawn again, and :meth:`background_variants` draws them up front."""
+        self._background = None
+        self._background_key = key
+
+    def background_variants(self) -> list:
+        """Control values (dicts) that between them show every static look :meth:`draw` can
+        ask for with a ``key``; each is drawn once when the explorer is made, so that no move
+        later waits for a full redraw. Default: none (one look)."""
+        return []
+
+    def _draw_background(self) -> None:
+        canvas = self.fig.canvas
+        key = self._background_key
+        if key is not None and key in self._backgrounds:
+            self._background = self._backgrounds.get(key)
+            return
+        canvas.draw()  # lays out and draws everything except the animated artists
+        self.fig.set_layout_engine("none")  # freeze the layout: positions no longer move
+        self._background = canvas.copy_from_bbox(self.fig.bbox)
+        if key is not None:
+            width, height = canvas.get_width_height(physical=True)
+            self._backgrounds.put(key, self._background, size=4 * width * height)  # RGBA
+
+    def _warm_backgrounds(self) -> None:
+        """Draw the background of each of :meth:`background_variants` (not the animated artists)."""
+        for values in self.background_variants():
+            with one_blas_thread():
+                state = self.compute(**{**self.values, **values})
+            self.draw(state)
+            if self._background is None:
+                self._draw_background()
+        self.draw(self.state)
+        if self._background is None:
+            self._draw_background()
+
+    def render(self) -> bytes:
+        """PNG of the figure: the cached background plus the animated artists drawn on top."""
+        canvas = self.fig.canvas
+        if self._background is None:
+            self._draw_background()
+        canvas.restore_region(self._background)
+        for artist in self._animated:
+            if not (self.text_stamps and self._stamps.draw(artist, canvas)):
+                self.fig.draw_artist(artist)
+        return rgba_png(canvas)
+
+    def update(self) -> None:
+        """Recompute (or fetch) the state, update the figure in place, re-render the PNG."""
+        args = self.compute_args()
+        with one_blas_thread():  # small products: a second thread only waits (helpers.render.threads)
+            entry = self.state_for(**args)
+        self.state = entry[0]
+        if self.naive:  # the way the benchmark compares against: a new figure per move
+            self.fig = new_figure(*self.figsize)
+            self.build(self.fig)
+            self.draw(self.state)
+            for artist in self._animated:
+                artist.set_animated(False)
+            self._animated = []
+            self.png = figure_png(self.fig)
+        else:
+            self.draw(self.state)  # keeps the artists in step even when the picture is memoised
+            if entry[1] is None:
+                entry[1] = self.render()
+                try:
+                    self._cache.grow(self._memo_key(args), len(entry[1]))  # the PNG counts too
+                except TypeError:  # unhashable: not memoised
+                    pass
+            self.png = entry[1]
+        self.image.value = self.png
+        self.readout.value = self.describe(self.state)
+        self.renders += 1
+
+    def set(self, **values) -> None:
+        """Set several controls at once with a single update (tests, reset buttons)."""
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}; this explorer has {list(self.controls)}")
+        # ranges are checked up front; options only when their turn comes, because setting an
+        # earlier control may change them (06: the KV-head choices follow the number of heads)
+        values = {name: value if self._has_options(name) else self.check_value(name, value)
+                  for name, value in values.items()}
+        from traitlets import TraitError
+
+        error = None
+        with self.holding():
+            for name, value in values.items():
+                try:
+                    self.controls[name].value = self.check_value(name, value)
+                except (TraitError, ValueError, TypeError) as exc:  # e.g. an option just ruled out
+                    options = list(getattr(self.controls[name], "_options_values", ()))
+                    error = exc if not isinstance(exc, TraitError) else ValueError(
+                        f"{name} cannot be {value!r} here; allowed now: {options}")
+                    break
+        self.update()  # the picture always matches the controls, even after a refused value
+        if error is not None:
+            raise error
+
+    def _has_options(self, name: str) -> bool:
+        return getattr(self.controls[name], "_options_values", None) is not None
+
+    def check_value(self, name: str, value):
+        """``value`` if the control ``name`` can show it; otherwise a ``ValueError``/``TypeError``
+        naming the control and its range or options."""
+        import ipywidgets as widgets
+
+        control = self.controls[name]
+        options = getattr(control, "_options_values", None)
+        if options is not None:
+            return choice(name, value, tuple(options))
+        if isinstance(control, widgets.Checkbox):
+            return boolean(name, value)
+        if isinstance(control, widgets.IntSlider):
+            return integer(name, value, low=control.min, high=control.max)
+        if isinstance(control, widgets.FloatSlider):
+            return finite_scalar(name, value, low=control.min, high=control.max)
+        return value
+
+    def _on_change(self, change) -> None:
+        new = change.get("new") if isinstance(change, dict) else None
+        if isinstance(new, float) and math.isnan(new):  # FloatSlider accepts NaN: put the old value back
+            change["owner"].value = change["old"]
+            return
+        if not self.held:
+            self.update()
+
+    def preview_png(self) -> bytes:
+        """The picture shown before the cell runs: the initial figure (2× density) under a band
+        holding :data:`STATIC_HINT`."""
+        import io
+
+        from PIL import Image
+
+        band = new_figure(self.figsize[0], 0.34)
+        band.set_layout_engine("none")
+        band.patch.set_facecolor(BAND_GREY)
+        band.text(0.5, 0.5, STATIC_HINT, ha="center", va="center", fontsize=10, color=TEXT_GREY)
+        top = Image.open(io.BytesIO(figure_png(band)))
+        body = Image.open(io.BytesIO(self.png))
+        picture = Image.new("RGBA", (body.width, top.height + body.height), "white")
+        picture.paste(top.resize((body.width, top.height)) if top.width != body.width else top, (0, 0))
+        picture.paste(body, (0, top.height))
+        buffer = io.BytesIO()
+        picture.save(buffer, format="PNG", optimize=True)
+        return buffer.getvalue()
+
+    def mime_bundle(self) -> tuple:
+        """``(data, metadata)`` of the explorer's display: widget view, preview PNG, hint text."""
+        png = self.preview_png()
+        data = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+                "image/png": png, "text/plain": STATIC_HINT}
+        return data, {"image/png": {"width": display_width(png)}}
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        data, metadata = self.mime_bundle()
+        display(data, raw=True, metadata=metadata)

@@ -1,0 +1,100 @@
+"""Numbers and tables as text, the same way everywhere (plumbing behind :mod:`helpers.display`).
+
+Numbers are always formatted explicitly (never a numpy repr): fixed decimals, ``−∞`` for a masked
+score, binary units for bytes; tables line up Chinese headers (a CJK character is two columns).
+Lesson modules use these for the text they return; notebooks reach them as ``helpers.display.*``.
+Taught nowhere (plumbing).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import finite_scalar, integer, text
+
+
+def _digits(digits) -> int:
+    return integer("digits", digits, low=0, high=15)
+
+def fmt(x, digits: int = 3) -> str:
+    """A number with a fixed number of decimals; integers-valued floats keep the decimals.
+
+    ``-inf`` (a masked score) is written ``−∞``; NaN and ``+inf`` are refused (a number shown to a
+    reader is never ``nan``)."""
+    digits = _digits(digits)
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, (float, np.floating)) and x == -np.inf:
+        return "−∞"
+    return f"{finite_scalar('x', x):.{digits}f}"
+
+
+def fmt_vec(values, digits: int = 3) -> str:
+    """``[1.648, 0.087]`` style text for a 1-D array (lists and tuples too)."""
+    from .validation import as_real_array
+
+    arr = as_real_array("values", values, ndim=(0, 1), allow_empty=True, allow_neg_inf=True)
+    return "[" + ", ".join(fmt(v, digits) for v in np.ravel(arr)) + "]"
+
+
+def fmt_bytes(n_bytes: float) -> str:
+    """Bytes in binary units: ``128 KiB``, ``16 GiB``, ``1024 GiB`` (two significant decimals)."""
+    n = finite_scalar("n_bytes", n_bytes, low=0.0)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if n == round(n) else f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n:.2f} TiB"
+
+
+def text_table(headers, rows, *, digits: int = 3) -> str:
+    """A fixed-width text table; float cells are formatted with ``digits`` decimals.
+
+    Widths count CJK characters as two columns so Chinese headers line up.
+    """
+    _digits(digits)
+    if isinstance(headers, (str, bytes)) or not isinstance(headers, (list, tuple)) or not headers:
+        raise TypeError(f"headers must be a non-empty list of column titles, got {type(headers).__name__} {headers!r:.60}")
+    if not all(isinstance(h, str) for h in headers):
+        raise TypeError(f"headers must be strings (column titles), got {list(headers)!r:.80}")
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a list of rows (each a list of cells), got {type(rows).__name__} {rows!r:.60}")
+    rows = list(rows)
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != len(headers):
+            raise ValueError(f"rows[{i}] must have {len(headers)} cells (one per header), got {row!r:.60}")
+    def cell(value):
+        if isinstance(value, (float, np.floating)):
+            return fmt(value, digits)
+        if isinstance(value, np.ndarray):
+            return fmt_vec(value, digits)
+        return str(value)
+
+    def body_cell(i, j, value):
+        try:
+            return cell(value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rows[{i}][{j}] cannot be shown: {exc}") from None
+
+    table = [[cell(h) for h in headers]] + [[body_cell(i, j, v) for j, v in enumerate(row)]
+                                            for i, row in enumerate(rows)]
+    widths = [max(_width(r[i]) for r in table) for i in range(len(headers))]
+    lines = []
+    for r_i, row in enumerate(table):
+        lines.append("  ".join(c + " " * (w - _width(c)) for c, w in zip(row, widths)).rstrip())
+        if r_i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+_text = text
+
+
+def _width(text: str) -> int:
+    return sum(2 if ord(ch) > 0x2E7F else 1 for ch in text)
+
+
+def pad(text: str, width: int) -> str:
+    """Left-align ``text`` in ``width`` columns, counting CJK characters as two."""
+    text = _text("text", text)
+    width = integer("width", width, low=0, high=1000)
+    return text + " " * max(1, width - _width(text))

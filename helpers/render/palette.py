@@ -1,0 +1,58 @@
+"""The series' colours, in one place (every figure and explorer takes its colours from here).
+
+Colours come from ColorBrewer's "Dark2" set, which stays distinct for colour-blind readers and in
+grey print. Roles first (what a colour means in a figure), then the named colours behind them;
+:func:`colour_word` gives the Chinese word a title uses for a colour, so words and colours agree.
+"""
+from __future__ import annotations
+
+ORANGE = "#d95f02"
+GREEN = "#1b9e77"
+PURPLE = "#7570b3"
+PINK = "#e7298a"
+LIME = "#66a61e"
+BROWN = "#a6761d"
+BLACK = "#000000"
+GREY = "#bbbbbb"
+DARK_GREY = "#999999"
+LIGHT_GREY = "#dddddd"
+WHITE = "#ffffff"
+#: greys for text and marks that carry no meaning of their own
+TEXT_GREY = "#333333"       # secondary text: a note on a figure, the preview's hint
+FADED_GREY = "#555555"      # numbers of rows a figure marks as not meaningful (10's untrained rows)
+MID_GREY = "#666666"        # a fourth line beside BASE, ACCENT and MUTED (11's copy losses)
+HATCH_GREY = "#888888"      # hatching over cells a figure marks as not meaningful
+BAND_GREY = "#f2f2f2"       # the band behind the static preview's hint
+
+#: the highlighted series or bar (the row being read, attention's cost, the largest weight)
+ACCENT = ORANGE
+#: the ordinary series or bar
+BASE = GREEN
+#: a second series beside BASE (a fixed reference, the closed form)
+MUTED = PURPLE
+#: reference lines (zero, 0.5, √d theory) and the fixed weights of 01
+REFERENCE = GREY
+#: dashed markers of a chosen n or a crossover
+MARKER = DARK_GREY
+#: masked (−∞ or NaN) heatmap cells
+MASKED = LIGHT_GREY
+#: q, k, v arrows (02_qkv); no orange, which marks the largest weight beside them in 00 and 03
+QKV_COLORS = (PINK, GREEN, PURPLE)
+#: the weighted parts w·v of the four tokens, then their sum (03_hand_calculation); no orange,
+#: which marks the largest weight in the bar chart beside it
+PART_COLORS = (LIME, BROWN, PURPLE, PINK, BLACK)
+#: a cycle for several series of the same kind (e.g. one curve per Δ in 08)
+SERIES = (ORANGE, GREEN, PURPLE, PINK)
+
+_WORDS = {ORANGE: "橙", GREEN: "绿", PURPLE: "紫", PINK: "粉", LIME: "黄绿", BROWN: "棕", BLACK: "黑",
+          GREY: "灰", DARK_GREY: "深灰", LIGHT_GREY: "浅灰", WHITE: "白", TEXT_GREY: "深灰", FADED_GREY: "深灰",
+          MID_GREY: "深灰", HATCH_GREY: "灰", BAND_GREY: "浅灰"}
+
+
+def colour_word(colour: str) -> str:
+    """The Chinese word for one of the palette's colours (``colour_word(ACCENT) == "橙"``)."""
+    try:
+        return _WORDS[colour.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"colour_word: colour={colour!r} is not one of the palette's colours "
+                         f"{sorted(_WORDS)}") from None

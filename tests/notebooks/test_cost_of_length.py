@@ -1,0 +1,38 @@
+"""``07_cost_of_length``: the cost explorer and the online-softmax explorer."""
+import numpy as np
+
+from helpers import widgets
+
+
+def test_cost_explorer_each_control():
+    from helpers import config, cost
+
+    e = widgets.cost_explorer()
+    assert "4.3</span> GFLOPs" in e.readout.value and "14%" in e.readout.value
+    e.controls["n"].value = 131072
+    assert "68.7</span>" in e.readout.value and "2.3×" in e.readout.value and "16 GiB" in e.readout.value
+    e.controls["model"].value = "Llama-3.2-1B"
+    cfg = config.preset("Llama-3.2-1B")
+    assert e.state["attn"] == cost.attention_flops_per_token(cfg, 131072)
+    assert f"{cost.weight_flops_per_token(cfg) / 1e9:.1f} GFLOPs/token" in e.readout.value
+    e.controls["dtype"].value = "fp32"
+    assert e.state["cache"] == cost.kv_cache_bytes(cfg, 131072, dtype="fp32")
+    e.controls["batch"].value = 4
+    assert e.state["table"] == 4 * cfg.num_heads * 131072 ** 2 * 4
+    np.testing.assert_allclose(e.cache_line.get_ydata()[-1], 4 * 2 ** 20 * cost.kv_cache_bytes_per_token(cfg, dtype="fp32"))
+    assert list(e.markers[0].get_xdata()) == [131072, 131072]
+
+
+def test_online_softmax_explorer_block_control():
+    from helpers import softmax
+
+    e = widgets.online_softmax_explorer()
+    for block in (1, 5, 16):
+        e.controls["block"].value = block
+        assert len(e.state["steps"]) == -(-16 // block)
+        rng = np.random.default_rng(7)
+        scores = rng.standard_normal(16) * 2.0
+        values = rng.standard_normal((16, 2))
+        np.testing.assert_allclose(e.state["steps"][-1].output, softmax(scores) @ values, atol=1e-12)
+        assert e.state["steps"][0].running_max == scores[:block].max()
+        assert "1e-12：是" in e.readout.value

@@ -1,0 +1,69 @@
+"""``09_real_model``: the real-attention explorer and the previous-token exercise (the
+model parts are marked ``model``: slow, skipped outside CI without SmolLM2)."""
+import numpy as np
+import pytest
+from fakes import fake_weights
+
+from helpers import exercises as ex
+from helpers import (
+    real_model,
+    texts,
+    widgets,
+)
+from helpers.exercises import EXERCISES
+from helpers.render import answers as an
+
+
+@pytest.fixture
+def model(smollm2):
+    """The session's one SmolLM2 (``smollm2`` in the root conftest; skips outside CI without it)."""
+    return smollm2
+
+
+def test_previous_token_exercise_is_an_experiment_on_the_given_weights():
+    strong, weak = fake_weights(0.9), fake_weights(0.3)
+    ranked = ex.previous_token_ranking(strong)
+    assert ranked[0][1:] == (1, 1) and ranked[0][0] == pytest.approx(0.9)
+    assert an.judge(EXERCISES["09-1"], "是", short=strong, ranked=ranked)[0] is True
+    assert an.judge(EXERCISES["09-1"], "是", short=weak, ranked=ranked)[0] is False
+    with pytest.raises(ValueError, match="weights\\[0\\] must have shape"):
+        ex.previous_token_ranking([np.ones((2, 1, 1))])
+
+
+def test_reference_answers_stay_hidden_until_asked(capsys):
+    ex.reference("09-2")
+    hidden = capsys.readouterr().out
+    ex.reference("09-2", show=True)
+    shown = capsys.readouterr().out
+    assert ex.REFERENCES["09-2"] not in hidden and ex.REFERENCES["09-2"] in shown
+
+
+def test_previous_token_ranking_finds_a_head_that_generalises(model):
+    from helpers import exercises
+
+    long_run = real_model.forward(model, real_model.encode(model, texts.LONG_TEXT))
+    ranked = exercises.previous_token_ranking(long_run.weights)
+    assert len(ranked) == model.config.num_layers * model.config.num_heads
+    assert ranked[0][0] > 0.5 and ranked[0][0] >= ranked[-1][0]
+    short = real_model.forward(model, real_model.encode(model, texts.HEATMAP_TEXT)).weights
+    assert exercises.check("09-1", "是", short=short, ranked=ranked) is True  # 0.74 on the short sentence
+
+
+def test_real_attention_explorer_checks_its_text_before_loading_the_model():
+    with pytest.raises(TypeError, match="text must be a string, got int 5"):
+        widgets.real_attention_explorer(text=5)
+
+
+def test_real_attention_explorer_each_control(needs_model):
+    from helpers import real_model, texts
+
+    e = widgets.real_attention_explorer()
+    model = real_model.load_model()
+    ids = real_model.encode(model, texts.HEATMAP_TEXT)
+    weights = real_model.forward(model, ids).weights
+    e.controls["layer"].value = 20
+    e.controls["head"].value = 7
+    np.testing.assert_allclose(e.state["weights"], weights[20][7])
+    assert e.state["kv_head"] == 2
+    assert f"class='first'>{weights[20][7][4:, 0].mean():.3f}" in e.readout.value
+    np.testing.assert_allclose(e.heat.get_array(), weights[20][7])

@@ -1,5 +1,0 @@
-"""Whole-series checks: tests/support/ (venvs, wheels) is importable as ``support``."""
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

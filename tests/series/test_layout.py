@@ -1,0 +1,122 @@
+"""The layout rule (tools/layout.py, CONTRIBUTING "where things are"): one test per check, each
+failing with one line per problem that names the file; and proof that each check can fail."""
+import shutil
+
+import layout
+import pytest
+
+
+@pytest.mark.parametrize("check", layout.CHECKS, ids=lambda check: check.__name__.removeprefix("check_"))
+def test_the_tree_follows_the_layout_rule(check):
+    problems = check()
+    assert problems == [], f"{check.__doc__.strip()}\n" + "\n".join(problems)
+
+
+def test_every_layer_is_populated_and_the_graph_reads_relative_imports():
+    """So the graph check sees real edges: lessons use the wing's base, explorers use the wing."""
+    graph = layout.import_graph()
+    layers = {layout.layer_of(m) for m in graph}
+    assert layers == set(layout.LAYERS)
+    assert any(t == "helpers.render.validation" for _, t in graph["helpers.layer"])
+    assert any(t == "helpers.render.explorer" for _, t in graph["helpers.explorers.qkv"])
+    assert any(t == "helpers.figures.learning_to_attend" for _, t in graph["helpers.explorers.learning_to_attend"])
+
+
+# ---- each check fails on a tree that breaks its rule ---------------------------------------------
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A copy of helpers/, tests/ and the notebook sources (no font, no stored notebooks) that the
+    checks read instead of the checkout."""
+    root = layout.ROOT
+    for name in ("helpers", "tests", "notebook_sources"):
+        shutil.copytree(root / name, tmp_path / name, ignore=shutil.ignore_patterns("*.otf", "__pycache__"))
+    (tmp_path / "tools").mkdir()
+    shutil.copy(root / "conftest.py", tmp_path / "conftest.py")
+    monkeypatch.setattr(layout, "ROOT", tmp_path)
+    monkeypatch.setattr(layout, "HELPERS", tmp_path / "helpers")
+    return tmp_path
+
+
+def append(path, text):
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_a_lesson_importing_an_explorer_or_a_face_or_a_cycle_is_named(tree):
+    append(tree / "helpers" / "attention.py", "\nfrom .explorers import qkv  # noqa\nfrom . import plots  # noqa\n")
+    append(tree / "helpers" / "config.py", "\nfrom . import cost  # noqa\n")  # cost imports config
+    found = layout.check_graph()
+    assert any(p.startswith("helpers/attention.py:") and "helpers.explorers.qkv, which is higher" in p for p in found)
+    assert any(p.startswith("helpers/attention.py:") and "imports the face helpers.plots" in p for p in found)
+    assert any("import cycle" in p and "helpers.config" in p and "helpers.cost" in p for p in found)
+
+
+def test_a_module_named_after_no_notebook_a_missing_one_and_a_wrong_docstring_are_named(tree):
+    (tree / "helpers" / "figures" / "training.py").write_text('"""Figures of 10."""\n', encoding="utf-8")
+    (tree / "helpers" / "explorers" / "qkv.py").unlink()
+    path = tree / "helpers" / "exercises" / "sqrt_d.py"
+    path.write_text(path.read_text(encoding="utf-8").replace("``04_sqrt_d``", "``04``", 1), encoding="utf-8")
+    append(tree / "helpers" / "figures" / "real_model.py", "\nfrom .reading_attention import sink_figure  # noqa\n")
+    found = layout.check_notebook_modules()
+    assert any(p.startswith("helpers/figures/training.py: not named after a notebook") for p in found)
+    assert any(p.startswith("helpers/explorers/qkv.py: missing") for p in found)
+    assert any(p.startswith("helpers/exercises/sqrt_d.py: docstring must start with ``04_sqrt_d``") for p in found)
+    assert any(p.startswith("helpers/figures/real_model.py:") and "another notebook's module" in p for p in found)
+
+
+def test_a_piece_shown_by_another_notebook_is_named(tree):
+    path = tree / "notebook_sources" / "02_qkv.md"
+    append(path, '\n```{code-cell} ipython3\nhelpers.display.show(helpers.plots.sink_figure(1, 2, 3, 4))\n'
+                 'helpers.widgets.cost_explorer()\nhelpers.exercises.check("03-1", None)\n```\n')
+    found = layout.check_pieces_in_their_notebook()
+    assert any("helpers.plots.sink_figure comes from helpers.figures.reading_attention" in p for p in found)
+    assert any("helpers.widgets.cost_explorer builds from helpers/explorers/cost_of_length.py" in p for p in found)
+    assert any("exercise 03-1 is defined in helpers/exercises/hand_calculation.py" in p for p in found)
+
+
+def test_colour_literals_outside_the_palette_are_named(tree):
+    append(tree / "helpers" / "figures" / "qkv.py",
+           '\n\ndef _extra(ax, flag):\n    ax.plot([0], [0], color="#123456")\n'
+           '    ax.text(0, 0, "x", color="white" if flag else "black")\n    ax.patch.set_facecolor("grey")\n')
+    found = layout.check_colours()
+    assert sorted(p.split(": ", 1)[1].split(" (")[0] for p in found if p.startswith("helpers/figures/qkv.py")) == [
+        "colour literal '#123456'", "colour literal 'black'", "colour literal 'grey'", "colour literal 'white'"]
+
+
+def test_missing_docstrings_and_a_lesson_naming_no_notebook_are_named(tree):
+    append(tree / "helpers" / "tiled.py", "\n\ndef public_helper():\n    return 1\n")
+    (tree / "helpers" / "plumbing.py").write_text('"""Some plumbing."""\n', encoding="utf-8")
+    assert any("helpers/tiled.py:" in p and "public function public_helper has no docstring" in p
+               for p in layout.check_docstrings())
+    assert any(p.startswith("helpers/plumbing.py: a lesson module whose docstring names no notebook")
+               for p in layout.check_lessons_name_a_notebook())
+
+
+@pytest.mark.parametrize("line", ["from helpers.display import show", "from helpers import heads",
+                                  "import helpers.display", "import helpers as h", "tr = helpers.training"])
+def test_every_other_import_style_in_a_notebook_is_named(tree, line):
+    append(tree / "notebook_sources" / "05_causal_mask.md", f"\n```{{code-cell}} ipython3\n{line}\n```\n")
+    found = layout.check_notebook_import_style()
+    assert len(found) == 1 and found[0].startswith("notebook_sources/05_causal_mask.md:"), found
+
+
+def test_an_import_of_a_moved_module_names_its_new_place(tree):
+    append(tree / "helpers" / "heads.py", "\nfrom .validation import positive_int  # noqa\n")
+    append(tree / "tests" / "unit" / "test_layer.py", "\nfrom helpers.training_plots import curves_figure  # noqa\n")
+    found = layout.check_moved()
+    assert any(p.startswith("helpers/heads.py:") and "helpers.validation, which moved to helpers.render.validation" in p
+               for p in found)
+    assert any(p.startswith("tests/unit/test_layer.py:") and "moved to helpers.figures.learning_to_attend" in p
+               for p in found)
+
+
+def test_tests_out_of_shape_are_named(tree):
+    (tree / "tests" / "test_loose.py").write_text('"""A test at the old place."""\n', encoding="utf-8")
+    (tree / "tests" / "notebooks" / "test_real_model.py").unlink()
+    (tree / "tests" / "unit" / "helper.py").write_text("X = 1\n", encoding="utf-8")
+    append(tree / "tests" / "unit" / "test_layer.py", "\nimport sys\nsys.path.insert(0, 'tools')\n")
+    found = layout.check_tests()
+    assert "tests/test_loose.py: tests live in tests/unit, tests/notebooks or tests/series; support code in " \
+           "tests/support" in found
+    assert any(p.startswith("tests/notebooks/test_real_model.py: missing") for p in found)
+    assert any(p.startswith("tests/unit/helper.py: only test_*.py here") for p in found)
+    assert any(p.startswith("tests/unit/test_layer.py: sys.path.insert") for p in found)

@@ -1,0 +1,71 @@
+"""helpers.render.explorer: the explorer machinery (set(), the memo, naive mode), on 00's explorer."""
+import numpy as np
+import pytest
+
+from helpers import widgets
+
+
+def test_explorer_set_batches_one_update_and_rejects_unknown():
+    e = widgets.query_weights_explorer()
+    before = e.renders
+    e.set(q1=0.0, q2=2.0)
+    assert e.renders == before + 1
+    assert np.argmax(e.state["weights"]) == 2  # q = [0, 2] points at 怎么's key
+    with pytest.raises(ValueError, match="unknown control"):
+        e.set(q3=1.0)
+
+
+def test_naive_mode_shows_the_same_numbers():
+    fast, naive = widgets.query_weights_explorer(), widgets.query_weights_explorer(naive=True)
+    for e in (fast, naive):
+        e.set(q1=-1.0, q2=1.5)
+    np.testing.assert_array_equal(fast.state["weights"], naive.state["weights"])
+    assert fast.readout.value == naive.readout.value
+    assert naive.fig is not fast.fig
+
+
+def test_state_is_cached_per_control_values():
+    e = widgets.query_weights_explorer()
+    e.set(q1=1.0)
+    first = e.state
+    e.set(q1=1.5)
+    e.set(q1=1.0)
+    assert e.state is first
+
+
+def test_the_memo_stays_within_its_bytes():
+    from helpers.explorers.index import QueryWeightsExplorer
+
+    class Small(QueryWeightsExplorer):
+        memo_bytes = 150_000  # a few PNGs
+
+    e = Small()
+    for q in np.linspace(-3, 3, 25):
+        e.set(q1=float(round(q, 1)))
+    sizes = e.cache_bytes()
+    assert 0 < sizes["memo"] <= 150_000 and len(e._cache) >= 1
+    assert sizes["stamps"] > 0
+
+
+def test_holding_nests_and_only_the_end_of_a_set_updates():
+    e = widgets.query_weights_explorer()
+    before = e.renders
+    with e.holding():
+        with e.holding():
+            e.controls["q1"].value = 1.0
+        assert e.held
+        e.controls["q2"].value = 1.0
+    assert not e.held and e.renders == before  # nothing drawn while held
+    e.update()
+    assert e.renders == before + 1 and e.state["q"].tolist() == [1.0, 1.0]
+
+
+def test_compute_args_changes_nothing():
+    e = widgets.hand_calculation_explorer()
+    e.set(k1=2.5)  # 假's k[0], edited through its slider
+    k, v = e.k.copy(), e.v.copy()
+    first = e.compute_args()
+    assert e.compute_args() == first
+    np.testing.assert_array_equal(e.k, k)
+    np.testing.assert_array_equal(e.v, v)
+    assert first["k"][1] == (2.5, k[1, 1])

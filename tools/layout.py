@@ -1,0 +1,498 @@
+#!/usr/bin/env python3
+"""The layout rule of the series, checked by reading the source (no import of ``helpers``).
+
+    python tools/layout.py            every check; exit 1 and one line per problem if any fails
+    python tools/layout.py graph      the import graph of helpers by layer (and its problems)
+
+**The rule.** The piece of notebook ``NN_slug`` of kind K (figures, explorers, exercises) lives at
+``helpers/K/slug.py``, whose docstring starts with ````NN_slug````; every notebook of
+``tools/series.py`` has one module of each kind and a test file ``tests/notebooks/test_slug.py``.
+Lesson modules (the ideas a notebook sends a reader to) sit at the top of ``helpers`` (a package,
+such as ``helpers/training/``, when one idea has several parts) and name in their docstring a
+notebook that teaches them. Plumbing — taught nowhere — lives in the one wing ``helpers/render/``.
+The faces the notebooks call (``helpers.display``, ``helpers.plots``, ``helpers.widgets``,
+``helpers.exercises``) are imported by nothing inside ``helpers``.
+
+**Layers** (an import may only point to its own layer or a lower one, and never round a cycle):
+
+0. ``base``: the wing's modules that import nothing else from helpers (:data:`BASE`);
+1. ``lesson``: every other module outside the wing and the per-notebook folders;
+2. ``wing``: the rest of ``helpers/render/`` (drawing, explorers, answers);
+3. ``notebook``: ``helpers/{figures,explorers,exercises}/<slug>.py`` — which import only their own
+   notebook's modules of other kinds, never another notebook's;
+4. ``face``: ``helpers`` itself and the faces.
+
+The other checks: no colour literal outside ``helpers/render/palette.py``; every public function
+and class (and every module) has a docstring; notebook code uses one import style, ``import
+helpers`` then qualified ``helpers.module.name`` (no ``from helpers…``, no module aliases); no
+import of a module path that has moved (:data:`MOVED` names the new one); tests in one shape
+(``tests/{unit,notebooks,series}/test_*.py``, support code in ``tests/support/``, no
+``sys.path.insert``). ``tests/series/test_layout.py`` runs each check as its own test.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HELPERS = ROOT / "helpers"
+from series import NOTEBOOKS
+
+KINDS = ("figures", "explorers", "exercises")
+#: what the notebooks call (and the ``attention-lab`` command, the face a shell calls)
+FACES = ("helpers", "helpers.display", "helpers.plots", "helpers.widgets", "helpers.exercises", "helpers.cli")
+WING = "helpers.render"
+#: modules of the wing that import nothing else from helpers, so lesson modules may use them
+BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads")}
+LAYERS = ("base", "lesson", "wing", "notebook", "face")
+#: where a module that moved now lives (issue 23), so a stale import gets a message, not a riddle
+MOVED = {
+    **{f"helpers.{m}": f"{WING}.{m}" for m in ("validation", "answers", "palette", "style", "fonts",
+                                                "text_stamps", "threads", "explorer", "panels")},
+    "helpers.training_plots": "helpers.figures.learning_to_attend",
+    "helpers.heads_plots": "helpers.figures.heads_at_work",
+    "helpers.exercises_training": "helpers.exercises.learning_to_attend",
+    "helpers.exercises_heads": "helpers.exercises.heads_at_work",
+    **{f"helpers.figures.{a}": f"helpers.figures.{b}" for a, b in (
+        ("causal", "causal_mask"), ("layer", "attention_layer"), ("cost", "cost_of_length"),
+        ("reading", "reading_attention"))},
+    **{f"helpers.explorers.{a}": f"helpers.explorers.{b}" for a, b in (
+        ("hand", "hand_calculation"), ("causal", "causal_mask"), ("layer", "attention_layer"),
+        ("cost", "cost_of_length"), ("reading", "reading_attention"), ("training", "learning_to_attend"),
+        ("heads", "heads_at_work"))},
+}
+#: argument names and setters through which matplotlib takes a colour
+COLOUR_KEYWORDS = {"color", "colors", "c", "ec", "fc", "edgecolor", "edgecolors", "facecolor", "facecolors",
+                   "mec", "mfc", "markeredgecolor", "markerfacecolor", "bad", "under", "over", "labelcolor"}
+COLOUR_SETTERS = {"set_color", "set_facecolor", "set_edgecolor", "set_markerfacecolor", "set_markeredgecolor"}
+HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+NAMED = {"white", "black", "red", "green", "blue", "grey", "gray", "orange", "purple", "yellow", "pink",
+         "brown", "cyan", "magenta", "lightgrey", "lightgray", "darkgrey", "darkgray", "k", "w", "r", "g", "b"}
+
+
+def slug(name: str) -> str:
+    """``06_attention_layer`` → ``attention_layer``."""
+    return name.split("_", 1)[1]
+
+
+SLUGS = {slug(n): n for n in NOTEBOOKS}
+
+
+# ---- reading the package ------------------------------------------------------------------------
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+_MODULES: dict = {}
+_TREES: dict = {}
+
+
+def modules() -> dict:
+    """``{module name: path}`` of every Python file of the package (listed once per package root)."""
+    if HELPERS not in _MODULES:
+        _MODULES.clear()
+        _MODULES[HELPERS] = {module_name(p): p for p in sorted(HELPERS.rglob("*.py")) if "__pycache__" not in p.parts}
+    return _MODULES[HELPERS]
+
+
+def _tree(path: Path):
+    """``path`` parsed (once per version of the file)."""
+    stat = path.stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _TREES:
+        _TREES[key] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return _TREES[key]
+
+
+def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(path: Path) -> list:
+    """``(line, imported module)`` for every import in ``path`` (at any depth; ``from a import b``
+    counts ``a.b`` when ``b`` is a module)."""
+    module, known = module_name(path), modules()
+    is_package = path.name == "__init__.py"
+    found = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            target = _resolve(node, module, is_package)
+            subs = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in known]
+            found += [(node.lineno, s) for s in subs] or [(node.lineno, target)]
+    return found
+
+
+def layer_of(module: str) -> str:
+    """The layer of a helpers module (see the module docstring)."""
+    if module in FACES:
+        return "face"
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in KINDS:
+        return "notebook"
+    if module == WING or module.startswith(WING + "."):
+        return "base" if module in BASE else "wing"
+    return "lesson"
+
+
+def import_graph() -> dict:
+    """``{module: [(line, imported helpers module), …]}``; importing ``helpers.a.b`` also runs the
+    package ``helpers.a``, so that counts as an edge when the package's ``__init__`` imports anything."""
+    mods = modules()
+    runs_code = {m for m, p in mods.items() if p.name == "__init__.py" and imports(p)}
+    graph = {}
+    for module, path in mods.items():
+        edges = []
+        for line, target in imports(path):
+            if not target.startswith("helpers"):
+                continue
+            edges.append((line, target))
+            parent = target.rpartition(".")[0]
+            if parent in runs_code and parent != "helpers" and not module.startswith(parent + ".") \
+                    and module != parent:
+                edges.append((line, parent))
+        graph[module] = [(line, t) for line, t in edges if t in mods]
+    return graph
+
+
+def _cycles(graph: dict) -> list:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for _, w in graph.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10_000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+# ---- the checks (each returns a list of problems, one line each, naming the file) -------------------
+def check_graph() -> list:
+    """No import from a lower layer up to a higher one; faces imported by nothing inside helpers
+    but ``helpers`` itself; no cycle."""
+    mods, graph, problems = modules(), import_graph(), []
+    for module, edges in graph.items():
+        for line, target in edges:
+            a, b = LAYERS.index(layer_of(module)), LAYERS.index(layer_of(target))
+            # the package root runs before any of its modules anyway: importing it (__version__) is no edge
+            if target == "helpers":
+                continue
+            if target in FACES and module != "helpers" and not target.startswith(module + "."):
+                problems.append(f"{_rel(mods[module])}:{line}: imports the face {target} (faces are imported by "
+                                "nothing inside helpers; import the module that defines the name)")
+            elif b > a:
+                problems.append(f"{_rel(mods[module])}:{line}: a {layer_of(module)} module imports {target}, "
+                                f"which is higher ({layer_of(target)})")
+    for comp in _cycles(graph):
+        problems.append(f"{_rel(mods[comp[0]])}: import cycle through {' → '.join(comp)}")
+    return problems
+
+
+def check_notebook_modules() -> list:
+    """``helpers/K/<slug>.py`` for every notebook and kind, nothing else there, each docstring
+    starting with ````NN_slug````; each imports only its own notebook's per-notebook modules."""
+    problems = []
+    for kind in KINDS:
+        folder = HELPERS / kind
+        have = {p.stem for p in folder.glob("*.py") if p.name != "__init__.py"}
+        for extra in sorted(have - set(SLUGS)):
+            problems.append(f"helpers/{kind}/{extra}.py: not named after a notebook of tools/series.py "
+                            f"(modules here are <slug>.py, one of {sorted(SLUGS)})")
+        for missing in sorted(set(SLUGS) - have):
+            problems.append(f"helpers/{kind}/{missing}.py: missing (every notebook has one; "
+                            f"python tools/notebooks.py new writes a stub)")
+        for stem in sorted(have & set(SLUGS)):
+            path = folder / f"{stem}.py"
+            doc = ast.get_docstring(_tree(path)) or ""
+            if not doc.startswith(f"``{SLUGS[stem]}``"):
+                problems.append(f"{_rel(path)}: docstring must start with ``{SLUGS[stem]}``, starts {doc[:40]!r}")
+            for line, target in imports(path):
+                parts = target.split(".")
+                if len(parts) >= 3 and parts[0] == "helpers" and parts[1] in KINDS and parts[2] != stem:
+                    problems.append(f"{_rel(path)}:{line}: imports {target}, another notebook's module (shared "
+                                    f"pieces go to helpers/render/ or a lesson module)")
+    return problems
+
+
+def _notebook_code(name: str) -> list:
+    """The code cells of ``notebook_sources/NAME.md``, as text."""
+    text = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
+    return re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
+
+
+def _widget_modules() -> dict:
+    """``{factory name in helpers.widgets: the explorers module it builds from}``."""
+    out = {}
+    for node in _tree(HELPERS / "widgets.py").body:
+        if isinstance(node, ast.FunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith("explorers."):
+                    out[node.name] = inner.module.split(".", 1)[1]
+    return out
+
+
+def _plots_modules() -> dict:
+    """``{name in helpers.plots: the module it comes from}``."""
+    out = {}
+    for node in _tree(HELPERS / "plots.py").body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                out[alias.asname or alias.name] = _resolve(node, "helpers.plots", False)
+    return out
+
+
+def _exercise_keys(path: Path) -> list:
+    keys = []
+    for node in _tree(path).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == "EXERCISES" and isinstance(node.value, ast.Dict):
+            keys += [k.value for k in node.value.keys if isinstance(k, ast.Constant)]
+    return keys
+
+
+def check_pieces_in_their_notebook() -> list:
+    """What notebook NN shows comes from NN's modules: its explorers from helpers/explorers/<slug>.py,
+    its figures from helpers/figures/<slug>.py (or the generic panels of helpers/render/panels.py),
+    its exercises "NN-i" from helpers/exercises/<slug>.py."""
+    problems, widgets, plots = [], _widget_modules(), _plots_modules()
+    owner = {key: path.stem for path in (HELPERS / "exercises").glob("*.py") for key in _exercise_keys(path)}
+    for name in NOTEBOOKS:
+        code = "\n".join(_notebook_code(name))
+        where = f"notebook_sources/{name}.md"
+        for factory in sorted(set(re.findall(r"helpers\.widgets\.(\w+)\(", code))):
+            if widgets.get(factory) != slug(name):
+                problems.append(f"{where}: helpers.widgets.{factory} builds from helpers/explorers/"
+                                f"{widgets.get(factory)}.py, not helpers/explorers/{slug(name)}.py")
+        for builder in sorted(set(re.findall(r"helpers\.plots\.(\w+)\(", code))):
+            source = plots.get(builder)
+            if source not in (f"helpers.figures.{slug(name)}", f"{WING}.panels"):
+                problems.append(f"{where}: helpers.plots.{builder} comes from {source}, not "
+                                f"helpers/figures/{slug(name)}.py or the generic panels (helpers/render/panels.py)")
+        for key in sorted(set(re.findall(r'helpers\.exercises\.check\("(\d\d-\d+)"', code))):
+            if owner.get(key) != slug(name):
+                found = f"helpers/exercises/{owner[key]}.py" if key in owner else "no module of helpers/exercises/"
+                problems.append(f"{where}: exercise {key} is defined in {found}, not helpers/exercises/{slug(name)}.py")
+    return problems
+
+
+def _colour_names(node) -> list:
+    """Named colours written as literals in ``node`` (a constant, or either branch of ``a if c else b``)."""
+    if isinstance(node, ast.IfExp):
+        return _colour_names(node.body) + _colour_names(node.orelse)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in NAMED:
+        return [node.value]
+    return []
+
+
+def check_colours() -> list:
+    """No colour literal (``"#999999"``, or a named colour passed as a colour) outside the palette."""
+    problems = []
+    for module, path in modules().items():
+        if module == f"{WING}.palette":
+            continue
+        for node in ast.walk(_tree(path)):
+            found = []
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and HEX.match(node.value):
+                found.append(node.value)
+            if isinstance(node, ast.Call):
+                found += [name for kw in node.keywords if kw.arg in COLOUR_KEYWORDS for name in _colour_names(kw.value)]
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in COLOUR_SETTERS and node.args:
+                    found += _colour_names(node.args[0])
+            for colour in found:
+                problems.append(f"{_rel(path)}:{node.lineno}: colour literal {colour!r} (take it from "
+                                "helpers/render/palette.py, adding a named role there if it is new)")
+    return problems
+
+
+def check_docstrings() -> list:
+    """Every module, public function and public class of helpers has a docstring."""
+    problems = []
+    for path in modules().values():
+        tree = _tree(path)
+        if not ast.get_docstring(tree):
+            problems.append(f"{_rel(path)}: no module docstring")
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and not node.name.startswith("_") and not ast.get_docstring(node):
+                kind = "class" if isinstance(node, ast.ClassDef) else "function"
+                problems.append(f"{_rel(path)}:{node.lineno}: public {kind} {node.name} has no docstring")
+    return problems
+
+
+def check_lessons_name_a_notebook() -> list:
+    """Every lesson module (and lesson package) names, in its docstring, a notebook that teaches it."""
+    problems = []
+    for module, path in modules().items():
+        if layer_of(module) != "lesson":
+            continue
+        doc = ast.get_docstring(_tree(path)) or ""
+        if not any(f"``{n}``" in doc for n in NOTEBOOKS):
+            problems.append(f"{_rel(path)}: a lesson module whose docstring names no notebook (``NN_slug``); "
+                            "plumbing belongs in helpers/render/")
+    return problems
+
+
+def _is_module(name: str) -> bool:
+    return (HELPERS / f"{name}.py").exists() or (HELPERS / name / "__init__.py").exists()
+
+
+def check_notebook_import_style() -> list:
+    """Notebook code imports ``helpers`` only as ``import helpers`` and calls ``helpers.module.name``."""
+    problems = []
+    for name in NOTEBOOKS:
+        for cell in _notebook_code(name):
+            # an IPython magic (%pip …) or shell line (!…) reads as `pass` at its indentation
+            source = "\n".join(line[: len(line) - len(line.lstrip())] + "pass"
+                                if line.lstrip().startswith(("%", "!")) else line for line in cell.splitlines())
+            try:
+                tree = ast.parse(source)
+            except SyntaxError as exc:
+                problems.append(f"notebook_sources/{name}.md: a code cell does not parse: {exc}")
+                continue
+            for node in ast.walk(tree):
+                bad = None
+                if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "helpers":
+                    bad = f"from {node.module} import …"
+                elif isinstance(node, ast.Import):
+                    bad = next((f"import {a.name}" + (f" as {a.asname}" if a.asname else "") for a in node.names
+                                if a.name.split(".")[0] == "helpers" and (a.name != "helpers" or a.asname)), None)
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
+                        and isinstance(node.value.value, ast.Name) and node.value.value.id == "helpers" \
+                        and _is_module(node.value.attr):
+                    bad = f"{ast.unparse(node.targets[0])} = helpers.{node.value.attr} (a module alias)"
+                if bad:
+                    problems.append(f"notebook_sources/{name}.md: `{bad}`; write helpers.module.name in full")
+    return problems
+
+
+def check_moved() -> list:
+    """No import of a module path that moved (helpers, tests, tools, notebook sources)."""
+    problems = []
+    paths = [*HELPERS.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "tools").glob("*.py"),
+             ROOT / "conftest.py"]
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(m) for m in sorted(MOVED, key=len, reverse=True))
+                         + r")(?![\w])")
+    for path in paths:
+        if path.name == "layout.py" or not path.exists():
+            continue
+        for line_no, target in imports(path) if path.is_relative_to(HELPERS) else []:
+            if target in MOVED:
+                problems.append(f"{_rel(path)}:{line_no}: imports {target}, which moved to {MOVED[target]}")
+        if not path.is_relative_to(HELPERS):
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if line.lstrip().startswith(("import ", "from ")):
+                    m = pattern.search(line)
+                    if m:
+                        problems.append(f"{_rel(path)}:{i}: imports {m.group(1)}, which moved to {MOVED[m.group(1)]}")
+    for name in NOTEBOOKS:
+        for cell in _notebook_code(name):
+            for m in pattern.finditer(cell):
+                problems.append(f"notebook_sources/{name}.md: {m.group(1)} moved to {MOVED[m.group(1)]}")
+    return problems
+
+
+def check_tests() -> list:
+    """Tests in one shape: tests/notebooks/test_<slug>.py per notebook (docstring ``NN_slug``),
+    tests/unit/ and tests/series/ of test_*.py, support code in tests/support/, no sys.path.insert."""
+    tests, problems = ROOT / "tests", []
+    allowed = {"conftest.py", "nbval_sanitize.cfg", "unit", "notebooks", "series", "support", "__pycache__"}
+    for entry in sorted(tests.iterdir()):
+        if entry.name not in allowed:
+            problems.append(f"tests/{entry.name}: tests live in tests/unit, tests/notebooks or tests/series; "
+                            "support code in tests/support")
+    have = {p.stem.removeprefix("test_") for p in (tests / "notebooks").glob("*.py")}
+    for missing in sorted(set(SLUGS) - have):
+        problems.append(f"tests/notebooks/test_{missing}.py: missing (what {SLUGS[missing]} shows is tested there)")
+    for extra in sorted(have - set(SLUGS)):
+        problems.append(f"tests/notebooks/test_{extra}.py: not named after a notebook of tools/series.py")
+    for stem in sorted(have & set(SLUGS)):
+        path = tests / "notebooks" / f"test_{stem}.py"
+        if not (ast.get_docstring(_tree(path)) or "").startswith(f"``{SLUGS[stem]}``"):
+            problems.append(f"{_rel(path)}: docstring must start with ``{SLUGS[stem]}``")
+    for folder in ("unit", "series"):
+        for path in sorted((tests / folder).glob("*.py")):
+            if not path.name.startswith("test_"):
+                problems.append(f"{_rel(path)}: only test_*.py here; support code goes to tests/support/")
+    for path in sorted((tests / "support").glob("test_*.py")):
+        problems.append(f"{_rel(path)}: a test file in tests/support/ (support code only)")
+    for path in [*tests.rglob("*.py"), ROOT / "conftest.py"]:
+        if re.search(r"^\s*sys\.path\.insert\(", path.read_text(encoding="utf-8"), flags=re.M):
+            problems.append(f"{_rel(path)}: sys.path.insert (tests/support and tools are on pytest's pythonpath)")
+    return problems
+
+
+CHECKS = (check_graph, check_notebook_modules, check_pieces_in_their_notebook, check_colours, check_docstrings,
+          check_lessons_name_a_notebook, check_notebook_import_style, check_moved, check_tests)
+
+
+def problems() -> list:
+    return [line for check in CHECKS for line in check()]
+
+
+def graph_report() -> str:
+    """The import graph by layer: modules, edges, upward edges, cycles."""
+    graph = import_graph()
+    lines = []
+    for layer in LAYERS:
+        mods = sorted(m for m in graph if layer_of(m) == layer)
+        lines.append(f"{layer:8s} {len(mods):3d} modules: {', '.join(m.removeprefix('helpers.') or 'helpers' for m in mods)}")
+    edges = [(m, t) for m, es in graph.items() for _, t in es]
+    counts = {}
+    for m, t in edges:
+        key = f"{layer_of(m)} → {layer_of(t)}"
+        counts[key] = counts.get(key, 0) + 1
+    lines.append(f"{len(edges)} imports between helpers modules: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    found = check_graph()
+    lines.append(f"imports pointing up a layer or at a face: {sum('higher' in p or 'face' in p for p in found)}; "
+                 f"cycles: {sum('cycle' in p for p in found)}")
+    return "\n".join(lines + found)
+
+
+def main(argv) -> int:
+    if argv[:1] == ["graph"]:
+        print(graph_report())
+        return 1 if check_graph() else 0
+    found = problems()
+    for line in found:
+        print(line)
+    print(f"layout: {len(found)} problem(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
