@@ -26,6 +26,8 @@ from .experiment import (
     SQRT_D_INITS,
     SQRT_D_STEPS,
     SQRT_D_TARGET,
+    first_step_score_change,
+    matched_step_runs,
     sqrt_d_experiment,
     sqrt_d_pairs,
 )
@@ -45,7 +47,17 @@ from .model import (
     softmax_backward,
 )
 from .optim import LEARNING_RATE, Adam
-from .readouts import action_row, article_score_table, attention_on_item, by_item_distance, centred, kind_score_table
+from .readouts import (
+    INPUT_PARTS,
+    action_row,
+    article_score_table,
+    attention_on_item,
+    by_item_distance,
+    centred,
+    kind_score_table,
+    part_ablated,
+    part_split,
+)
 from .task import (
     DISTRACTORS,
     EXAMPLES,
@@ -74,5 +86,7 @@ __all__ = [
     "backward", "backward_steps", "loss_and_grads", "numerical_gradient", "relative_error", "gradient_check",
     "LEARNING_RATE", "Adam", "MAX_STEPS", "STEPS", "CHECKPOINTS", "SATURATED", "TrainingRun", "train", "trained_run",
     "attention_on_item", "by_item_distance", "kind_score_table", "action_row", "centred", "article_score_table",
+    "INPUT_PARTS", "part_ablated", "part_split",
     "SQRT_D_DIMS", "SQRT_D_TARGET", "SQRT_D_STEPS", "SQRT_D_INITS", "EARLY_STEPS", "sqrt_d_experiment", "sqrt_d_pairs",
+    "first_step_score_change", "matched_step_runs",
 ]
