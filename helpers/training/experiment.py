@@ -46,15 +46,11 @@ def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
     ``grad_v`` (‖∂W_Q, ∂W_K‖ and ‖∂W_V‖, mean over the first :data:`EARLY_STEPS` steps).
     Cached: the notebook and its exercise share one computation.
     """
-    dims = tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims))
-    init_seeds = tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds))
-    target = finite_scalar("target", target, low=0.0, low_open=True, high=1.0)
-    steps = positive_int("steps", steps, maximum=MAX_STEPS)
-    return _sqrt_d_experiment(dims, float(target), steps, init_seeds)
+    return _sqrt_d_experiment(*_design(dims, init_seeds), *_budget(target, steps))
 
 
 @lru_cache(maxsize=2)
-def _sqrt_d_experiment(dims: tuple, target: float, steps: int, init_seeds: tuple) -> tuple:
+def _sqrt_d_experiment(dims: tuple, init_seeds: tuple, target: float, steps: int) -> tuple:
     rows = []
     for d in dims:
         for scaled in (True, False):
@@ -77,9 +73,7 @@ def first_step_score_change(dims=SQRT_D_DIMS, *, init_seeds=SQRT_D_INITS) -> dic
     ``{d: {True: scaled, False: unscaled}}``, the mean |Δs| over the training sentences' words and
     the initial draws. Adam's first step moves each parameter by the learning rate (the gradient's
     sign), so the unscaled arm's scores move about √d times further."""
-    dims = tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims))
-    init_seeds = tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds))
-    return _first_step_score_change(dims, init_seeds)
+    return _first_step_score_change(*_design(dims, init_seeds))
 
 
 @lru_cache(maxsize=2)
@@ -107,15 +101,11 @@ def matched_step_runs(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
     :func:`sqrt_d_experiment` again from the same starts, with the learning rate divided by √d
     (its score steps then match the scaled arm's). One row per d: ``d``, ``lr``,
     ``steps_to_target`` and ``final_accuracy`` per draw (``None``: not reached within ``steps``)."""
-    dims = tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims))
-    init_seeds = tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds))
-    target = finite_scalar("target", target, low=0.0, low_open=True, high=1.0)
-    steps = positive_int("steps", steps, maximum=MAX_STEPS)
-    return _matched_step_runs(dims, float(target), steps, init_seeds)
+    return _matched_step_runs(*_design(dims, init_seeds), *_budget(target, steps))
 
 
 @lru_cache(maxsize=2)
-def _matched_step_runs(dims: tuple, target: float, steps: int, init_seeds: tuple) -> tuple:
+def _matched_step_runs(dims: tuple, init_seeds: tuple, target: float, steps: int) -> tuple:
     rows = []
     for d in dims:
         lr = LEARNING_RATE / np.sqrt(d)
@@ -167,6 +157,18 @@ def _experiment_rows(rows) -> tuple:
         raise ValueError(f"rows must be the rows of sqrt_d_experiment: one scaled and one unscaled row per d, "
                          f"the same number of draws in each; got {len(rows)} rows")
     return rows
+
+
+def _design(dims, init_seeds) -> tuple:
+    """The experiment's head widths and initial draws, checked."""
+    return (tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims)),
+            tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds)))
+
+
+def _budget(target, steps) -> tuple:
+    """The stopping rule (an accuracy in (0, 1]) and the most steps, checked."""
+    return (float(finite_scalar("target", target, low=0.0, low_open=True, high=1.0)),
+            positive_int("steps", steps, maximum=MAX_STEPS))
 
 
 def _sequence(name: str, value) -> tuple:
