@@ -54,6 +54,7 @@ from .readouts import (
     attention_on_item,
     by_item_distance,
     centred,
+    item_score_gap,
     kind_score_table,
     part_ablated,
     part_split,
@@ -86,7 +87,7 @@ __all__ = [
     "backward", "backward_steps", "loss_and_grads", "numerical_gradient", "relative_error", "gradient_check",
     "LEARNING_RATE", "Adam", "MAX_STEPS", "STEPS", "CHECKPOINTS", "SATURATED", "TrainingRun", "train", "trained_run",
     "attention_on_item", "by_item_distance", "kind_score_table", "action_row", "centred", "article_score_table",
-    "INPUT_PARTS", "part_ablated", "part_split",
+    "INPUT_PARTS", "item_score_gap", "part_ablated", "part_split",
     "SQRT_D_DIMS", "SQRT_D_TARGET", "SQRT_D_STEPS", "SQRT_D_INITS", "EARLY_STEPS", "sqrt_d_experiment", "sqrt_d_pairs",
     "first_step_score_change", "matched_step_runs",
 ]

@@ -3,7 +3,7 @@
 Where the last position puts its weight (:func:`attention_on_item`, :func:`by_item_distance`),
 the learned kind × kind score table beside the article's hand-chosen one (:func:`kind_score_table`,
 :func:`centred`, :func:`action_row`, :func:`article_score_table`), and which part of a word's input
-the keys and the values use (:func:`part_split`).
+the scores and the values use (:func:`item_score_gap`, :func:`part_split`).
 """
 from __future__ import annotations
 
@@ -69,6 +69,28 @@ def article_score_table() -> np.ndarray:
     from .. import example
 
     return kind_score_table(example.W_Q, example.W_K)
+
+
+def item_score_gap(params, data, *, scaled: bool = True) -> dict:
+    """How far the 事项 word's score stands above the other words' (those before the last), per
+    sentence, split by the part of the key input it comes from: ``{"种类": gaps, "身份": gaps}``.
+    The score s_j = scale · x_j·(W_K q) is a sum over the input's dimensions, so it splits exactly
+    into the kind dimensions' term and the identity dimensions' term."""
+    p, data = _check_params(params), _check_data(data)
+    if "W_K" not in p:
+        raise ValueError("params must hold W_Q and W_K (the attention model, not the fixed-position baseline)")
+    fwd = forward(p, data, scaled=scaled)
+    looks_for = fwd.q @ p["W_K"].T * fwd.scale                         # (B, D): scale · W_K q
+    rows = np.arange(len(data))
+    others = data.valid.copy()
+    others[rows, data.item_pos] = False
+    others[rows, data.lengths - 1] = False                             # the last word is the query's own
+    gaps = {}
+    for name, part in INPUT_PARTS.items():
+        term = np.einsum("bli,bi->bl", data.x[..., part], looks_for[:, part])
+        rest = np.where(others, term, 0.0).sum(axis=1) / others.sum(axis=1)
+        gaps[name] = term[rows, data.item_pos] - rest
+    return gaps
 
 
 def part_ablated(params, data, *, keys=None, values=None) -> dict:

@@ -74,3 +74,16 @@ def test_matched_step_control_divides_the_learning_rate_by_sqrt_d():
     assert len(small) == 1 and len(small[0]["steps_to_target"]) == 1
     with pytest.raises(ValueError, match="target"):
         training.matched_step_runs(target=2.0)
+
+
+def test_item_score_gap_splits_the_scores_exactly_and_the_kind_term_finds_the_item():
+    gaps = training.item_score_gap(FINAL, TEST)
+    fwd = training.forward(FINAL, TEST)
+    rows = np.arange(len(TEST))
+    others = TEST.valid.copy()
+    others[rows, TEST.item_pos] = False
+    others[rows, TEST.lengths - 1] = False
+    rest = np.where(others, fwd.scores, 0.0).sum(axis=1) / others.sum(axis=1)
+    assert np.allclose(gaps["种类"] + gaps["身份"], fwd.scores[rows, TEST.item_pos] - rest, atol=1e-12)
+    assert gaps["种类"].min() > 3 and gaps["种类"].mean() > 5 * abs(gaps["身份"].mean())
+    assert gaps["身份"].min() < 0  # on some sentences the identity term even points away from the item
