@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import _check_qk, _check_scale, scaled_dot_product_attention
+from .render.threads import with_one_blas_thread
 from .render.validation import (
     as_real_array,
     boolean,
@@ -179,11 +180,15 @@ def naive_attention(q, k, v, *, causal: bool = True) -> np.ndarray:
     return scaled_dot_product_attention(q, k, v, causal=causal)[0]
 
 
+@with_one_blas_thread  # all three on one core: the algorithms compared, not how each splits over threads
 def time_naive_vs_tiled(ns, *, d: int = 64, block: int = 128, seed: int = 0, repeats: int = 3) -> list:
     """For each n: best-of-``repeats`` time (untraced) and peak memory (one traced call) of naive vs
     tiled causal attention (both run once untimed first, so start-up costs do not count as the
     smallest length's time). ``tiled_all_s`` times the tiled version visiting every block
-    (``skip_masked=False``: the naive version's multiplications, without its n×n table)."""
+    (``skip_masked=False``: the naive version's multiplications, without its n×n table). Runs on one
+    BLAS thread: on a busy 2-core machine, two threads splitting each small block's product wait
+    for each other (seen here under load: the tiled runs ten times slower and more), which is not
+    what is being compared."""
     if isinstance(ns, (str, bytes)) or not hasattr(ns, "__iter__"):
         raise TypeError(f"ns must be a list of sequence lengths, got {type(ns).__name__} {ns!r:.60}")
     ns = [positive_int("ns", n, maximum=4096) for n in ns]
