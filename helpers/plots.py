@@ -15,7 +15,7 @@ from .figures.attention_layer import (
     rope_wavelengths_figure,
 )
 from .figures.causal_mask import causal_heatmaps
-from .figures.cost_of_length import cost_curves_figure, timing_figure
+from .figures.cost_of_length import cost_curves_figure, decode_reads_figure, timing_figure
 from .figures.heads_at_work import copy_loss_figure, patterns_figure, score_maps_figure
 from .figures.learning_to_attend import curves_figure, score_tables_figure, weights_at_steps_figure
 from .figures.qkv import query_keys_figure
@@ -45,7 +45,7 @@ __all__ = [
     "BarPanel", "HeatmapPanel", "VectorPanel", "heatmaps", "values_bar", "vectors_figure", "weights_bar",
     "fixed_vs_content_figure", "query_keys_figure", "std_vs_d_figure", "saturation_figure", "causal_heatmaps",
     "head_mosaic", "heads_grid_figure", "rope_rotation_figure", "rope_wavelengths_figure",
-    "cost_curves_figure", "timing_figure", "SinkPanels", "sink_figure", "InfluencePanels", "influence_figure",
+    "cost_curves_figure", "decode_reads_figure", "timing_figure", "SinkPanels", "sink_figure", "InfluencePanels", "influence_figure",
     "dilution_figure", "real_heads_figure", "sink_by_layer_figure",
     "curves_figure", "weights_at_steps_figure", "score_tables_figure",
     "score_maps_figure", "patterns_figure", "copy_loss_figure",

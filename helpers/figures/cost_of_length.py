@@ -1,4 +1,5 @@
-"""``07_cost_of_length``: cost curves from a config, and measured time and memory."""
+"""``07_cost_of_length``: cost curves from a config, the bytes a generated token reads, and
+measured time and memory."""
 from __future__ import annotations
 
 import numpy as np
@@ -68,9 +69,49 @@ def cost_curves_figure(config):
     return fig
 
 
+def decode_reads_figure(config):
+    """``07_cost_of_length``: what one generated token reads at batch 1 (BF16) against the cached
+    length n — the weights (flat) and the KV cache (rising), their crossover dashed — and
+    attention's share of that token's work counted in FLOPs and in bytes read; 8K and 128K dotted."""
+    from .. import cost
+    from ..render.format import fmt_bytes
+
+    grid = np.array([2 ** i for i in range(10, 21)], dtype=float)
+    reads = [cost.decode_read_bytes(config, int(n)) for n in grid]
+    shares = [cost.decode_shares(config, int(n)) for n in grid]
+    cross = cost.decode_crossover(config)
+    fig = new_figure(7.6, 3.3)
+    ax_b, ax_s = fig.subplots(1, 2, sharex=True)
+    ax_b.plot(grid, [r["kv_cache"] for r in reads], color=ACCENT, label="KV Cache（注意力读的）")
+    ax_b.plot(grid, [r["weights"] for r in reads], color=MUTED, label="权重（与 n 无关）")
+    ax_b.axvline(cross, color=MARKER, ls="--", lw=1)
+    ax_b.set_title(f"每生成一个 token 读的字节\n（batch 1，BF16；交点 n ≈ {n_label(cross)}）")
+    ax_b.set_ylabel("字节（BF16，对数刻度）")
+    ax_b.set_yscale("log", base=2)
+    low, high = min(r["kv_cache"] for r in reads), max(r["kv_cache"] for r in reads)
+    ticks = [2.0 ** k for k in range(0, 60, 3) if low <= 2.0 ** k <= high]
+    ax_b.set_yticks(ticks, [fmt_bytes(t) for t in ticks])
+    ax_b.legend(loc="upper left")
+    ax_s.plot(grid, [100 * s["flops"] for s in shares], color=BASE, label="按 FLOPs 算")
+    ax_s.plot(grid, [100 * s["bytes"] for s in shares], color=ACCENT, label="按读的字节算")
+    ax_s.axhline(50, color=REFERENCE, lw=1)
+    ax_s.axvline(cross, color=MARKER, ls="--", lw=1)
+    ax_s.set_ylim(0, 100)
+    ax_s.set_title("注意力占这个 token 工作量的比例")
+    ax_s.set_ylabel("注意力的占比（%）")
+    ax_s.legend(loc="lower right")  # clear of the curves, which start low on the left and rise
+    for i, ax in enumerate((ax_b, ax_s)):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(grid[::2], [n_label(n) for n in grid[::2]])
+        ax.set_xlabel("已缓存的长度 n（token，对数刻度）")
+        mark_lengths(ax, label=i == 1)
+    return fig
+
+
 def timing_figure(rows, exponent):
-    """``07_cost_of_length``: measured time and peak memory (CPU), naive vs tiled, on log axes with
-    the lengths as ticks (``512``, ``1K``, ``2K``…)."""
+    """``07_cost_of_length``: measured time and peak memory (CPU), naive vs tiled (and tiled visiting
+    every block, when the rows have ``tiled_all_s``), on log axes with the lengths as ticks
+    (``512``, ``1K``, ``2K``…)."""
     from matplotlib.ticker import NullLocator
 
     fig = new_figure(7.6, 2.8)
@@ -78,6 +119,8 @@ def timing_figure(rows, exponent):
     ns = [r["n"] for r in rows]
     ax_t.plot(ns, [r["naive_s"] * 1e3 for r in rows], "o-", color=ACCENT, label=f"朴素（斜率 {exponent:.2f}）")
     ax_t.plot(ns, [r["tiled_s"] * 1e3 for r in rows], "s-", color=BASE, label="分块")
+    if all("tiled_all_s" in r for r in rows):
+        ax_t.plot(ns, [r["tiled_all_s"] * 1e3 for r in rows], "^--", color=MUTED, label="分块，不跳过被遮住的块")
     ax_t.set_ylabel("时间（毫秒）")
     ax_m.plot(ns, [r["naive_peak"] / 2 ** 20 for r in rows], "o-", color=ACCENT, label="朴素")
     ax_m.plot(ns, [r["tiled_peak"] / 2 ** 20 for r in rows], "s-", color=BASE, label="分块")

@@ -26,6 +26,8 @@ from .experiment import (
     SQRT_D_INITS,
     SQRT_D_STEPS,
     SQRT_D_TARGET,
+    first_step_score_change,
+    matched_step_runs,
     sqrt_d_experiment,
     sqrt_d_pairs,
 )
@@ -46,6 +48,7 @@ from .model import (
 )
 from .optim import LEARNING_RATE, Adam
 from .readouts import (
+    INPUT_PARTS,
     action_row,
     article_score_table,
     attention_on_item,
@@ -53,7 +56,10 @@ from .readouts import (
     centred,
     centred_table_at,
     checkpoint_record,
+    item_score_gap,
     kind_score_table,
+    part_ablated,
+    part_split,
 )
 from .task import (
     DISTRACTORS,
@@ -83,6 +89,7 @@ __all__ = [
     "backward", "backward_steps", "loss_and_grads", "numerical_gradient", "relative_error", "gradient_check",
     "LEARNING_RATE", "Adam", "MAX_STEPS", "STEPS", "CHECKPOINTS", "SATURATED", "TrainingRun", "train", "trained_run",
     "attention_on_item", "by_item_distance", "kind_score_table", "action_row", "centred", "article_score_table",
-    "centred_table_at", "checkpoint_record",
+    "centred_table_at", "checkpoint_record", "INPUT_PARTS", "item_score_gap", "part_ablated", "part_split",
     "SQRT_D_DIMS", "SQRT_D_TARGET", "SQRT_D_STEPS", "SQRT_D_INITS", "EARLY_STEPS", "sqrt_d_experiment", "sqrt_d_pairs",
+    "first_step_score_change", "matched_step_runs",
 ]

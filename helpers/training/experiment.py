@@ -3,6 +3,12 @@
 For several head widths d and initial draws, :func:`sqrt_d_experiment` trains a scaled and an
 unscaled head from the same parameters and records how many steps each needs, how saturated the
 start is and how large the early gradients are; :func:`sqrt_d_pairs` lines the two up per draw.
+
+The comparison has a confound: Adam moves every parameter by about its learning rate whatever
+the gradient's size, so with one learning rate W_Q and W_K move alike in both arms and the
+unscaled scores q·k move √d times further than the scaled q·k/√d (:func:`first_step_score_change`
+measures it). :func:`matched_step_runs` is the control: the unscaled arm again, with the learning
+rate divided by √d.
 """
 from __future__ import annotations
 
@@ -15,8 +21,9 @@ from ..render.validation import (
     positive_int,
 )
 from ..render.validation import seed as check_seed
-from .model import MAX_D
-from .task import SEED
+from .model import MAX_D, _forward, init_params, loss_and_grads
+from .optim import LEARNING_RATE, Adam
+from .task import SEED, dataset
 from .trainer import MAX_STEPS, train
 
 SQRT_D_DIMS = (2, 16, 64, 128)
@@ -39,15 +46,11 @@ def sqrt_d_experiment(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps:
     ``grad_v`` (‖∂W_Q, ∂W_K‖ and ‖∂W_V‖, mean over the first :data:`EARLY_STEPS` steps).
     Cached: the notebook and its exercise share one computation.
     """
-    dims = tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims))
-    init_seeds = tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds))
-    target = finite_scalar("target", target, low=0.0, low_open=True, high=1.0)
-    steps = positive_int("steps", steps, maximum=MAX_STEPS)
-    return _sqrt_d_experiment(dims, float(target), steps, init_seeds)
+    return _sqrt_d_experiment(*_design(dims, init_seeds), *_budget(target, steps))
 
 
 @lru_cache(maxsize=2)
-def _sqrt_d_experiment(dims: tuple, target: float, steps: int, init_seeds: tuple) -> tuple:
+def _sqrt_d_experiment(dims: tuple, init_seeds: tuple, target: float, steps: int) -> tuple:
     rows = []
     for d in dims:
         for scaled in (True, False):
@@ -62,6 +65,54 @@ def _sqrt_d_experiment(dims: tuple, target: float, steps: int, init_seeds: tuple
                          "init_saturated_each": tuple(r.init_saturated for r in runs),
                          "grad_qk": float(np.mean([r.early_grad_norm(EARLY_STEPS) for r in runs])),
                          "grad_v": float(np.mean([np.mean(r.grad_norm_v[:EARLY_STEPS]) for r in runs]))})
+    return tuple(rows)
+
+
+def first_step_score_change(dims=SQRT_D_DIMS, *, init_seeds=SQRT_D_INITS) -> dict:
+    """How far the first Adam step moves the scores, from the same start with and without 1/√d:
+    ``{d: {True: scaled, False: unscaled}}``, the mean |Δs| over the training sentences' words and
+    the initial draws. Adam's first step moves each parameter by the learning rate (the gradient's
+    sign), so the unscaled arm's scores move about √d times further."""
+    return _first_step_score_change(*_design(dims, init_seeds))
+
+
+@lru_cache(maxsize=2)
+def _first_step_score_change(dims: tuple, init_seeds: tuple) -> dict:
+    data = dataset("train")
+    out = {}
+    for d in dims:
+        moved = {}
+        for scaled in (True, False):
+            changes = []
+            for s in init_seeds:
+                params = init_params(d, init_seed=s)
+                before, grads = loss_and_grads(params, data, scaled=scaled)
+                Adam(LEARNING_RATE).step(params, grads)
+                after = _forward(params, data, scaled)
+                changes.append(np.mean(np.abs(after.scores[data.valid] - before.scores[data.valid])))
+            moved[scaled] = float(np.mean(changes))
+        out[d] = moved
+    return out
+
+
+def matched_step_runs(dims=SQRT_D_DIMS, *, target: float = SQRT_D_TARGET, steps: int = SQRT_D_STEPS,
+                      init_seeds=SQRT_D_INITS) -> tuple:
+    """The control for :func:`first_step_score_change`: the unscaled arm of
+    :func:`sqrt_d_experiment` again from the same starts, with the learning rate divided by √d
+    (its score steps then match the scaled arm's). One row per d: ``d``, ``lr``,
+    ``steps_to_target`` and ``final_accuracy`` per draw (``None``: not reached within ``steps``)."""
+    return _matched_step_runs(*_design(dims, init_seeds), *_budget(target, steps))
+
+
+@lru_cache(maxsize=2)
+def _matched_step_runs(dims: tuple, init_seeds: tuple, target: float, steps: int) -> tuple:
+    rows = []
+    for d in dims:
+        lr = LEARNING_RATE / np.sqrt(d)
+        runs = [train(d, scaled=False, lr=lr, steps=steps, stop_at=target, init_seed=s, checkpoints=(),
+                      test_every=None) for s in init_seeds]
+        rows.append({"d": d, "lr": float(lr), "steps_to_target": tuple(r.steps_to(target) for r in runs),
+                     "final_accuracy": tuple(r.train_accuracy[-1] for r in runs)})
     return tuple(rows)
 
 
@@ -106,6 +157,18 @@ def _experiment_rows(rows) -> tuple:
         raise ValueError(f"rows must be the rows of sqrt_d_experiment: one scaled and one unscaled row per d, "
                          f"the same number of draws in each; got {len(rows)} rows")
     return rows
+
+
+def _design(dims, init_seeds) -> tuple:
+    """The experiment's head widths and initial draws, checked."""
+    return (tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims)),
+            tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds)))
+
+
+def _budget(target, steps) -> tuple:
+    """The stopping rule (an accuracy in (0, 1]) and the most steps, checked."""
+    return (float(finite_scalar("target", target, low=0.0, low_open=True, high=1.0)),
+            positive_int("steps", steps, maximum=MAX_STEPS))
 
 
 def _sequence(name: str, value) -> tuple:

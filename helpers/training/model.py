@@ -231,7 +231,8 @@ def numerical_gradient(params, data, *, scaled: bool = True, eps: float = 1e-6) 
 
 
 def relative_error(a, b) -> float:
-    """‖a − b‖ / max(‖a‖ + ‖b‖, 1e-12): 0 when equal, about 1 when unrelated."""
+    """‖a − b‖ / max(‖a‖ + ‖b‖, 1e-12): 0 when equal, 1 when opposite (b = −a); two unrelated
+    random vectors of many components give about 1/√2 ≈ 0.71 (``10``)."""
     a_arr, b_arr = as_float_array("a", a), as_float_array("b", b)
     if a_arr.shape != b_arr.shape:
         raise ValueError(f"a and b must have the same shape, got {a_arr.shape} and {b_arr.shape}")

@@ -2,8 +2,9 @@
 
 Where the last position puts its weight (:func:`attention_on_item`, :func:`by_item_distance`), the
 learned kind × kind score table beside the article's hand-chosen one (:func:`kind_score_table`,
-:func:`centred`, :func:`action_row`, :func:`article_score_table`), and everything one checkpoint of
-a run does with one sentence (:func:`checkpoint_record`, what the notebook's explorer shows).
+:func:`centred`, :func:`action_row`, :func:`article_score_table`), everything one checkpoint of
+a run does with one sentence (:func:`checkpoint_record`, what the notebook's explorer shows), and
+which part of a word's input the scores and the values use (:func:`item_score_gap`, :func:`part_split`).
 """
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import numpy as np
 
 from ..render.validation import as_float_array, instance, positive_float
 from .model import _check_data, _check_params, forward
-from .task import ITEMS, KINDS, encode
+from .task import INPUT_DIM, ITEMS, KINDS, encode
+
+#: the two parts of every word's input (helpers.training.task): its kind one-hot, its random identity
+INPUT_PARTS = {"种类": slice(0, len(KINDS)), "身份": slice(len(KINDS), INPUT_DIM)}
 
 
 def attention_on_item(params, data, *, scaled: bool = True) -> np.ndarray:
@@ -95,3 +99,67 @@ def _run(run):
     from .trainer import TrainingRun
 
     return instance("run", run, TrainingRun, "TrainingRun (from helpers.training.train or trained_run)")
+def item_score_gap(params, data, *, scaled: bool = True) -> dict:
+    """How far the 事项 word's score stands above the other words' (those before the last), per
+    sentence, split by the part of the key input it comes from: ``{"种类": gaps, "身份": gaps}``.
+    The score s_j = scale · x_j·(W_K q) is a sum over the input's dimensions, so it splits exactly
+    into the kind dimensions' term and the identity dimensions' term."""
+    p, data = _check_params(params), _check_data(data)
+    if "W_K" not in p:
+        raise ValueError("params must hold W_Q and W_K (the attention model, not the fixed-position baseline)")
+    fwd = forward(p, data, scaled=scaled)
+    looks_for = fwd.q @ p["W_K"].T * fwd.scale                         # (B, D): scale · W_K q
+    rows = np.arange(len(data))
+    others = data.valid.copy()
+    others[rows, data.item_pos] = False
+    others[rows, data.lengths - 1] = False                             # the last word is the query's own
+    gaps = {}
+    for name, part in INPUT_PARTS.items():
+        term = np.einsum("bli,bi->bl", data.x[..., part], looks_for[:, part])
+        rest = np.where(others, term, 0.0).sum(axis=1) / others.sum(axis=1)
+        gaps[name] = term[rows, data.item_pos] - rest
+    return gaps
+
+
+def part_ablated(params, data, *, keys=None, values=None) -> dict:
+    """Parameters that give the model's output when the keys (``keys``) or the values (``values``)
+    see only one part of each word's input (``"种类"`` or ``"身份"``, see :data:`INPUT_PARTS`), the
+    other part replaced by its mean — the mean over ``data``'s weighted inputs Σ_j p_j x_j for the
+    values (folded into b_O). For the keys any constant gives the same weights (softmax ignores a
+    shift shared by a row), so the other part's rows of W_K are zeroed. The query is untouched."""
+    p = {name: value.copy() for name, value in _check_params(params).items()}
+    if "W_K" not in p:
+        raise ValueError("params must hold W_Q and W_K (the attention model, not the fixed-position baseline)")
+    keys = None if keys is None else _part("keys", keys)
+    values = None if values is None else _part("values", values)
+    if keys is not None:
+        p["W_K"][_other(keys)] = 0.0
+    if values is not None:
+        other = _other(values)
+        mean = forward(params, data).mixed[:, other].mean(axis=0)
+        p["b_O"] = p["b_O"] + mean @ p["W_V"][other] @ p["W_O"]
+        p["W_V"][other] = 0.0
+    return p
+
+
+def part_split(params, data) -> list:
+    """Which part of a word's input the trained head uses where (``10_learning_to_attend``): rows
+    ``(where, kept, mean weight on the 事项 word, accuracy)`` for the full model (``where`` None)
+    and for the keys, then the values, keeping only 种类 or only 身份 (:func:`part_ablated`)."""
+    data = _check_data(data)
+    rows = []
+    for where, kept in ((None, None), *(((w, k) for w in ("keys", "values") for k in INPUT_PARTS))):
+        p = params if where is None else part_ablated(params, data, **{where: kept})
+        fwd = forward(p, data)
+        rows.append((where, kept, float(fwd.weights[np.arange(len(data)), data.item_pos].mean()), fwd.accuracy))
+    return rows
+
+
+def _part(name: str, part) -> str:
+    if not isinstance(part, str) or part not in INPUT_PARTS:
+        raise ValueError(f"{name} must be one of {list(INPUT_PARTS)} (the part kept), got {part!r}")
+    return part
+
+
+def _other(kept: str) -> slice:
+    return INPUT_PARTS["身份" if kept == "种类" else "种类"]
