@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .validation import as_float_array, head_pairs, instance, one_of, positive_int
+from .validation import as_float_array, head_pairs, instance, one_of, positive_int, token_ids
 from .validation import seed as check_seed
 
 SCORES = ("previous", "sink", "induction")
@@ -153,9 +153,10 @@ class HeadStudy:
 
     All sequences go through the model as one batch. ``reference_seeds`` name a separate set of
     sequences (same layout, other random tokens) whose head outputs mean- and resample-ablation
-    use; by default as many as ``seeds``, seeded ``1000 + seed``."""
+    use; by default as many as ``seeds``, seeded ``1000 + seed``. ``pool`` is the token ids the
+    random tokens are drawn from (default: the vocabulary's " word" tokens, :func:`word_pool`)."""
 
-    def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2), reference_seeds=None):
+    def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2), reference_seeds=None, pool=None):
         from . import real_model
 
         self.model = instance("model", model, real_model.Model, "helpers.real_model.Model (from load_model)")
@@ -168,15 +169,21 @@ class HeadStudy:
                              f"{sorted(set(self.reference_seeds) & set(self.seeds))}")
         cfg = model.config
         self.shape = (cfg.num_layers, cfg.num_heads)
-        self.pool = word_pool(model.tokens)
+        if pool is None:
+            self.pool = word_pool(model.tokens)
+        else:
+            self.pool = np.unique(token_ids("pool", pool, cfg.vocab_size))
         if len(self.pool) < self.length:
-            raise ValueError(f"length must be at most {len(self.pool)} (the model's vocabulary has that many "
-                             f"word tokens to draw distinct ones from), got {self.length}")
+            raise ValueError(f"length must be at most {len(self.pool)} (the pool has that many distinct "
+                             f"tokens to draw from), got {self.length}")
         self.ids = [repeated_sequence(self.pool, self.length, s) for s in self.seeds]
         #: (seeds, n) the sequences as one batch
         self.batch = np.stack(self.ids)
         run = real_model.forward(model, self.batch, keep_inputs=True)
-        self._inputs = run.layer_inputs  # per layer: (seeds, n, hidden)
+        #: per layer: the clean residual stream entering it, (seeds, n, hidden)
+        self.layer_inputs = run.layer_inputs
+        #: the clean residual stream leaving the last layer, before the final norm
+        self.final_residual = run.final_residual
         #: (seeds, layers, heads, n, n) float32
         self.weights = np.stack(run.weights, axis=1)
         #: (seeds, 2T) per-token loss, entry i predicts token i+1
@@ -249,7 +256,7 @@ class HeadStudy:
         pairs = [(layer, h) for layer, hs in by_layer.items() for h in hs]
         switch = {"ablate": pairs} if kind == "zero" else {"replace": self.replacements(pairs, kind)}
         rows = None if full_losses else self.loss_positions
-        run = real_model.forward(self.model, self.batch, resume=(start, self._inputs[start]), logits_at=rows,
+        run = real_model.forward(self.model, self.batch, resume=(start, self.layer_inputs[start]), logits_at=rows,
                                  **switch)
         losses = real_model.next_token_losses(run.logits, self.batch, positions=rows)
         weights = np.stack([self.weights[:, i] if w is None else w for i, w in enumerate(run.weights)], axis=1)

@@ -22,6 +22,7 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention
 from .layer import apply_rope
+from .threads import with_one_blas_thread
 from .validation import as_real_array, head_pairs, index, instance
 
 #: the three inputs of a head that can be patched
@@ -61,7 +62,12 @@ class HeadRun:
     k: np.ndarray
     v: np.ndarray
 
+    def __post_init__(self):
+        for name in ("z", "weights", "q", "k", "v"):
+            setattr(self, name, as_real_array(name, getattr(self, name), ndim=(2, 3), keep_float_dtype=True))
 
+
+@with_one_blas_thread
 def head_attention(model, layer: int, head: int, x_q, x_k=None, x_v=None) -> HeadRun:
     """Query head ``head`` of ``layer`` with its queries read from residual stream ``x_q``, its
     keys from ``x_k`` and its values from ``x_v`` (each ``(n, hidden)`` or ``(batch, n, hidden)``,
@@ -79,8 +85,13 @@ def head_attention(model, layer: int, head: int, x_q, x_k=None, x_v=None) -> Hea
     w = block.attention
     positions = np.arange(x_q.shape[-2])
 
+    normed = {}  # one RMSNorm per distinct stream (usually q, k and v read the same one)
+
     def project(x, weight, cols, rope):
-        out = rms_norm(x, block.attn_norm, model.eps) @ weight[:, cols * d:(cols + 1) * d]
+        if id(x) not in normed:
+            normed[id(x)] = rms_norm(x, block.attn_norm, model.eps).reshape(-1, cfg.hidden_size)
+        rows = normed[id(x)]  # the stream's positions as rows: one 2-D product (BLAS)
+        out = (rows @ weight[:, cols * d:(cols + 1) * d].astype(np.float64)).reshape(*x.shape[:-1], d)
         return apply_rope(out[..., None, :], positions, cfg.rope_theta)[..., 0, :] if rope else out
 
     q, k, v = project(x_q, w.w_q, head, True), project(x_k, w.w_k, kv, True), project(x_v, w.w_v, kv, False)

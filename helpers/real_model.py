@@ -256,6 +256,7 @@ class ForwardResult:
     logits: np.ndarray       # (n, vocab); (batch, n, vocab) for a batch; rows at logits_at only if given
     weights: list            # per layer: (heads, n, n_keys), float32 (a batch axis first for a batch)
     layer_inputs: list       # per layer: the residual stream entering it (n, hidden) / (batch, n, hidden)
+    final_residual: np.ndarray | None = None  # leaving the last layer, before the final norm (keep_inputs)
 
 
 @with_one_blas_thread  # a 135M model's products on ≤ 100 tokens: a second thread mostly waits
@@ -343,9 +344,10 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
         h = rms_norm(x, block.ffn_norm, model.eps).astype(np.float32)  # the MLP runs in float32
         x = x + (silu(h @ block.gate) * (h @ block.up)) @ block.down
         weights.append(attn.astype(np.float32))  # halves the memory of 30 layers of weights
+    final = x if keep_inputs else None
     x = rms_norm(x if rows is None else x[..., rows, :], model.final_norm, model.eps)
     logits = x.astype(np.float32) @ model.embed.T
-    return ForwardResult(logits, weights, inputs)
+    return ForwardResult(logits, weights, inputs, final)
 
 
 def _id_rows(model: Model, ids) -> np.ndarray:
