@@ -249,7 +249,8 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     instance("weights", weights, LayerWeights)
     x = as_real_array("x", x, ndim=(2, 3))
     if x.shape[-1] != shape.hidden:
-        raise ValueError(f"x must have shape (n, {shape.hidden}) or (batch, n, {shape.hidden}), got {x.shape}")
+        raise ValueError(f"x must have shape (n, {shape.hidden}), got {x.shape} (or (batch, n, {shape.hidden}) "
+                         "for a batch of sequences)")
     weights.check(shape)
     causal = boolean("causal", causal)
     if rope_theta is not None:
