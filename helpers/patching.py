@@ -23,7 +23,7 @@ import numpy as np
 from .attention import scaled_dot_product_attention
 from .layer import apply_rope
 from .threads import with_one_blas_thread
-from .validation import as_real_array, head_pairs, index, instance
+from .validation import as_real_array, head_pairs, index, instance, one_of
 
 #: the three inputs of a head that can be patched
 INPUTS = ("q", "k", "v")
@@ -129,16 +129,24 @@ def check_patch(model, patch, shape: tuple) -> dict:
     return checked
 
 
+#: what "the sender removed" means for the receiver's input: its direct write subtracted, or
+#: the whole residual stream of a run with the sender removed (its later effects included)
+PATHS = ("direct", "total")
+
+
 def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), ("k",), ("v",), INPUTS),
-                replacement=None, loss_positions=None) -> list:
-    """The composition test: ``sender``'s write removed from ``receiver``'s input ``inputs`` only.
+                replacement=None, path: str = "direct", loss_positions=None) -> list:
+    """The composition test: ``sender`` removed from ``receiver``'s input ``inputs`` only.
 
     ``ids`` ``(batch, n)`` and ``layer_inputs`` (the clean run's residual stream entering every
     layer, ``forward(..., keep_inputs=True).layer_inputs``) describe the clean run. For each tuple
-    in ``inputs`` the receiver's queries/keys/values named there read ``x − write(sender)`` (plus
-    ``replacement``'s write if given: the sender's mean output, for a mean-ablated removal) — only
-    the sender's *direct* path into the receiver's layer is removed; everything else, the
-    receiver's other inputs included, stays clean. The model is resumed at the receiver's layer.
+    in ``inputs`` the receiver's queries/keys/values named there read a stream without the sender;
+    everything else, the receiver's other inputs included, stays clean (the model is resumed at
+    the receiver's layer). ``path="direct"``: that stream is ``x − write(sender)``, only the
+    sender's direct path into the receiver's layer removed; ``"total"``: the stream entering the
+    receiver's layer in a run with the sender removed (also what the sender changed in the layers
+    between). The sender is removed by zeroing its output, or by putting ``replacement`` (e.g. its
+    mean output, ``(n, head_dim)`` or ``(batch, n, head_dim)``) in its place.
     Returns one dict per entry: ``"inputs"``, ``"weights"`` (the receiver's pattern, ``(batch, n,
     n)``) and ``"losses"`` (``(batch, rows)``, next-token losses at ``loss_positions``, default all).
     """
@@ -164,10 +172,17 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     inputs = [tuple(group) for group in inputs]
     if not inputs or any(not group or not set(group) <= set(INPUTS) for group in inputs):
         raise ValueError(f"inputs must be a non-empty list of non-empty tuples of {INPUTS}, got {inputs!r}")
-    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
-    if replacement is not None:
-        write = write - head_write(model, s_layer, s_head, replacement)
-    removed = x_r - write
+    path = one_of("path", path, PATHS)
+    if path == "direct":
+        write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
+        if replacement is not None:
+            write = write - head_write(model, s_layer, s_head, replacement)
+        removed = x_r - write
+    else:
+        switch = ({"ablate": [(s_layer, s_head)]} if replacement is None
+                  else {"replace": {(s_layer, s_head): replacement}})
+        removed = real_model.forward(model, ids, resume=(s_layer, x_s), keep_inputs=True, logits_at=[0],
+                                     **switch).layer_inputs[r_layer]
     rows = None if loss_positions is None else list(loss_positions)
     results = []
     for group in inputs:
@@ -176,3 +191,39 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
         results.append({"inputs": group, "weights": run.weights[r_layer][:, r_head],
                         "losses": real_model.next_token_losses(run.logits, ids, positions=rows)})
     return results
+
+
+def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict:
+    """Which later heads read ``sender``, and through which input: for every head of every later
+    layer, its pattern and output recomputed with the sender's direct write removed from its
+    queries only, keys only, values only (``replacement`` as in :func:`composition`). Nothing
+    is rerun above: this is each receiver's first-order dependence, cheap enough for all heads.
+
+    Returns ``{"pattern": (layers, heads, 3), "output": (layers, heads, 3)}`` for the inputs
+    ``q, k, v``: the mean total-variation distance between the receiver's clean and patched
+    attention rows (0 = the same pattern, 1 = disjoint), and ``‖Δz‖ / ‖z‖``, the relative change of
+    its output. Layers up to the sender's hold 0 (nothing there can read it)."""
+    model = _model(model)
+    cfg = model.config
+    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
+    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
+    if replacement is not None:
+        write = write - head_write(model, s_layer, s_head, replacement)
+    pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))
+    output = np.zeros_like(pattern)
+    for layer in range(s_layer + 1, cfg.num_layers):
+        x = _residual(f"layer_inputs[{layer}]", model, layer_inputs[layer], x_s.shape)
+        removed = x - write
+        for head in range(cfg.num_heads):
+            base = head_attention(model, layer, head, x)
+            norm = np.sqrt(np.sum(base.z ** 2)) or 1.0
+            for j, name in enumerate(INPUTS):
+                streams = {f"x_{c}": removed if c == name else x for c in INPUTS}
+                run = head_attention(model, layer, head, **streams)
+                pattern[layer, head, j] = 0.5 * np.abs(run.weights - base.weights).sum(axis=-1).mean()
+                output[layer, head, j] = np.sqrt(np.sum((run.z - base.z) ** 2)) / norm
+    return {"pattern": pattern, "output": output}

@@ -155,3 +155,36 @@ def test_composition_removes_nothing_when_the_replacement_is_the_senders_own_out
         patching.composition(model, ids, run.layer_inputs, (1, 1), (1, 0))
     with pytest.raises(ValueError, match="inputs must be a non-empty list"):
         patching.composition(model, ids, run.layer_inputs, (0, 1), (1, 0), inputs=[("x",)])
+
+
+def test_the_total_path_removes_the_senders_later_effects_too(clean):
+    model, ids, run = clean
+    direct, total = (patching.composition(model, ids, run.layer_inputs, (0, 0), (1, 1), inputs=[patching.INPUTS],
+                                          path=p)[0] for p in patching.PATHS)
+    # with every input patched and one layer between them, both paths equal removing the sender at layer 0
+    # (the direct path misses only layer 0's MLP reading the sender's write; the total one includes it)
+    without = real_model.forward(model, ids, resume=(0, run.layer_inputs[0]), ablate=[(0, 0)], keep_inputs=True)
+    want = patching.head_attention(model, 1, 1, without.layer_inputs[1]).weights
+    np.testing.assert_allclose(total["weights"], want, atol=1e-7)
+    assert not np.allclose(direct["weights"], want, atol=1e-7)
+    with pytest.raises(ValueError, match="path must be one of"):
+        patching.composition(model, ids, run.layer_inputs, (0, 0), (1, 1), path="all")
+
+
+def test_the_composition_screen_finds_who_reads_the_sender_and_through_which_input(clean):
+    model, _, run = clean
+    screen = patching.composition_screen(model, run.layer_inputs, (0, 1))
+    assert screen["pattern"].shape == screen["output"].shape == (2, 2, 3)
+    assert not screen["pattern"][0].any() and not screen["output"][0].any()  # its own layer cannot read it
+    assert np.all(screen["pattern"][1, :, :2] > 1e-4)  # queries and keys move the pattern…
+    assert np.array_equal(screen["pattern"][1, :, 2], [0.0, 0.0])  # …values never do
+    assert np.all(screen["output"][1] > 1e-4)
+    # by hand for one receiver: head 0 of layer 1 with the keys read from x − write(0.1)
+    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    x = run.layer_inputs[1]
+    keys = patching.head_attention(model, 1, 0, x, x_k=x - patching.head_write(model, 0, 1, z))
+    base = patching.head_attention(model, 1, 0, x)
+    assert screen["pattern"][1, 0, 1] == pytest.approx(0.5 * np.abs(keys.weights - base.weights).sum(-1).mean())
+    nothing = patching.composition_screen(model, run.layer_inputs, (0, 1), replacement=z)
+    np.testing.assert_allclose(nothing["pattern"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(nothing["output"], 0.0, atol=1e-12)
