@@ -56,28 +56,27 @@ def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
     return arr[..., skip:, 0].mean(axis=-1)
 
 
-def induction_score(weights, length: int) -> np.ndarray:
-    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T + 1`` (``T = length``);
-    the sequence must be laid out as :func:`repeated_sequence` makes it (``n = 2T + 1``)."""
+def _second_copy_diagonal(weights, length: int, shift: int) -> np.ndarray:
+    """Mean weight from each second-copy query ``i = T+1 … 2T`` to key ``i − T + shift``."""
     length = positive_int("length", length)
     arr = _patterns(weights, 3)
     if arr.shape[-1] != 2 * length + 1:
         raise ValueError(f"weights must be patterns over 2·length + 1 = {2 * length + 1} positions "
                          f"(first token + two copies), got n = {arr.shape[-1]}")
     q = np.arange(length + 1, 2 * length + 1)
-    return arr[..., q, q - length + 1].mean(axis=-1)
+    return arr[..., q, q - length + shift].mean(axis=-1)
+
+
+def induction_score(weights, length: int) -> np.ndarray:
+    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T + 1`` (``T = length``);
+    the sequence must be laid out as :func:`repeated_sequence` makes it (``n = 2T + 1``)."""
+    return _second_copy_diagonal(weights, length, 1)
 
 
 def duplicate_token_score(weights, length: int) -> np.ndarray:
     """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T``, the *first occurrence
     of its own token* (a duplicate-token head; the induction diagonal is one step to the right)."""
-    length = positive_int("length", length)
-    arr = _patterns(weights, 3)
-    if arr.shape[-1] != 2 * length + 1:
-        raise ValueError(f"weights must be patterns over 2·length + 1 = {2 * length + 1} positions "
-                         f"(first token + two copies), got n = {arr.shape[-1]}")
-    q = np.arange(length + 1, 2 * length + 1)
-    return arr[..., q, q - length].mean(axis=-1)
+    return _second_copy_diagonal(weights, length, 0)
 
 
 def all_scores(weights, length: int) -> dict:
