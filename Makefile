@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean site pdf zip help new layout bench-memory
+	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -90,6 +90,11 @@ bench: setup-test
 # Every explorer driven through 3,000 random moves in its own process: RSS growth (<= 30 MiB each).
 bench-memory: setup-test
 	$(PY) tools/bench.py --memory
+
+# Notebook 11's null distributions: every single-head ablation (zero, mean, resample) and the random
+# k-head sets, precomputed into helpers/data/heads_scan.npz (about half an hour of one core; byte-stable).
+heads-scan: setup-test
+	$(PY) tools/heads_scan.py
 
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .render.validation import as_float_array, head_pairs, instance, one_of, positive_int
+from .render.validation import as_float_array, head_pairs, instance, one_of, positive_int, token_ids
 from .render.validation import seed as check_seed
 
 SCORES = ("previous", "sink", "induction")
@@ -56,16 +56,27 @@ def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
     return arr[..., skip:, 0].mean(axis=-1)
 
 
-def induction_score(weights, length: int) -> np.ndarray:
-    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T + 1`` (``T = length``);
-    the sequence must be laid out as :func:`repeated_sequence` makes it (``n = 2T + 1``)."""
+def _second_copy_diagonal(weights, length: int, shift: int) -> np.ndarray:
+    """Mean weight from each second-copy query ``i = T+1 … 2T`` to key ``i − T + shift``."""
     length = positive_int("length", length)
     arr = _patterns(weights, 3)
     if arr.shape[-1] != 2 * length + 1:
         raise ValueError(f"weights must be patterns over 2·length + 1 = {2 * length + 1} positions "
                          f"(first token + two copies), got n = {arr.shape[-1]}")
     q = np.arange(length + 1, 2 * length + 1)
-    return arr[..., q, q - length + 1].mean(axis=-1)
+    return arr[..., q, q - length + shift].mean(axis=-1)
+
+
+def induction_score(weights, length: int) -> np.ndarray:
+    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T + 1`` (``T = length``);
+    the sequence must be laid out as :func:`repeated_sequence` makes it (``n = 2T + 1``)."""
+    return _second_copy_diagonal(weights, length, 1)
+
+
+def duplicate_token_score(weights, length: int) -> np.ndarray:
+    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T``, the *first occurrence
+    of its own token* (a duplicate-token head; the induction diagonal is one step to the right)."""
+    return _second_copy_diagonal(weights, length, 0)
 
 
 def all_scores(weights, length: int) -> dict:
@@ -130,36 +141,61 @@ def random_heads(k: int, seed: int, shape: tuple, *, exclude=()) -> list:
 
 
 # ---- the study: runs, scores, memoised ablations ----------------------------------------------
+#: how a head is removed: its output before o_proj set to zero, to its mean over the reference
+#: sequences (position by position), or to its output on one reference sequence (resampling)
+ABLATIONS = ("zero", "mean", "resample")
+
+
 class HeadStudy:
     """Every head's scores and the copy losses on ``len(seeds)`` repeated sequences of ``length``
-    random tokens; :meth:`ablate` reruns them with heads zeroed (memoised per set of heads)."""
+    random tokens; :meth:`ablate` reruns them with heads removed (memoised per set of heads).
 
-    def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2)):
+    All sequences go through the model as one batch. ``reference_seeds`` name a separate set of
+    sequences (same layout, other random tokens) whose head outputs mean- and resample-ablation
+    use; by default as many as ``seeds``, seeded ``1000 + seed``. ``pool`` is the token ids the
+    random tokens are drawn from (default: the vocabulary's " word" tokens, :func:`word_pool`)."""
+
+    def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2), reference_seeds=None, pool=None):
         from . import real_model
 
         self.model = instance("model", model, real_model.Model, "helpers.real_model.Model (from load_model)")
         self.length = positive_int("length", length)
-        if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (list, tuple, range)):
-            raise TypeError(f"seeds must be a list or tuple of integers, got {seeds!r:.60}")
-        self.seeds = tuple(check_seed("seeds", s) for s in seeds)
-        if not self.seeds:
-            raise ValueError("seeds must name at least one seed, got none")
+        self.seeds = _seed_list("seeds", seeds)
+        self.reference_seeds = (tuple(1000 + s for s in self.seeds) if reference_seeds is None
+                                else _seed_list("reference_seeds", reference_seeds))
+        if set(self.reference_seeds) & set(self.seeds):
+            raise ValueError(f"reference_seeds must be other sequences than seeds, both hold "
+                             f"{sorted(set(self.reference_seeds) & set(self.seeds))}")
         cfg = model.config
         self.shape = (cfg.num_layers, cfg.num_heads)
-        self.pool = word_pool(model.tokens)
+        if pool is None:
+            self.pool = word_pool(model.tokens)
+        else:
+            self.pool = np.unique(token_ids("pool", pool, cfg.vocab_size))
         if len(self.pool) < self.length:
-            raise ValueError(f"length must be at most {len(self.pool)} (the model's vocabulary has that many "
-                             f"word tokens to draw distinct ones from), got {self.length}")
+            raise ValueError(f"length must be at most {len(self.pool)} (the pool has that many distinct "
+                             f"tokens to draw from), got {self.length}")
         self.ids = [repeated_sequence(self.pool, self.length, s) for s in self.seeds]
-        runs = [real_model.forward(model, ids, keep_inputs=True) for ids in self.ids]
-        self._inputs = [run.layer_inputs for run in runs]
+        #: (seeds, n) the sequences as one batch
+        self.batch = np.stack(self.ids)
+        run = real_model.forward(model, self.batch, keep_inputs=True)
+        #: per layer: the clean residual stream entering it, (seeds, n, hidden)
+        self.layer_inputs = run.layer_inputs
+        #: the clean residual stream leaving the last layer, before the final norm
+        self.final_residual = run.final_residual
         #: (seeds, layers, heads, n, n) float32
-        self.weights = np.stack([np.stack(run.weights) for run in runs])
+        self.weights = np.stack(run.weights, axis=1)
         #: (seeds, 2T) per-token loss, entry i predicts token i+1
-        self.losses = np.stack([real_model.next_token_losses(run.logits, ids) for run, ids in zip(runs, self.ids)])
+        self.losses = real_model.next_token_losses(run.logits, self.batch)
+        #: {name: (seeds, layers, heads)} every score on every sequence (:data:`SCORES` and "duplicate")
+        self.sequence_scores = {**all_scores(self.weights, self.length),
+                                "duplicate": duplicate_token_score(self.weights, self.length)}
         #: {name: (layers, heads)} each score averaged over the sequences
-        self.scores = {name: s.mean(axis=0) for name, s in all_scores(self.weights, self.length).items()}
+        self.scores = {name: s.mean(axis=0) for name, s in self.sequence_scores.items()}
+        #: the positions whose loss the copy losses read (entry i predicts token i+1)
+        self.loss_positions = list(range(1, self.length)) + list(range(self.length + 1, 2 * self.length))
         self._ablated: dict = {}
+        self._reference = None
 
     @property
     def first_copy_loss(self) -> float:
@@ -170,33 +206,86 @@ class HeadStudy:
         return float(copy_losses(self.losses, self.length)[1].mean())
 
     def top(self, score: str, k: int) -> list:
-        """The ``k`` heads with the highest ``score`` (one of :data:`SCORES`)."""
-        return top_heads(self.scores[one_of("score", score, SCORES)], k)
+        """The ``k`` heads with the highest ``score`` (one of :data:`SCORES` or ``"duplicate"``)."""
+        return top_heads(self.scores[one_of("score", score, (*SCORES, "duplicate"))], k)
 
-    def ablate(self, heads) -> dict:
-        """Per-token losses ``"losses"`` ``(seeds, 2T)``, the induction scores ``"induction"``
-        ``(layers, heads)`` and the first sequence's weights ``"weights"`` ``(layers, heads, n, n)``
-        with ``heads`` (``(layer, head)`` pairs) zeroed; layers below the lowest ablated one are
-        not rerun (they cannot change). Memoised: a repeated set costs nothing."""
+    def reference_outputs(self) -> np.ndarray:
+        """Every head's output before o_proj on the reference sequences, ``(reference, layers,
+        heads, n, head_dim)`` float32 (computed once)."""
+        if self._reference is None:
+            from . import real_model
+            from .patching import head_attention
+
+            ref = np.stack([repeated_sequence(self.pool, self.length, s) for s in self.reference_seeds])
+            inputs = real_model.forward(self.model, ref, keep_inputs=True).layer_inputs
+            self._reference = np.stack([np.stack([head_attention(self.model, layer, h, inputs[layer]).z
+                                                  for h in range(self.shape[1])], axis=1)
+                                        for layer in range(self.shape[0])], axis=1).astype(np.float32)
+        return self._reference
+
+    def replacements(self, heads, kind: str) -> dict:
+        """``forward``'s ``replace`` for removing ``heads`` by ``kind`` (``"mean"`` or ``"resample"``):
+        the head's mean output over the reference sequences at each position, or its output on
+        reference sequence j for sequence j."""
+        kind = one_of("kind", kind, ABLATIONS[1:])
         by_layer = head_pairs("heads", heads, *self.shape)
-        key = tuple((layer, h) for layer, hs in by_layer.items() for h in hs)
-        if key not in self._ablated:
-            self._ablated[key] = self._run_ablated(key, min(by_layer) if by_layer else None)
-        return self._ablated[key]
+        ref = self.reference_outputs()
+        if kind == "resample" and len(ref) < len(self.seeds):
+            raise ValueError(f"resample needs at least as many reference_seeds as seeds ({len(self.seeds)}), "
+                             f"got {len(ref)}")
+        pick = (lambda z: z.mean(axis=0)) if kind == "mean" else (lambda z: z[:len(self.seeds)])
+        return {(layer, h): pick(ref[:, layer, h]) for layer, hs in by_layer.items() for h in hs}
 
-    def _run_ablated(self, key, start) -> dict:
+    def intervene(self, heads, kind: str = "zero", *, full_losses: bool = False) -> dict:
+        """Remove ``heads`` (``(layer, head)`` pairs) by ``kind`` (one of :data:`ABLATIONS`), not
+        memoised: ``"first"``, ``"second"`` (each ``(seeds,)``, the copy losses of every sequence),
+        ``"scores"`` (``{name: (seeds, layers, heads)}``) and ``"run"`` (the forward result; layers
+        below the lowest removed head are not rerun and their weights are the clean ones). The
+        lm_head runs only on :attr:`loss_positions` unless ``full_losses`` (then also ``"losses"``,
+        ``(seeds, 2T)``)."""
         from . import real_model
 
-        if start is None:
-            return {"losses": self.losses, "induction": self.scores["induction"], "weights": self.weights[0]}
-        losses, induction, first = [], [], None
-        for ids, inputs, base in zip(self.ids, self._inputs, self.weights):
-            run = real_model.forward(self.model, ids, ablate=list(key), resume=(start, inputs[start]))
-            losses.append(real_model.next_token_losses(run.logits, ids))
-            weights = np.stack([base[i] if w is None else w for i, w in enumerate(run.weights)])
-            induction.append(induction_score(weights, self.length))
-            first = weights if first is None else first
-        return {"losses": np.stack(losses), "induction": np.mean(induction, axis=0), "weights": first}
+        kind = one_of("kind", kind, ABLATIONS)
+        by_layer = head_pairs("heads", heads, *self.shape)
+        if not by_layer:
+            first, second = copy_losses(self.losses, self.length)
+            out = {"first": first, "second": second, "scores": self.sequence_scores, "run": None}
+            return {**out, "losses": self.losses} if full_losses else out
+        start = min(by_layer)
+        pairs = [(layer, h) for layer, hs in by_layer.items() for h in hs]
+        switch = {"ablate": pairs} if kind == "zero" else {"replace": self.replacements(pairs, kind)}
+        rows = None if full_losses else self.loss_positions
+        run = real_model.forward(self.model, self.batch, resume=(start, self.layer_inputs[start]), logits_at=rows,
+                                 **switch)
+        losses = real_model.next_token_losses(run.logits, self.batch, positions=rows)
+        weights = np.stack([self.weights[:, i] if w is None else w for i, w in enumerate(run.weights)], axis=1)
+        scores = {**all_scores(weights, self.length), "duplicate": duplicate_token_score(weights, self.length)}
+        if full_losses:
+            first, second = copy_losses(losses, self.length)
+            return {"first": first, "second": second, "scores": scores, "run": run, "losses": losses,
+                    "weights": weights}
+        t = self.length - 1
+        return {"first": losses[:, :t].mean(axis=-1), "second": losses[:, t:].mean(axis=-1), "scores": scores,
+                "run": run}
+
+    def ablate(self, heads, kind: str = "zero") -> dict:
+        """Per-token losses ``"losses"`` ``(seeds, 2T)``, the induction scores ``"induction"``
+        ``(layers, heads)`` and the first sequence's weights ``"weights"`` ``(layers, heads, n, n)``
+        with ``heads`` (``(layer, head)`` pairs) removed by ``kind`` (default zero); layers below
+        the lowest ablated one are not rerun (they cannot change). Memoised: a repeated set costs
+        nothing."""
+        kind = one_of("kind", kind, ABLATIONS)
+        by_layer = head_pairs("heads", heads, *self.shape)
+        key = (kind, tuple((layer, h) for layer, hs in by_layer.items() for h in hs))
+        if key not in self._ablated:
+            if not key[1]:
+                self._ablated[key] = {"losses": self.losses, "induction": self.scores["induction"],
+                                      "weights": self.weights[0]}
+            else:
+                done = self.intervene(key[1], kind, full_losses=True)
+                self._ablated[key] = {"losses": done["losses"], "induction": done["scores"]["induction"].mean(axis=0),
+                                      "weights": done["weights"][0]}
+        return self._ablated[key]
 
     def second_copy_loss_without(self, heads) -> float:
         """Second-copy loss (mean over the sequences) with ``heads`` ablated."""
@@ -242,6 +331,17 @@ class HeadStudy:
         if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
             raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
         return random_heads(k, 1000 * k + draw, self.shape, exclude=self.top("induction", exclude_top))
+
+
+def _seed_list(name: str, seeds) -> tuple:
+    if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (list, tuple, range)):
+        raise TypeError(f"{name} must be a list or tuple of integers, got {seeds!r:.60}")
+    seeds = tuple(check_seed(name, s) for s in seeds)
+    if not seeds:
+        raise ValueError(f"{name} must name at least one seed, got none")
+    if len(set(seeds)) < len(seeds):
+        raise ValueError(f"{name} must be distinct (each names one sequence), got {seeds!r:.60}")
+    return seeds
 
 
 def study(length: int = 16, seeds=(0, 1, 2)) -> HeadStudy:

@@ -90,11 +90,12 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
 
 def apply_rope(x, positions, theta: float, scaling: RopeScaling | None = None) -> np.ndarray:
     """Rotate ``x`` of shape ``(n, heads, head_dim)`` by its positions (``06_attention_layer``);
-    ``scaling`` is a config's ``rope_scaling`` (see :func:`rope_inv_freq`)."""
-    arr = as_real_array("x", x, ndim=3)
+    ``scaling`` is a config's ``rope_scaling`` (see :func:`rope_inv_freq`). A leading batch axis,
+    ``(batch, n, heads, head_dim)``, rotates every sequence by the same positions."""
+    arr = as_real_array("x", x, ndim=(3, 4))
     pos = as_real_array("positions", positions, ndim=1)
-    if len(pos) != arr.shape[0]:
-        raise ValueError(f"positions has {len(pos)} entries but x has {arr.shape[0]} rows")
+    if len(pos) != arr.shape[-3]:
+        raise ValueError(f"positions has {len(pos)} entries but x has {arr.shape[-3]} rows")
     if arr.shape[-1] % 2:
         raise ValueError(f"x must have an even head_dim (last axis) for RoPE, got shape {arr.shape}")
     theta = _theta("theta", theta)
@@ -121,11 +122,11 @@ def rope_scores(q, k, distances, theta: float, scaling: RopeScaling | None = Non
 # ---- GQA -------------------------------------------------------------------------------------
 def repeat_kv(x: np.ndarray, n_rep: int) -> np.ndarray:
     """``(n, kv_heads, d)`` → ``(n, kv_heads · n_rep, d)``: KV head j serves query heads
-    ``j·n_rep … j·n_rep + n_rep − 1`` (Transformers' ``repeat_kv``)."""
-    x = as_real_array("x", x, ndim=3, keep_float_dtype=True)
+    ``j·n_rep … j·n_rep + n_rep − 1`` (Transformers' ``repeat_kv``); a leading batch axis is kept."""
+    x = as_real_array("x", x, ndim=(3, 4), keep_float_dtype=True)
     n_rep = positive_int("n_rep", n_rep, maximum=4096)
     check_elements("x, n_rep", x.size * n_rep)
-    return x if n_rep == 1 else np.repeat(x, n_rep, axis=1)
+    return x if n_rep == 1 else np.repeat(x, n_rep, axis=-2)
 
 
 @dataclass(frozen=True)
@@ -241,12 +242,15 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     torch's convention) or additive (see :mod:`helpers.attention`).
     ``ablate_heads`` (query-head indices; default none) zeroes those heads' outputs before o_proj,
     which removes them from the layer exactly (``11_heads_at_work``'s ablation switch).
+    ``x`` may also be ``(batch, n, hidden)``: several sequences of the same length at once, each
+    with its own causal attention (no KV cache then); ``out`` and ``weights`` gain the batch axis.
     """
     instance("shape", shape, LayerShape)
     instance("weights", weights, LayerWeights)
-    x = as_real_array("x", x, ndim=2)
-    if x.shape[1] != shape.hidden:
-        raise ValueError(f"x must have shape (n, {shape.hidden}), got {x.shape}")
+    x = as_real_array("x", x, ndim=(2, 3))
+    if x.shape[-1] != shape.hidden:
+        raise ValueError(f"x must have shape (n, {shape.hidden}), got {x.shape} (or (batch, n, {shape.hidden}) "
+                         "for a batch of sequences)")
     weights.check(shape)
     causal = boolean("causal", causal)
     if rope_theta is not None:
@@ -255,29 +259,33 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
         instance("rope_scaling", rope_scaling, RopeScaling, "helpers.config.RopeScaling or None")
     if cache is not None:
         instance("cache", cache, LayerCache)
+        if x.ndim == 3:
+            raise ValueError(f"cache holds one sequence: x must have shape (n, {shape.hidden}) with a cache, "
+                             f"got a batch {x.shape}")
     if trace is not None:
         instance("trace", trace, list, "list (it receives the shape trace) or None")
     if positions is not None:
-        positions = as_real_array("positions", positions, shape=(x.shape[0],))
+        positions = as_real_array("positions", positions, shape=(x.shape[-2],))
     w_in, w_out = weights._magnitudes
     magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden)  # q, k, v stay far from overflow
     magnitude_bound("x or weights", max_abs(x), w_in, shape.hidden, w_out, shape.num_heads * shape.head_dim,
                     limit=1e300)
     if mask is not None:
-        n_keys = x.shape[0] + (len(cache) if cache is not None else 0)
-        mask = as_mask("mask", mask, [(x.shape[0], n_keys)])
+        n_keys = x.shape[-2] + (len(cache) if cache is not None else 0)
+        mask = as_mask("mask", mask, [(x.shape[-2], n_keys)])
     if cache is not None and cache.k is not None and cache.k.shape[1:] != (shape.num_kv_heads, shape.head_dim):
         raise ValueError(f"cache holds k of shape {cache.k.shape}, not (…, {shape.num_kv_heads}, "
                          f"{shape.head_dim}) for {shape}")
     ablate_heads = head_indices("ablate_heads", ablate_heads, shape.num_heads)
-    n, h, kv, d = x.shape[0], shape.num_heads, shape.num_kv_heads, shape.head_dim
+    batch, n, h, kv, d = x.shape[:-2], x.shape[-2], shape.num_heads, shape.num_kv_heads, shape.head_dim
     record = trace.append if trace is not None else (lambda item: None)
     start = len(cache) if cache is not None else 0
     pos = np.arange(start, start + n) if positions is None else np.asarray(positions)
     record(("x", x.shape))
-    q = (x @ weights.w_q).reshape(n, h, d)
-    k = (x @ weights.w_k).reshape(n, kv, d)
-    v = (x @ weights.w_v).reshape(n, kv, d)
+    rows = x.reshape(-1, shape.hidden)  # a batch's sequences stacked: one product per projection
+    q = (rows @ weights.w_q).reshape(*batch, n, h, d)
+    k = (rows @ weights.w_k).reshape(*batch, n, kv, d)
+    v = (rows @ weights.w_v).reshape(*batch, n, kv, d)
     record(("q = x @ W_q → 拆成头", q.shape))
     record(("k = x @ W_k → 拆成头", k.shape))
     record(("v = x @ W_v → 拆成头", v.shape))
@@ -290,15 +298,17 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
         record(("KV cache 里的 k, v", k.shape))
     k_rep, v_rep = repeat_kv(k, h // kv), repeat_kv(v, h // kv)
     record(("repeat_kv(k), repeat_kv(v)", k_rep.shape))
-    out, attn = scaled_dot_product_attention(q.transpose(1, 0, 2), k_rep.transpose(1, 0, 2),
-                                             v_rep.transpose(1, 0, 2), causal=causal, mask=mask)
+    # heads first, (h, n, d); a batch's (batch, h) pairs are flattened into one axis of heads
+    q_h, k_h, v_h = (np.swapaxes(a, -3, -2).reshape(-1, a.shape[-3], d) for a in (q, k_rep, v_rep))
+    out, attn = scaled_dot_product_attention(q_h, k_h, v_h, causal=causal, mask=mask)
+    out, attn = out.reshape(*batch, h, n, d), attn.reshape(*batch, h, n, -1)
     record(("每个头的分数 / 权重", attn.shape))
     record(("每个头的输出", out.shape))
     if ablate_heads:
-        out[list(ablate_heads)] = 0.0
-    merged = out.transpose(1, 0, 2).reshape(n, h * d)
+        out[..., list(ablate_heads), :, :] = 0.0
+    merged = np.swapaxes(out, -3, -2).reshape(*batch, n, h * d)
     record(("拼接各头", merged.shape))
-    y = merged @ weights.w_o
+    y = (merged.reshape(-1, h * d) @ weights.w_o).reshape(*batch, n, shape.hidden)
     record(("o_proj", y.shape))
     return y, attn
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .attention import softmax
+from .attention import scaled_dot_product_attention, softmax
 from .config import ModelConfig
-from .layer import LayerCache, LayerShape, LayerWeights, attention_layer
+from .layer import LayerCache, LayerShape, LayerWeights, apply_rope, attention_layer
 from .render.threads import with_one_blas_thread
 from .render.validation import (
     as_mask,
@@ -259,30 +259,48 @@ def silu(x: np.ndarray) -> np.ndarray:
 class ForwardResult:
     """What :func:`forward` returns: the logits, every layer's attention weights, optionally each layer's input."""
 
-    logits: np.ndarray       # (n, vocab)
-    weights: list            # per layer: (heads, n, n_keys), float32
-    layer_inputs: list       # per layer: the residual stream entering it (n, hidden)
+    logits: np.ndarray       # (n, vocab); (batch, n, vocab) for a batch; rows at logits_at only if given
+    weights: list            # per layer: (heads, n, n_keys), float32 (a batch axis first for a batch)
+    layer_inputs: list       # per layer: the residual stream entering it (n, hidden) / (batch, n, hidden)
+    final_residual: np.ndarray | None = None  # leaving the last layer, before the final norm (keep_inputs)
 
 
 @with_one_blas_thread  # a 135M model's products on ≤ 100 tokens: a second thread mostly waits
 def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_inputs: bool = False,
-            last_only: bool = False, ablate=None, resume=None) -> ForwardResult:
+            last_only: bool = False, ablate=None, resume=None, replace=None, patch=None,
+            logits_at=None) -> ForwardResult:
     """Logits and every layer's attention weights for token ``ids``.
 
     The attention of every layer is :func:`helpers.layer.attention_layer` — the function of
     ``06_attention_layer`` — with causal masking, GQA and RoPE. ``caches`` (one
     :class:`helpers.layer.LayerCache` per layer) turns on the KV cache; ``mask`` is an extra
     additive ``(n, n)`` mask (e.g. a sliding window, ``09``'s StreamingLLM experiment).
-    ``last_only`` computes the logits of the last position only (generation).
-    ``ablate``, a list of ``(layer, head)`` pairs, zeroes those heads' outputs before o_proj
-    (``11_heads_at_work``); by default nothing is ablated. ``resume=(layer, residual)`` starts at
-    ``layer`` from the residual stream entering it (``keep_inputs=True`` of an earlier run on the
-    same ids), skipping the layers below, whose ``weights`` are ``None``: an ablation at layer L
-    cannot change them (``11``).
+    ``last_only`` computes the logits of the last position only (generation); ``logits_at``, a
+    list of positions, computes them at those positions only (the lm_head is a fifth of the
+    model's products: ``11`` reads the loss on a few positions).
+
+    ``ids`` may be a ``(batch, n)`` array: several sequences of the same length in one pass (no
+    KV cache then); every array of the result gains a leading batch axis.
+
+    Interventions on single heads (``11_heads_at_work``), each keyed by ``(layer, head)``:
+
+    - ``ablate``, a list of ``(layer, head)`` pairs, zeroes those heads' outputs before o_proj;
+    - ``replace``, ``{(layer, head): z}``, puts ``z`` (``(n, head_dim)``, or per sequence
+      ``(batch, n, head_dim)``) in place of that head's output before o_proj (mean- and
+      resample-ablation);
+    - ``patch``, ``{(layer, head): {"q"|"k"|"v": residual}}``, recomputes that head with its
+      queries, keys or values read from another residual stream (see :mod:`helpers.patching`).
+
+    By default nothing is changed. ``resume=(layer, residual)`` starts at ``layer`` from the
+    residual stream entering it (``keep_inputs=True`` of an earlier run on the same ids), skipping
+    the layers below, whose ``weights`` are ``None``: an intervention at layer L cannot change them.
     """
-    ids = _ids(_model(model), ids)
+    ids = _id_rows(_model(model), ids)
     keep_inputs, last_only = boolean("keep_inputs", keep_inputs), boolean("last_only", last_only)
+    n = ids.shape[-1]
     if caches is not None:
+        if ids.ndim == 2:
+            raise ValueError(f"caches hold one sequence: ids must be 1-D with caches, got a batch of shape {ids.shape}")
         if not isinstance(caches, (list, tuple)) or len(caches) != len(model.blocks) or not all(
                 isinstance(c, LayerCache) for c in caches):
             raise ValueError(f"caches must be a list of {len(model.blocks)} LayerCache objects (one per layer, "
@@ -291,10 +309,16 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
             raise ValueError("caches must all hold the same number of positions; make fresh ones with new_caches(model)")
     if mask is not None:
         past = len(caches[0]) if caches else 0
-        mask = as_mask("mask", mask, [(len(ids), len(ids) + past)])
-    ablate = head_pairs("ablate", ablate, model.config.num_layers, model.config.num_heads)
+        mask = as_mask("mask", mask, [(n, n + past)])
+    cfg = model.config
+    ablate = head_pairs("ablate", ablate, cfg.num_layers, cfg.num_heads)
+    replace = _head_outputs(model, replace, ids.shape)
+    if patch is not None:
+        patch = check_patch(model, patch, ids.shape)
+    rows = _logit_rows(logits_at, n, last_only)
     start, x = ((0, model.embed[ids].astype(np.float64)) if resume is None
-                else _resume_point(model, len(ids), resume))
+                else _resume_point(model, ids.shape, resume))
+    d = cfg.head_dim
     weights, inputs = [], []
     for i, block in enumerate(model.blocks):
         if i < start:
@@ -305,28 +329,89 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
         if keep_inputs:
             inputs.append(x)
         h = rms_norm(x, block.attn_norm, model.eps)
-        out, attn = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta,
+        swapped = {head: z for (layer, head), z in replace.items() if layer == i}
+        patched = {} if patch is None else {head: spec for (layer, head), spec in patch.items() if layer == i}
+        silenced = set(ablate.get(i, ())) | set(swapped) | set(patched)
+        out, attn = attention_layer(h, block.attention, model.shape, rope_theta=cfg.rope_theta,
                                     cache=None if caches is None else caches[i], mask=mask,
-                                    ablate_heads=ablate.get(i))
+                                    ablate_heads=sorted(silenced) or None)
+        if patched:
+            for head, spec in patched.items():
+                run = head_attention(model, i, head, **{f"x_{s}": spec.get(s, x) for s in ("q", "k", "v")})
+                swapped[head] = run.z
+                attn[..., head, :, :] = run.weights
+        for head, z in swapped.items():  # linear: the head's rows of o_proj applied to its new output
+            out = out + z @ block.attention.w_o[head * d:(head + 1) * d]
         x = x + out
         h = rms_norm(x, block.ffn_norm, model.eps).astype(np.float32)  # the MLP runs in float32
         x = x + (silu(h @ block.gate) * (h @ block.up)) @ block.down
         weights.append(attn.astype(np.float32))  # halves the memory of 30 layers of weights
-    x = rms_norm(x[-1:] if last_only else x, model.final_norm, model.eps)
+    final = x if keep_inputs else None
+    x = rms_norm(x if rows is None else x[..., rows, :], model.final_norm, model.eps)
     logits = x.astype(np.float32) @ model.embed.T
-    return ForwardResult(logits, weights, inputs)
+    return ForwardResult(logits, weights, inputs, final)
 
 
-def _resume_point(model: Model, n: int, resume) -> tuple:
-    """Check ``forward``'s ``resume=(layer, residual)`` argument."""
+def _id_rows(model: Model, ids) -> np.ndarray:
+    """``ids`` as a 1-D sequence or a ``(batch, n)`` array of token ids (checked)."""
+    if isinstance(ids, np.ndarray) and ids.ndim == 2 or (
+            isinstance(ids, (list, tuple)) and ids and all(isinstance(r, (list, tuple, np.ndarray)) for r in ids)):
+        try:
+            raw = np.asarray(ids)
+        except ValueError:
+            raw = None
+        if raw is None or raw.ndim != 2 or raw.dtype == object:
+            raise ValueError(f"ids must be a 1-D sequence of token ids or a (batch, n) array of equal-length "
+                             f"sequences, got {type(ids).__name__} of ragged rows")
+        if 0 in raw.shape:
+            raise ValueError(f"ids must hold at least one sequence of at least one token, got shape {raw.shape}")
+        return token_ids("ids", raw.reshape(-1), model.config.vocab_size).reshape(raw.shape)
+    return _ids(model, ids)
+
+
+def _logit_rows(logits_at, n: int, last_only: bool):
+    """The positions ``forward`` computes logits at: ``None`` (all), or an index array."""
+    if logits_at is None:
+        return np.array([n - 1]) if last_only else None
+    if last_only:
+        raise ValueError("give last_only or logits_at, not both (last_only is logits_at=[n − 1])")
+    if isinstance(logits_at, (str, bytes, dict)) or not hasattr(logits_at, "__iter__"):
+        raise TypeError(f"logits_at must be a list of positions, got {logits_at!r:.60}")
+    rows = [index("logits_at", p, n) for p in logits_at]
+    if not rows:
+        raise ValueError("logits_at must name at least one position, got none")
+    return np.array(rows)
+
+
+def _head_outputs(model: Model, replace, shape: tuple) -> dict:
+    """Check ``forward``'s ``replace={(layer, head): z}``: ``z`` is ``(n, head_dim)`` or per sequence."""
+    if replace is None:
+        return {}
+    if not isinstance(replace, dict):
+        raise TypeError(f"replace must be a dict {{(layer, head): output}}, got {type(replace).__name__}")
+    cfg = model.config
+    checked = {}
+    for key, z in replace.items():
+        (layer, (head,)), = head_pairs("replace", [key], cfg.num_layers, cfg.num_heads).items()
+        z = as_real_array(f"replace[{key}]", z, keep_float_dtype=True)
+        want = (shape[-1], cfg.head_dim)
+        if z.shape not in (want, (*shape, cfg.head_dim)):
+            raise ValueError(f"replace[{key}] must have shape {want} or {(*shape, cfg.head_dim)} (one output "
+                             f"vector per position), got {z.shape}")
+        checked[(layer, head)] = z
+    return checked
+
+
+def _resume_point(model: Model, shape: tuple, resume) -> tuple:
+    """Check ``forward``'s ``resume=(layer, residual)`` argument (``shape`` is the ids' shape)."""
     if not isinstance(resume, tuple) or len(resume) != 2:
         raise TypeError(f"resume must be a (layer, residual) pair, got {type(resume).__name__}")
     layer, residual = resume
     if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < model.config.num_layers:
         raise ValueError(f"resume: layer must be an integer in 0…{model.config.num_layers - 1}, got {layer!r}")
     residual = np.asarray(residual)
-    if residual.shape != (n, model.config.hidden_size):
-        raise ValueError(f"resume: residual must have shape {(n, model.config.hidden_size)}, got {residual.shape}")
+    if residual.shape != (*shape, model.config.hidden_size):
+        raise ValueError(f"resume: residual must have shape {(*shape, model.config.hidden_size)}, got {residual.shape}")
     return int(layer), residual
 
 
@@ -371,17 +456,34 @@ def perplexity(model: Model, ids, *, mask=None) -> float:
     return float(np.exp(next_token_losses(forward(model, ids, mask=mask).logits, ids).mean()))
 
 
-def next_token_losses(logits, ids) -> np.ndarray:
+def next_token_losses(logits, ids, *, positions=None) -> np.ndarray:
     """Negative log-likelihood of each next token: entry ``i`` is ``−log p(ids[i+1] | ids[…i])``
-    from ``logits[i]`` (``(n, vocab)``); ``n − 1`` values (``09``'s perplexity, ``11``'s per-token loss)."""
-    logits = as_real_array("logits", logits, ndim=2, keep_float_dtype=True)
+    from ``logits[i]`` (``(n, vocab)``); ``n − 1`` values (``09``'s perplexity, ``11``'s per-token loss).
+    With ``positions`` (``forward``'s ``logits_at``), ``logits`` has one row per position and entry
+    ``j`` is the loss of predicting ``ids[positions[j] + 1]``. A batch — ``logits`` ``(batch, rows,
+    vocab)`` with ``ids`` ``(batch, n)`` — gives one row of losses per sequence."""
+    logits = as_real_array("logits", logits, ndim=(2, 3), keep_float_dtype=True)
+    if logits.ndim == 3:
+        batch = ids if isinstance(ids, np.ndarray) else None
+        if batch is None or batch.ndim != 2 or len(batch) != len(logits):
+            raise ValueError(f"ids must be a (batch, n) array with one row per sequence of logits {logits.shape}, "
+                             f"got {type(ids).__name__} of shape {np.shape(batch) if batch is not None else '?'}")
+        return np.stack([next_token_losses(lg, row, positions=positions) for lg, row in zip(logits, batch)])
     ids = token_ids("ids", ids, logits.shape[1], min_length=2)
-    if len(ids) != len(logits):
-        raise ValueError(f"logits must have one row per token id: logits {logits.shape}, ids {ids.shape}")
-    logits = logits[:-1]  # (n-1, vocab) float32
-    top = logits.max(axis=-1)
-    log_total = top.astype(np.float64) + np.log(np.exp(logits - top[:, None]).sum(axis=-1, dtype=np.float64))
-    return log_total - logits[np.arange(len(ids) - 1), ids[1:]].astype(np.float64)
+    if positions is None:
+        if len(ids) != len(logits):
+            raise ValueError(f"logits must have one row per token id: logits {logits.shape}, ids {ids.shape}")
+        rows, targets = logits[:-1], ids[1:]  # (n-1, vocab) float32
+    else:
+        if isinstance(positions, (str, bytes, dict)) or not hasattr(positions, "__iter__"):
+            raise TypeError(f"positions must be a list of positions (forward's logits_at), got {positions!r:.60}")
+        pos = np.array([index("positions", p, len(ids) - 1) for p in positions], dtype=np.int64)
+        if len(pos) != len(logits):
+            raise ValueError(f"logits must have one row per position: logits {logits.shape}, {len(pos)} positions")
+        rows, targets = logits, ids[pos + 1]
+    top = rows.max(axis=-1)
+    log_total = top.astype(np.float64) + np.log(np.exp(rows - top[:, None]).sum(axis=-1, dtype=np.float64))
+    return log_total - rows[np.arange(len(targets)), targets].astype(np.float64)
 
 
 # ---- attention statistics -------------------------------------------------------------------
@@ -450,3 +552,88 @@ def perplexity_with_wrong_rope(model: Model, ids) -> float:
     _ids(_model(model), ids, min_length=2)
     with wrong_qk_order(model):
         return perplexity(model, ids)
+
+
+# ---- one head recomputed from its own query / key / value streams (helpers.patching) --------
+#: the three inputs of a head that can be patched
+INPUTS = ("q", "k", "v")
+
+
+def _head(model, layer, head) -> tuple:
+    cfg = model.config
+    layer = index("layer", layer, cfg.num_layers)
+    head = index("head", head, cfg.num_heads)
+    return layer, head
+
+
+def _residual(name: str, model, x, shape=None) -> np.ndarray:
+    arr = as_real_array(name, x, ndim=(2, 3), keep_float_dtype=True)
+    hidden = model.config.hidden_size
+    if arr.shape[-1] != hidden or (shape is not None and arr.shape != shape):
+        want = f"(n, {hidden}) or (batch, n, {hidden})" if shape is None else str(shape)
+        raise ValueError(f"{name} must be a residual stream of shape {want}, got {arr.shape}")
+    return arr
+
+
+@dataclass
+class HeadRun:
+    """One head recomputed by :func:`head_attention`: its output ``z`` before o_proj
+    ``(…, n, head_dim)``, its ``weights`` ``(…, n, n)`` and the ``q``, ``k``, ``v`` it used (after RoPE)."""
+
+    z: np.ndarray
+    weights: np.ndarray
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+
+    def __post_init__(self):
+        for name in ("z", "weights", "q", "k", "v"):
+            setattr(self, name, as_real_array(name, getattr(self, name), ndim=(2, 3), keep_float_dtype=True))
+
+
+@with_one_blas_thread
+def head_attention(model, layer: int, head: int, x_q, x_k=None, x_v=None) -> HeadRun:
+    """Query head ``head`` of ``layer`` with its queries read from residual stream ``x_q``, its
+    keys from ``x_k`` and its values from ``x_v`` (each ``(n, hidden)`` or ``(batch, n, hidden)``,
+    the stream *entering* the layer; ``None`` means ``x_q``). With one stream for all three it is
+    exactly that head of :func:`helpers.layer.attention_layer` (to round-off)."""
+    model = _model(model)
+    layer, head = _head(model, layer, head)
+    x_q = _residual("x_q", model, x_q)
+    x_k = x_q if x_k is None else _residual("x_k", model, x_k, x_q.shape)
+    x_v = x_q if x_v is None else _residual("x_v", model, x_v, x_q.shape)
+    cfg, block = model.config, model.blocks[layer]
+    d, kv = cfg.head_dim, head // (cfg.num_heads // cfg.num_kv_heads)
+    w = block.attention
+    positions = np.arange(x_q.shape[-2])
+
+    normed = {}  # one RMSNorm per distinct stream (usually q, k and v read the same one)
+
+    def project(x, weight, cols, rope):
+        if id(x) not in normed:
+            normed[id(x)] = rms_norm(x, block.attn_norm, model.eps).reshape(-1, cfg.hidden_size)
+        rows = normed[id(x)]  # the stream's positions as rows: one 2-D product (BLAS)
+        out = (rows @ weight[:, cols * d:(cols + 1) * d].astype(np.float64)).reshape(*x.shape[:-1], d)
+        return apply_rope(out[..., None, :], positions, cfg.rope_theta)[..., 0, :] if rope else out
+
+    q, k, v = project(x_q, w.w_q, head, True), project(x_k, w.w_k, kv, True), project(x_v, w.w_v, kv, False)
+    z, weights = scaled_dot_product_attention(q, k, v, causal=True)
+    return HeadRun(z, weights, q, k, v)
+
+
+def check_patch(model, patch, shape: tuple) -> dict:
+    """``forward``'s ``patch={(layer, head): {"q"|"k"|"v": residual}}`` checked; ``shape`` is the
+    ids' shape, each residual must be ``(*shape, hidden)``."""
+    model = _model(model)
+    if not isinstance(patch, dict):
+        raise TypeError(f"patch must be a dict {{(layer, head): {{'k': residual, …}}}}, got {type(patch).__name__}")
+    cfg = model.config
+    checked = {}
+    for key, spec in patch.items():
+        (layer, (head,)), = head_pairs("patch", [key], cfg.num_layers, cfg.num_heads).items()
+        if not isinstance(spec, dict) or not spec or not set(spec) <= set(INPUTS):
+            raise ValueError(f"patch[{key}] must be a dict with some of the keys {INPUTS} (the inputs to patch), "
+                             f"got {spec!r:.80}")
+        checked[(layer, head)] = {name: _residual(f"patch[{key}][{name!r}]", model, x, (*shape, cfg.hidden_size))
+                                  for name, x in spec.items()}
+    return checked

@@ -1,0 +1,253 @@
+"""The precomputed ablation scans behind ``11_heads_at_work``'s null distributions.
+
+Removing every one of SmolLM2's 270 heads on its own, three ways (zero, mean, resample), and ≥ 30
+random sets of k heads for each k takes about half an hour of one CPU core: too long for a
+notebook that must run in a minute. :func:`compute` runs them with the project's own code
+(:class:`helpers.heads.HeadStudy` on :data:`SETUP`'s sequences) and :func:`write` stores the
+result in ``helpers/data/heads_scan.npz`` (small, versioned, byte-stable); ``make heads-scan``
+(``tools/heads_scan.py``) regenerates it, and a test recomputes randomly chosen entries.
+:func:`load` reads it back as a :class:`Scan`.
+
+Every loss is kept per sequence, so every table can show the spread over sequences.
+"""
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .heads import ABLATIONS, HeadStudy, random_heads, top_heads
+from .render.validation import head_pairs, instance, one_of, positive_int
+
+#: where the scan lives (in the package: the notebook reads it offline)
+SCAN_PATH = Path(__file__).with_name("data") / "heads_scan.npz"
+#: bump when the file's layout or the computation changes
+FORMAT = 1
+#: the study the scan is run on: 12 sequences, and 12 others for mean- and resample-ablation
+SETUP = {"length": 16, "seeds": tuple(range(12)), "reference_seeds": tuple(range(1000, 1012))}
+#: sizes of the top-k sets
+KS = (1, 2, 4, 8)
+#: sizes of the random sets (k = 1's null is every single head)
+DRAW_KS = (2, 4, 8)
+#: random sets drawn for each k in DRAW_KS
+DRAWS = 40
+#: ablation kinds the random sets are run with
+DRAW_KINDS = ABLATIONS
+#: the scores whose top-k sets are removed together
+SET_SCORES = ("induction", "previous", "duplicate")
+#: the scores recorded for the tracked heads after every single-head ablation
+TRACKED_SCORES = ("previous", "induction", "duplicate")
+#: how many top heads of each tracked score are tracked
+TRACKED_TOP = 10
+COPIES = ("first", "second")
+
+
+def random_set(k: int, draw: int, shape: tuple) -> list:
+    """Random set number ``draw`` of ``k`` heads, drawn uniformly from all heads (seed
+    ``50000 + 1000·k + draw``): the null that a top-k set is compared with."""
+    if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
+        raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
+    return random_heads(k, 50_000 + 1000 * positive_int("k", k) + int(draw), shape)
+
+
+@lru_cache(maxsize=1)
+def scan_study() -> HeadStudy:
+    """The :class:`HeadStudy` of :data:`SETUP` on SmolLM2-135M (loaded once)."""
+    from .real_model import load_model
+
+    return HeadStudy(load_model(), **SETUP)
+
+
+def tracked_heads(study: HeadStudy) -> list:
+    """The heads whose scores every single-head ablation records: the top :data:`TRACKED_TOP` of
+    each of :data:`TRACKED_SCORES`, in that order, without repeats."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    seen = []
+    for name in TRACKED_SCORES:
+        top = top_heads(study.scores[name], min(TRACKED_TOP, study.scores[name].size))
+        seen += [h for h in top if h not in seen]
+    return seen
+
+
+def _losses(result) -> np.ndarray:
+    return np.stack([result["first"], result["second"]])  # (2, seeds)
+
+
+def compute(study: HeadStudy, *, ks=KS, draw_ks=DRAW_KS, draws: int = DRAWS, kinds=ABLATIONS,
+            draw_kinds=DRAW_KINDS, progress=None) -> dict:
+    """Every scan as a dict of arrays (see :class:`Scan` for their meaning). ``progress``, if
+    given, is called with a short text after each group."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    ks, draw_ks = tuple(positive_int("ks", k) for k in ks), tuple(positive_int("draw_ks", k) for k in draw_ks)
+    draws = positive_int("draws", draws)
+    kinds = tuple(one_of("kinds", k, ABLATIONS) for k in kinds)
+    draw_kinds = tuple(one_of("draw_kinds", k, ABLATIONS) for k in draw_kinds)
+    say = progress or (lambda text: None)
+    layers, n_heads = study.shape
+    tracked = tracked_heads(study)
+    out = {"format": np.array(FORMAT), "length": np.array(study.length), "seeds": np.array(study.seeds),
+           "reference_seeds": np.array(study.reference_seeds), "ks": np.array(ks), "draw_ks": np.array(draw_ks),
+           "kinds": np.array(kinds), "draw_kinds": np.array(draw_kinds), "tracked": np.array(tracked),
+           "tracked_scores": np.array(TRACKED_SCORES), "set_scores": np.array(SET_SCORES),
+           "clean": _losses(study.intervene([])),
+           "clean_tracked": np.array([[study.scores[s][h] for h in tracked] for s in TRACKED_SCORES])}
+    for kind in kinds:
+        single = np.empty((2, layers, n_heads, len(study.seeds)))
+        after = np.empty((len(TRACKED_SCORES), layers, n_heads, len(tracked)), np.float32)
+        for layer in range(layers):
+            for h in range(n_heads):
+                result = study.intervene([(layer, h)], kind)
+                single[:, layer, h] = _losses(result)
+                for j, name in enumerate(TRACKED_SCORES):
+                    mean = result["scores"][name].mean(axis=0)
+                    after[j, layer, h] = [mean[t] for t in tracked]
+            say(f"single {kind}: layer {layer} done")
+        out[f"single_{kind}"] = single
+        out[f"tracked_after_{kind}"] = after
+        out[f"sets_{kind}"] = np.stack([np.stack([_losses(study.intervene(study.top(name, k), kind)) for k in ks])
+                                        for name in SET_SCORES])  # (scores, ks, 2, seeds)
+        say(f"top-k sets {kind} done")
+    heads = np.full((len(draw_ks), draws, max(draw_ks), 2), -1, dtype=np.int64)
+    for i, k in enumerate(draw_ks):
+        for d in range(draws):
+            heads[i, d, :k] = random_set(k, d, study.shape)
+    out["draw_heads"] = heads
+    for kind in draw_kinds:
+        out[f"draws_{kind}"] = np.stack([np.stack([_losses(study.intervene(
+            [tuple(p) for p in heads[i, d, :k]], kind)) for d in range(draws)]) for i, k in enumerate(draw_ks)])
+        say(f"random sets {kind} done")  # (ks, draws, 2, seeds)
+    return out
+
+
+def _path(name: str, value) -> Path:
+    if isinstance(value, bool) or not isinstance(value, (str, Path)) or not str(value):
+        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {type(value).__name__} {value!r:.60}")
+    return Path(value)
+
+
+def write(arrays: dict, path=SCAN_PATH) -> Path:
+    """Store ``arrays`` as an ``.npz`` with fixed timestamps and sorted entries: the same scan
+    gives the same bytes (``np.savez`` stamps the current time)."""
+    if not isinstance(arrays, dict) or not arrays:
+        raise TypeError(f"arrays must be a non-empty dict of numpy arrays (from compute), got {type(arrays).__name__}")
+    path = _path("path", path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(arrays):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, buffer.getvalue())
+    return path
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The stored scans. Losses are next-token losses (nats) on the first and second copy, per
+    sequence; "change" is the loss with the heads removed minus the clean loss.
+
+    - ``single[kind]``: ``(2, layers, heads, seeds)``, every head removed on its own;
+    - ``sets[kind]``: ``(len(set_scores), len(ks), 2, seeds)``, the top-k heads of each score;
+    - ``draws[kind]``: ``(len(draw_ks), draws, 2, seeds)``, random sets (``draw_heads`` lists them);
+    - ``tracked_after[kind]``: ``(len(tracked_scores), layers, heads, len(tracked))``, the tracked
+      heads' scores (mean over sequences) with each single head removed; ``clean_tracked`` without.
+    """
+
+    arrays: dict
+
+    def __post_init__(self):
+        if not isinstance(self.arrays, dict) or not all(isinstance(v, np.ndarray) for v in self.arrays.values()):
+            raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got "
+                            f"{type(self.arrays).__name__}")
+        missing = [k for k in ("format", "kinds", "draw_kinds", "clean") if k not in self.arrays]
+        if missing:
+            raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.head_scan.load)")
+
+    def __getattr__(self, name):
+        if name == "arrays":
+            raise AttributeError(name)
+        try:
+            return self.arrays[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def single(self) -> dict:
+        return {k: self.arrays[f"single_{k}"] for k in self.arrays["kinds"]}
+
+    @property
+    def sets(self) -> dict:
+        return {k: self.arrays[f"sets_{k}"] for k in self.arrays["kinds"]}
+
+    @property
+    def tracked_after(self) -> dict:
+        return {k: self.arrays[f"tracked_after_{k}"] for k in self.arrays["kinds"]}
+
+    @property
+    def draws(self) -> dict:
+        return {k: self.arrays[f"draws_{k}"] for k in self.arrays["draw_kinds"]}
+
+    def copy_index(self, copy: str) -> int:
+        return COPIES.index(one_of("copy", copy, COPIES))
+
+    def single_change(self, kind: str = "zero", copy: str = "second") -> np.ndarray:
+        """``(layers, heads, seeds)``: the loss change on ``copy`` with each head removed by ``kind``."""
+        c = self.copy_index(copy)
+        return self.single[one_of("kind", kind, tuple(self.single))][c] - self.clean[c][None, None, :]
+
+    def set_change(self, score: str, k: int, kind: str = "zero", copy: str = "second") -> np.ndarray:
+        """``(seeds,)``: the loss change with the top-``k`` heads of ``score`` removed."""
+        s = list(self.set_scores).index(one_of("score", score, tuple(self.set_scores)))
+        i = list(self.ks).index(one_of("k", k, tuple(int(x) for x in self.ks)))
+        c = self.copy_index(copy)
+        return self.sets[one_of("kind", kind, tuple(self.sets))][s, i, c] - self.clean[c]
+
+    def draw_change(self, k: int, kind: str = "zero", copy: str = "second") -> np.ndarray:
+        """``(draws, seeds)``: the loss change with each random set of ``k`` heads removed."""
+        i = list(self.draw_ks).index(one_of("k", k, tuple(int(x) for x in self.draw_ks)))
+        c = self.copy_index(copy)
+        return self.draws[one_of("kind", kind, tuple(self.draws))][i, :, c] - self.clean[c][None, :]
+
+    def null(self, k: int, kind: str = "zero", copy: str = "second") -> np.ndarray:
+        """The null distribution of the mean (over sequences) loss change for ``k`` random heads:
+        every single head for k = 1, the random sets otherwise."""
+        if k == 1:
+            return self.single_change(kind, copy).mean(axis=-1).ravel()
+        return self.draw_change(k, kind, copy).mean(axis=-1)
+
+    def draw_set(self, k: int, draw: int) -> list:
+        """The heads of random set ``draw`` of size ``k``."""
+        i = list(self.draw_ks).index(one_of("k", k, tuple(int(x) for x in self.draw_ks)))
+        return [tuple(int(v) for v in p) for p in self.draw_heads[i, draw, :k]]
+
+
+def load(path=None) -> Scan:
+    """Read the stored scan (default :data:`SCAN_PATH`); a ``ValueError`` naming ``path`` if it is
+    missing or from another format."""
+    path = _path("path", SCAN_PATH if path is None else path)
+    if not path.is_file():
+        raise ValueError(f"path must be an existing head scan file, got {str(path)!r}; "
+                         "regenerate it with `make heads-scan`")
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    if int(arrays.get("format", -1)) != FORMAT:
+        raise ValueError(f"{path} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
+                         "regenerate it with `make heads-scan`")
+    return Scan(arrays)
+
+
+def recompute(study: HeadStudy, entry: tuple) -> np.ndarray:
+    """Recompute one stored entry, ``(group, kind, heads)`` with ``group`` one of ``"single"``,
+    ``"sets"``, ``"draws"``: the ``(2, seeds)`` first- and second-copy losses."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    if not isinstance(entry, tuple) or len(entry) != 3:
+        raise TypeError(f"entry must be a (group, kind, heads) tuple, got {entry!r:.60}")
+    group, kind, heads = entry
+    one_of("group", group, ("single", "sets", "draws"))
+    head_pairs("heads", heads, *study.shape)
+    return _losses(study.intervene(list(heads), kind))

@@ -1,0 +1,82 @@
+"""Direct logit attribution: how much one head's output, by itself, raises a token's logit (``11_heads_at_work``).
+
+The logits are ``RMSNorm(x_final) @ Eᵀ = (x_final / rms(x_final)) · g @ Eᵀ``: ``x_final`` is the
+residual stream leaving the last layer, the sum of the embedding and of everything every head
+and MLP wrote into it. A head writes ``o = z @ W_o[its rows]``. Freezing the final norm's scale
+``1/rms(x_final)`` at the clean run's value (the standard choice: the norm is then linear, and
+the logits are the sum of each writer's share) the head's *direct* share of the logit of token
+``t`` at a position is ``(o / rms) · g · (E[t] − mean_v E[v])``. The vocabulary mean is taken out
+because a shift common to every logit changes no probability. "Direct": what the head's output
+does through the unembedding alone, not through later layers that read it.
+
+Induction heads attend, on the second copy, to the token after the first occurrence of the
+current one, i.e. to the correct next token: if they copy it, their direct share of *its* logit
+is large (Olsson et al. 2022 call this the copying half of an induction head).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .render.threads import with_one_blas_thread
+from .render.validation import as_real_array, index, instance, token_ids
+
+
+def _model(model):
+    from .real_model import Model
+
+    return instance("model", model, Model, "helpers.real_model.Model (from load_model)")
+
+
+def centred_unembedding(model, tokens) -> np.ndarray:
+    """``E[t] − mean_v E[v]`` for each token id in ``tokens`` (any shape) → ``(*shape, hidden)``."""
+    model = _model(model)
+    tokens = np.asarray(tokens)
+    flat = token_ids("tokens", tokens.reshape(-1), model.config.vocab_size)
+    mean = model.embed.mean(axis=0, dtype=np.float64)
+    return (model.embed[flat].astype(np.float64) - mean).reshape(*tokens.shape, model.config.hidden_size)
+
+
+def frozen_scale(model, final_residual) -> np.ndarray:
+    """The final norm's per-position factor ``1/rms(x_final)`` of the clean run, ``(…, n)``."""
+    model = _model(model)
+    x = as_real_array("final_residual", final_residual, ndim=(2, 3), keep_float_dtype=True)
+    if x.shape[-1] != model.config.hidden_size:
+        raise ValueError(f"final_residual must be (…, n, {model.config.hidden_size}), got {x.shape}")
+    return 1.0 / np.sqrt(np.mean(np.square(x, dtype=np.float64), axis=-1) + model.eps)
+
+
+@with_one_blas_thread
+def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) -> np.ndarray:
+    """Every head's direct share of the logit of the **next token** at each of ``positions``.
+
+    ``ids`` ``(batch, n)``; ``layer_inputs`` and ``final_residual`` from the clean run
+    (``forward(..., keep_inputs=True)``). At position ``i`` the target is ``ids[i + 1]`` (on the
+    second copy of a repeated sequence: the token an induction head attends to). Returns
+    ``(batch, layers, heads, len(positions))`` in logit units (nats of log-odds)."""
+    from . import real_model
+    from .patching import head_attention, head_write
+
+    model = _model(model)
+    ids = real_model._id_rows(model, ids)
+    if ids.ndim != 2:
+        raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
+    cfg = model.config
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    if isinstance(positions, (str, bytes, dict)) or not hasattr(positions, "__iter__"):
+        raise TypeError(f"positions must be a list of positions, got {positions!r:.60}")
+    pos = np.array([index("positions", p, ids.shape[1] - 1) for p in positions], dtype=np.int64)
+    if not len(pos):
+        raise ValueError("positions must name at least one position, got none")
+    scale = frozen_scale(model, final_residual)
+    if scale.shape != ids.shape:
+        raise ValueError(f"final_residual must cover the ids {ids.shape}, got {np.shape(final_residual)}")
+    # what one unit written into the stream adds to the target's centred logit, per position
+    reader = centred_unembedding(model, ids[:, pos + 1]) * model.final_norm * scale[:, pos, None]  # (b, P, hidden)
+    out = np.empty((len(ids), cfg.num_layers, cfg.num_heads, len(pos)))
+    for layer in range(cfg.num_layers):
+        for head in range(cfg.num_heads):
+            z = head_attention(model, layer, head, layer_inputs[layer]).z[:, pos]
+            out[:, layer, head] = np.sum(head_write(model, layer, head, z) * reader, axis=-1)
+    return out

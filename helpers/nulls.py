@@ -1,0 +1,38 @@
+"""Where a measured value falls in a null distribution, and the spread over sequences (``11_heads_at_work``).
+
+A claim such as "removing these heads hurts more than removing random ones" is read off a
+**null distribution**: the same measurement on many random choices (all 270 single heads, or
+≥ 30 random sets of k heads). :func:`percentile` says where the named choice falls in it;
+:func:`spread` summarises a value measured on several sequences (mean, a bootstrap interval,
+min and max), so that a table shows how much the sequences disagree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .render.validation import as_real_array, finite_scalar, positive_int
+from .render.validation import seed as check_seed
+
+
+def percentile(value, null) -> float:
+    """Percentage of the null sample below ``value`` (ties count half): 100 means above every
+    draw, 50 the median. A value also in the null (a head among all heads) counts as a tie."""
+    value = finite_scalar("value", value)
+    null = as_real_array("null", null).ravel()
+    return float(100.0 * (np.sum(null < value) + 0.5 * np.sum(null == value)) / len(null))
+
+
+def spread(values, *, level: float = 0.95, resamples: int = 2000, seed: int = 0) -> dict:
+    """Mean of ``values`` (one per sequence) with a bootstrap ``level`` interval of the mean
+    (``resamples`` seeded resamples), the minimum and the maximum: ``{"mean", "low", "high",
+    "min", "max", "n"}``."""
+    values = as_real_array("values", values, ndim=1)
+    level = finite_scalar("level", level, low=0.0, high=1.0, low_open=True)
+    if level >= 1.0:
+        raise ValueError(f"level must be below 1 (e.g. 0.95), got {level}")
+    resamples = positive_int("resamples", resamples, maximum=1_000_000)
+    rng = np.random.default_rng(check_seed("seed", seed))
+    means = values[rng.integers(0, len(values), (resamples, len(values)))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return {"mean": float(values.mean()), "low": float(low), "high": float(high),
+            "min": float(values.min()), "max": float(values.max()), "n": len(values)}

@@ -1,0 +1,137 @@
+"""Patching one head's inputs: which path carries a head's influence (``11_heads_at_work``).
+
+A head reads the residual stream three times: its queries, its keys and its values are each
+``RMSNorm(x) @ W`` of the same ``x``. Patching gives each of the three its own ``x``: e.g. the keys
+read a stream from which an earlier head's contribution was removed while the queries and values
+read the clean one. If the head's pattern breaks only when its *keys* lose the earlier head, the
+two compose through the keys — **K-composition**; likewise Q- and V-composition (Elhage et al.
+2021, "A Mathematical Framework for Transformer Circuits").
+
+:func:`head_attention` recomputes one query head from three residual streams (RMSNorm, its
+columns of W_q, its KV head's columns of W_k and W_v, RoPE, causal softmax);
+:func:`helpers.real_model.forward`'s ``patch`` switch puts the result in place of that head and
+runs the rest of the model unchanged. :func:`head_write` is what a head adds to the residual
+stream (its output through its rows of o_proj), the contribution that :func:`composition`
+removes from a receiver's input.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, head_attention
+from .render.validation import as_real_array, head_pairs, one_of
+
+__all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",
+           "composition_screen"]
+
+
+def head_write(model, layer: int, head: int, z) -> np.ndarray:
+    """What a head adds to the residual stream: its output ``z`` (``(…, n, head_dim)``) times its
+    rows of o_proj, ``(…, n, hidden)``."""
+    model = _model(model)
+    layer, head = _head(model, layer, head)
+    d = model.config.head_dim
+    z = as_real_array("z", z, ndim=(2, 3), keep_float_dtype=True)
+    if z.shape[-1] != d:
+        raise ValueError(f"z must be a head's output of shape (…, n, {d}), got {z.shape}")
+    return z @ model.blocks[layer].attention.w_o[head * d:(head + 1) * d]
+
+
+#: what "the sender removed" means for the receiver's input: its direct write subtracted, or
+#: the whole residual stream of a run with the sender removed (its later effects included)
+PATHS = ("direct", "total")
+
+
+def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), ("k",), ("v",), INPUTS),
+                replacement=None, path: str = "direct", loss_positions=None) -> list:
+    """The composition test: ``sender`` removed from ``receiver``'s input ``inputs`` only.
+
+    ``ids`` ``(batch, n)`` and ``layer_inputs`` (the clean run's residual stream entering every
+    layer, ``forward(..., keep_inputs=True).layer_inputs``) describe the clean run. For each tuple
+    in ``inputs`` the receiver's queries/keys/values named there read a stream without the sender;
+    everything else, the receiver's other inputs included, stays clean (the model is resumed at
+    the receiver's layer). ``path="direct"``: that stream is ``x − write(sender)``, only the
+    sender's direct path into the receiver's layer removed; ``"total"``: the stream entering the
+    receiver's layer in a run with the sender removed (also what the sender changed in the layers
+    between). The sender is removed by zeroing its output, or by putting ``replacement`` (e.g. its
+    mean output, ``(n, head_dim)`` or ``(batch, n, head_dim)``) in its place.
+    Returns one dict per entry: ``"inputs"``, ``"weights"`` (the receiver's pattern, ``(batch, n,
+    n)``) and ``"losses"`` (``(batch, rows)``, next-token losses at ``loss_positions``, default all).
+    """
+    from . import real_model
+
+    model = _model(model)
+    ids = real_model._id_rows(model, ids)
+    if ids.ndim != 2:
+        raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
+    (s_layer, (s_head,)), = head_pairs("sender", [sender], model.config.num_layers, model.config.num_heads).items()
+    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], model.config.num_layers, model.config.num_heads).items()
+    if s_layer >= r_layer:
+        raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
+                         f"got sender {sender} and receiver {receiver}")
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != model.config.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {model.config.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    shape = (*ids.shape, model.config.hidden_size)
+    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer], shape)
+    x_r = _residual("layer_inputs[receiver layer]", model, layer_inputs[r_layer], shape)
+    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__"):
+        raise TypeError(f"inputs must be a list of tuples of {INPUTS}, got {inputs!r}")
+    inputs = [tuple(group) for group in inputs]
+    if not inputs or any(not group or not set(group) <= set(INPUTS) for group in inputs):
+        raise ValueError(f"inputs must be a non-empty list of non-empty tuples of {INPUTS}, got {inputs!r}")
+    path = one_of("path", path, PATHS)
+    if path == "direct":
+        write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
+        if replacement is not None:
+            write = write - head_write(model, s_layer, s_head, replacement)
+        removed = x_r - write
+    else:
+        switch = ({"ablate": [(s_layer, s_head)]} if replacement is None
+                  else {"replace": {(s_layer, s_head): replacement}})
+        removed = real_model.forward(model, ids, resume=(s_layer, x_s), keep_inputs=True, logits_at=[0],
+                                     **switch).layer_inputs[r_layer]
+    rows = None if loss_positions is None else list(loss_positions)
+    results = []
+    for group in inputs:
+        run = real_model.forward(model, ids, resume=(r_layer, x_r), logits_at=rows,
+                                 patch={(r_layer, r_head): {name: removed for name in group}})
+        results.append({"inputs": group, "weights": run.weights[r_layer][:, r_head],
+                        "losses": real_model.next_token_losses(run.logits, ids, positions=rows)})
+    return results
+
+
+def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict:
+    """Which later heads read ``sender``, and through which input: for every head of every later
+    layer, its pattern and output recomputed with the sender's direct write removed from its
+    queries only, keys only, values only (``replacement`` as in :func:`composition`). Nothing
+    is rerun above: this is each receiver's first-order dependence, cheap enough for all heads.
+
+    Returns ``{"pattern": (layers, heads, 3), "output": (layers, heads, 3)}`` for the inputs
+    ``q, k, v``: the mean total-variation distance between the receiver's clean and patched
+    attention rows (0 = the same pattern, 1 = disjoint), and ``‖Δz‖ / ‖z‖``, the relative change of
+    its output. Layers up to the sender's hold 0 (nothing there can read it)."""
+    model = _model(model)
+    cfg = model.config
+    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
+    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
+    if replacement is not None:
+        write = write - head_write(model, s_layer, s_head, replacement)
+    pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))
+    output = np.zeros_like(pattern)
+    for layer in range(s_layer + 1, cfg.num_layers):
+        x = _residual(f"layer_inputs[{layer}]", model, layer_inputs[layer], x_s.shape)
+        removed = x - write
+        for head in range(cfg.num_heads):
+            base = head_attention(model, layer, head, x)
+            norm = np.sqrt(np.sum(base.z ** 2)) or 1.0
+            for j, name in enumerate(INPUTS):
+                streams = {f"x_{c}": removed if c == name else x for c in INPUTS}
+                run = head_attention(model, layer, head, **streams)
+                pattern[layer, head, j] = 0.5 * np.abs(run.weights - base.weights).sum(axis=-1).mean()
+                output[layer, head, j] = np.sqrt(np.sum((run.z - base.z) ** 2)) / norm
+    return {"pattern": pattern, "output": output}

@@ -1,0 +1,85 @@
+"""helpers.heads' batched HeadStudy: interventions (zero, mean, resample), the duplicate-token score."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(TESTS), str(TESTS / "support")]
+from tiny_model import tiny_model  # noqa: E402
+
+from helpers import heads, patching, real_model  # noqa: E402
+
+T = 4
+
+
+@pytest.fixture(scope="module")
+def study():
+    return heads.HeadStudy(tiny_model(), length=T, seeds=(0, 1, 2), pool=range(256))
+
+
+def test_duplicate_token_score_reads_the_first_occurrence_of_the_own_token():
+    n = 2 * T + 1
+    dup, ind = np.zeros((n, n)), np.zeros((n, n))
+    for i in range(T + 1, n):
+        dup[i, i - T] = 1.0
+        ind[i, i - T + 1] = 1.0
+    assert heads.duplicate_token_score(dup, T) == 1.0 and heads.induction_score(dup, T) == 0.0
+    assert heads.duplicate_token_score(ind, T) == 0.0 and heads.induction_score(ind, T) == 1.0
+    with pytest.raises(ValueError, match="2·length"):
+        heads.duplicate_token_score(np.eye(8), T)
+
+
+def test_the_batched_study_matches_one_sequence_at_a_time(study):
+    model = study.model
+    for s, ids in enumerate(study.ids):
+        run = real_model.forward(model, ids)
+        assert np.array_equal(real_model.next_token_losses(run.logits, ids), study.losses[s])
+        assert np.array_equal(np.stack(run.weights), study.weights[s])
+    assert study.sequence_scores["duplicate"].shape == (3, 2, 2)
+    np.testing.assert_allclose(study.scores["duplicate"],
+                               heads.duplicate_token_score(study.weights, T).mean(axis=0))
+
+
+def test_intervening_on_nothing_is_the_clean_run_and_zero_is_ablate(study):
+    none = study.intervene([])
+    first, second = heads.copy_losses(study.losses, T)
+    assert np.array_equal(none["first"], first) and np.array_equal(none["second"], second)
+    fast = study.intervene([(1, 0)])  # the lm_head only where the copy losses read
+    full = study.intervene([(1, 0)], full_losses=True)
+    assert np.array_equal(fast["first"], full["first"]) and np.array_equal(fast["second"], full["second"])
+    assert np.array_equal(full["losses"], study.ablate([(1, 0)])["losses"])
+    assert not np.allclose(full["second"], second)
+
+
+def test_mean_and_resample_put_the_reference_outputs_in_place(study):
+    ref_ids = np.stack([heads.repeated_sequence(study.pool, T, s) for s in study.reference_seeds])
+    assert study.reference_seeds == (1000, 1001, 1002)
+    inputs = real_model.forward(study.model, ref_ids, keep_inputs=True).layer_inputs
+    z = patching.head_attention(study.model, 1, 1, inputs[1]).z  # (reference, n, d)
+    np.testing.assert_allclose(study.reference_outputs()[:, 1, 1], z, atol=1e-6)
+    mean = study.replacements([(1, 1)], "mean")[(1, 1)]
+    np.testing.assert_allclose(mean, z.mean(axis=0), atol=1e-6)
+    resample = study.replacements([(1, 1)], "resample")[(1, 1)]
+    np.testing.assert_allclose(resample, z, atol=1e-6)
+    by_hand = real_model.forward(study.model, study.batch, replace={(1, 1): mean})
+    losses = real_model.next_token_losses(by_hand.logits, study.batch)
+    np.testing.assert_allclose(study.intervene([(1, 1)], "mean", full_losses=True)["losses"], losses, atol=1e-12)
+    assert study.ablate([(1, 1)], "mean") is study.ablate([(1, 1)], "mean")  # memoised per kind
+    assert study.ablate([(1, 1)], "mean") is not study.ablate([(1, 1)])
+
+
+def test_study_arguments_are_checked(study):
+    model = tiny_model()
+    with pytest.raises(ValueError, match="reference_seeds must be other sequences than seeds"):
+        heads.HeadStudy(model, length=T, seeds=(0, 1), reference_seeds=(1, 2), pool=range(256))
+    with pytest.raises(ValueError, match="seeds must be distinct"):
+        heads.HeadStudy(model, length=T, seeds=(0, 0), pool=range(256))
+    with pytest.raises(ValueError, match="length must be at most 3"):
+        heads.HeadStudy(model, length=T, pool=[1, 2, 3])
+    with pytest.raises(ValueError, match="kind must be one of"):
+        study.intervene([(0, 0)], "noise")
+    with pytest.raises(ValueError, match="resample needs at least as many reference_seeds"):
+        heads.HeadStudy(model, length=T, seeds=(0, 1), reference_seeds=(5,), pool=range(256)).replacements(
+            [(0, 0)], "resample")

@@ -1,0 +1,64 @@
+"""helpers.logit_attribution: a head's direct share of the next token's logit, on the tiny model."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(TESTS), str(TESTS / "support")]
+from tiny_model import tiny_model  # noqa: E402
+
+from helpers import logit_attribution as la  # noqa: E402
+from helpers import patching, real_model  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def clean():
+    model = tiny_model()
+    ids = np.random.default_rng(1).integers(0, model.config.vocab_size, (2, 6))
+    return model, ids, real_model.forward(model, ids, keep_inputs=True)
+
+
+def centred_logits(model, x, scale):
+    """The final norm with its scale frozen, then the unembedding, minus the vocabulary mean."""
+    logits = (x * scale[..., None] * model.final_norm) @ model.embed.T.astype(np.float64)
+    return logits - logits.mean(axis=-1, keepdims=True)
+
+
+def test_the_frozen_norm_reproduces_the_models_centred_logits(clean):
+    model, ids, run = clean
+    scale = la.frozen_scale(model, run.final_residual)
+    want = run.logits - run.logits.mean(axis=-1, keepdims=True)
+    np.testing.assert_allclose(centred_logits(model, run.final_residual, scale), want, atol=1e-4)
+
+
+def test_a_heads_share_is_what_removing_its_write_takes_from_the_next_tokens_logit(clean):
+    model, ids, run = clean
+    positions = [0, 2, 4]
+    dla = la.head_logit_attribution(model, ids, run.layer_inputs, run.final_residual, positions)
+    assert dla.shape == (2, 2, 2, 3)
+    scale = la.frozen_scale(model, run.final_residual)
+    full = centred_logits(model, run.final_residual, scale)
+    for layer in range(2):
+        for head in range(2):
+            write = patching.head_write(model, layer, head,
+                                        patching.head_attention(model, layer, head, run.layer_inputs[layer]).z)
+            without = centred_logits(model, run.final_residual - write, scale)
+            for j, p in enumerate(positions):
+                target = ids[:, p + 1]
+                drop = full[np.arange(2), p, target] - without[np.arange(2), p, target]
+                np.testing.assert_allclose(dla[:, layer, head, j], drop, atol=1e-9)
+    assert np.abs(dla).max() > 1e-3  # not trivially zero
+
+
+def test_arguments_are_checked(clean):
+    model, ids, run = clean
+    with pytest.raises(ValueError, match="positions must be a position in -5…4, got 5"):
+        la.head_logit_attribution(model, ids, run.layer_inputs, run.final_residual, [5])
+    with pytest.raises(TypeError, match="layer_inputs must be the list of 2"):
+        la.head_logit_attribution(model, ids, run.layer_inputs[:1], run.final_residual, [1])
+    with pytest.raises(ValueError, match="final_residual must cover the ids"):
+        la.head_logit_attribution(model, ids, run.layer_inputs, run.final_residual[:1], [1])
+    with pytest.raises(ValueError, match="ids must be a \\(batch, n\\) array"):
+        la.head_logit_attribution(model, ids[0], run.layer_inputs, run.final_residual, [1])

@@ -1,0 +1,32 @@
+"""helpers.nulls: percentiles in a null distribution and the spread over sequences."""
+import numpy as np
+import pytest
+
+from helpers import nulls
+
+
+def test_percentile_counts_the_share_below_with_ties_half():
+    null = np.arange(10.0)
+    assert nulls.percentile(100.0, null) == 100.0
+    assert nulls.percentile(-1.0, null) == 0.0
+    assert nulls.percentile(4.5, null) == 50.0
+    assert nulls.percentile(4.0, null) == 45.0  # 4 below, one tie
+    assert nulls.percentile(9.0, null) == 95.0  # the largest member of its own null is not "above all"
+    with pytest.raises(ValueError, match="null"):
+        nulls.percentile(1.0, [])
+    with pytest.raises(ValueError, match="value"):
+        nulls.percentile(float("nan"), null)
+
+
+def test_spread_is_seeded_and_its_interval_holds_the_mean():
+    values = np.random.default_rng(3).normal(2.0, 1.0, 12)
+    a, b = nulls.spread(values), nulls.spread(values)
+    assert a == b
+    assert a["min"] <= a["low"] <= a["mean"] <= a["high"] <= a["max"] and a["n"] == 12
+    assert a["mean"] == pytest.approx(values.mean())
+    narrow = nulls.spread(values, level=0.5)
+    assert a["low"] < narrow["low"] < narrow["high"] < a["high"]
+    same = nulls.spread(np.full(5, 1.5))
+    assert same["low"] == same["high"] == 1.5
+    with pytest.raises(ValueError, match="level must be below 1"):
+        nulls.spread(values, level=1.0)

@@ -1,0 +1,36 @@
+"""Regenerate helpers/data/heads_scan.npz (``make heads-scan``): every single-head ablation of
+SmolLM2-135M three ways and the random k-head sets, on helpers.head_scan.SETUP's sequences.
+
+About half an hour of one CPU core; the result is byte-stable (the same code and model give the
+same file). Usage: python tools/heads_scan.py [--out PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from helpers import head_scan  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(head_scan.SCAN_PATH), help="where to write the .npz")
+    args = parser.parse_args()
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def progress(text):
+        print(f"[{time.perf_counter() - start:7.1f} s wall, {time.process_time() - cpu:7.1f} s cpu] {text}", flush=True)
+
+    study = head_scan.scan_study()
+    progress("study ready")
+    arrays = head_scan.compute(study, progress=progress)
+    path = head_scan.write(arrays, args.out)
+    progress(f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+if __name__ == "__main__":
+    main()
