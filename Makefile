@@ -14,7 +14,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean
+	test-compat lock wheel-check clean circuit-data
 
 setup: $(LAB_STAMP)
 setup-test: $(TEST_STAMP)
@@ -61,6 +61,11 @@ notebooks: outputs
 
 check-notebooks: setup-test
 	$(PY) tools/notebooks.py check
+
+# helpers/data/circuit_sweep.npz: notebook 11's sweep, retrained by helpers.circuit.sweep (~15 min CPU).
+# glibc returns freed numpy buffers to the OS at every step otherwise: the page faults cost half the time.
+circuit-data: setup-test
+	MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=536870912 $(PY) tools/make_circuit_data.py
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time.
 bench: setup-test

@@ -4,13 +4,14 @@ layer 1 appear together in one sudden drop of the loss.
 
 One idea per module: :mod:`.task` (the sequences), :mod:`.model` (the forward pass),
 :mod:`.backprop` (its gradient, by hand), :mod:`.train` (Adam, checkpoints, recorded losses),
-:mod:`.scores` (previous-token and induction scores), :mod:`.interventions` (ablation and
-K-/Q-/V-composition patching).
+:mod:`.scores` (previous-token, induction and duplicate-token scores), :mod:`.interventions`
+(ablation and K-/Q-/V-composition patching), :mod:`.sweep` (what changes the birth: the stored
+runs of several variants and seeds).
 """
 from ..training import relative_error
 from .backprop import backward, gradient_check, loss_and_grads, numerical_gradient
-from .model import Cache, Config, Model, forward, init_model
-from .task import Batch, Task, positional_ceiling, sequences
+from .model import CONFIG, Cache, Config, Model, forward, init_model
+from .task import TASK, Batch, Task, positional_ceiling, sequences
 
-__all__ = ["Batch", "Cache", "Config", "Model", "Task", "backward", "forward", "gradient_check", "init_model",
-           "loss_and_grads", "numerical_gradient", "positional_ceiling", "relative_error", "sequences"]
+__all__ = ["CONFIG", "TASK", "Batch", "Cache", "Config", "Model", "Task", "backward", "forward", "gradient_check",
+           "init_model", "loss_and_grads", "numerical_gradient", "positional_ceiling", "relative_error", "sequences"]

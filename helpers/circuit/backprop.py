@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..gradcheck import central_differences
 from ..training import relative_error, softmax_backward
-from ..validation import positive_float, positive_int
+from ..validation import positive_int
 from ..validation import seed as check_seed
 from .model import Cache, Config, Model, _check_model, _check_tokens, _forward, _merge, init_model
 
@@ -117,25 +118,11 @@ def _flat(a: np.ndarray) -> np.ndarray:
 def numerical_gradient(model: Model, tokens, *, eps: float = 1e-6) -> dict:
     """Central finite differences ``(L(θ+ε) − L(θ−ε)) / 2ε`` of the loss, one entry at a time (float64)."""
     model = _check_model(model)
-    eps = positive_float("eps", eps)
     if model.config.size() > MAX_CHECK_PARAMS:
         raise ValueError(f"model must have at most {MAX_CHECK_PARAMS:,} parameters for a finite-difference check "
                          f"(two forward passes each), got {model.config.size():,}")
     tokens = _check_tokens(tokens, model.config)
-    base = {name: np.array(value, dtype=np.float64) for name, value in model.params.items()}
-    grads = {}
-    for name, value in base.items():
-        g = np.zeros_like(value)
-        for idx in np.ndindex(value.shape):
-            old = value[idx]
-            value[idx] = old + eps
-            plus = _forward(base, model.config, tokens).loss()
-            value[idx] = old - eps
-            minus = _forward(base, model.config, tokens).loss()
-            value[idx] = old
-            g[idx] = (plus - minus) / (2 * eps)
-        grads[name] = g
-    return grads
+    return central_differences(lambda p: _forward(p, model.config, tokens).loss(), model.params, eps=eps)
 
 
 def gradient_check(config: Config = CHECK_CONFIG, *, n_sequences: int = 3, seed: int = 0) -> dict:

@@ -45,8 +45,8 @@ MAX_LAYERS = 8
 class Config:
     """The model's sizes: ``d_model`` is split into ``heads`` heads of ``d_model // heads``."""
 
-    vocab: int = 64
-    length: int = 40
+    vocab: int = 32
+    length: int = 32
     d_model: int = 32
     heads: int = 2
     layers: int = 2

@@ -32,6 +32,9 @@ BATCH_SIZE = 64
 EVAL_SIZE = 128
 EVAL_SEED = 2026_11   # the evaluation batch: never drawn by training (its seed differs from every run's)
 MAX_STEPS = 20_000
+STEPS = 1000          # the notebook's run: the drop comes at about step 400
+EVAL_EVERY = 25
+DROP_WINDOW = 200     # the drop: the 200 steps in which the repeated tokens' loss falls the most
 
 
 @dataclass
@@ -64,6 +67,22 @@ class Run:
         layer = integer("layer", layer, low=0, high=self.config.layers - 1)
         return np.array([getattr(e, name)[layer].max() for e in self.evals])
 
+    def drop(self, window: int = DROP_WINDOW) -> tuple:
+        """``(start, end)``: the ``window`` steps (between evaluated steps) over which the loss on the
+        repeated tokens fell the most — the phase change when there is one."""
+        window = positive_int("window", window)
+        steps = np.array(self.eval_steps)
+        loss = self.curve("repeat_loss")
+        best, span = None, None
+        for i, start in enumerate(steps):
+            j = np.searchsorted(steps, start + window)
+            if j < len(steps) and steps[j] == start + window and (best is None or loss[j] - loss[i] < best):
+                best, span = loss[j] - loss[i], (int(start), int(steps[j]))
+        if span is None:
+            raise ValueError(f"window must be a multiple of the evaluation interval within the run's "
+                             f"{self.steps} steps, got {window}")
+        return span
+
     def at(self, step: int) -> HeadScores:
         """The evaluation at ``step`` (one of :attr:`eval_steps`)."""
         if step not in self.eval_steps:
@@ -76,8 +95,8 @@ def eval_batch(task: Task = TASK) -> Batch:
     return sequences(EVAL_SIZE, EVAL_SEED, task)
 
 
-def train(config: Config = CONFIG, task: Task = TASK, *, steps: int = 3000, lr: float = LEARNING_RATE,
-          seed: int = 0, batch_size: int = BATCH_SIZE, eval_every: int = 25, checkpoints=()) -> Run:
+def train(config: Config = CONFIG, task: Task = TASK, *, steps: int = STEPS, lr: float = LEARNING_RATE,
+          seed: int = 0, batch_size: int = BATCH_SIZE, eval_every: int = EVAL_EVERY, checkpoints=()) -> Run:
     """Train a fresh model (``init_model(config, seed)``) for ``steps`` steps on ``task``."""
     if not isinstance(config, Config) or not isinstance(task, Task):
         raise TypeError(f"config and task must be a helpers.circuit Config and Task, got "

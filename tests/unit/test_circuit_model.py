@@ -79,9 +79,9 @@ def test_in_place_softmax_equals_the_series_softmax():
 
 def test_causal_a_later_token_changes_nothing_before_it():
     model = circuit.init_model(circuit.Config(), 0)
-    tokens = np.random.default_rng(3).integers(0, 64, size=40)
+    tokens = np.random.default_rng(3).integers(0, 32, size=32)
     changed = tokens.copy()
-    changed[25] = (changed[25] + 1) % 64
+    changed[25] = (changed[25] + 1) % 32
     a, b = circuit.forward(model, tokens).logits[0], circuit.forward(model, changed).logits[0]
     np.testing.assert_array_equal(a[:25], b[:25])
     assert not np.allclose(a[25:], b[25:])
@@ -102,7 +102,7 @@ def test_qk_positions_never_reach_the_values():
 def test_ablating_every_head_leaves_the_direct_path():
     cfg = circuit.Config()
     model = circuit.init_model(cfg, 2)
-    tokens = np.random.default_rng(4).integers(0, 64, size=(2, 40))
+    tokens = np.random.default_rng(4).integers(0, 32, size=(2, 32))
     all_heads = [(layer, h) for layer in range(cfg.layers) for h in range(cfg.heads)]
     cache = circuit.forward(model, tokens, ablate=all_heads)
     np.testing.assert_allclose(cache.logits, model.params["W_E"][tokens] @ model.params["W_U"], atol=1e-12)
@@ -111,7 +111,7 @@ def test_ablating_every_head_leaves_the_direct_path():
 def test_patching_keys_changes_only_later_keys():
     cfg = circuit.Config()
     model = circuit.init_model(cfg, 3)
-    tokens = np.random.default_rng(5).integers(0, 64, size=(2, 40))
+    tokens = np.random.default_rng(5).integers(0, 32, size=(2, 32))
     clean = circuit.forward(model, tokens)
     patched = circuit.forward(model, tokens, patch=([(0, 1)], "k"))
     np.testing.assert_array_equal(patched.weights[0], clean.weights[0])       # layer 0 untouched
@@ -128,7 +128,7 @@ def test_model_runs_float32_checkpoints():
     model = circuit.init_model(circuit.Config(), 0)
     small = model.copy(np.float32)
     assert small.params["W_E"].dtype == np.float32
-    tokens = np.random.default_rng(6).integers(0, 64, size=(3, 40))
+    tokens = np.random.default_rng(6).integers(0, 32, size=(3, 32))
     np.testing.assert_allclose(circuit.forward(small, tokens).logits, circuit.forward(model, tokens).logits,
                                rtol=1e-4, atol=1e-4)
 
