@@ -63,9 +63,8 @@ check-notebooks: setup-test
 	$(PY) tools/notebooks.py check
 
 # helpers/data/circuit_sweep.npz: notebook 11's sweep, retrained by helpers.circuit.sweep (~15 min CPU).
-# glibc returns freed numpy buffers to the OS at every step otherwise: the page faults cost half the time.
 circuit-data: setup-test
-	MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=536870912 $(PY) tools/make_circuit_data.py
+	$(PY) tools/make_circuit_data.py
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time.
 bench: setup-test

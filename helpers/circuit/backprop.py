@@ -98,8 +98,9 @@ def _backward(p: dict, cache: Cache) -> dict:
         d_pos += dx.sum(axis=0)
     grads["W_pos"] = np.zeros_like(p["W_pos"])
     grads["W_pos"][:n] = d_pos
-    grads["W_E"] = np.zeros_like(p["W_E"])
-    np.add.at(grads["W_E"], tokens.ravel(), _flat(dx))
+    one_hot = np.zeros((b * n, config.vocab), dtype=dx.dtype)   # row r marks the token at position r
+    one_hot[np.arange(b * n), tokens.ravel()] = 1.0
+    grads["W_E"] = one_hot.T @ _flat(dx)                          # each token's row: Σ of its positions' ∂x
     return grads
 
 

@@ -8,8 +8,9 @@ over the vocabulary (entry ``i`` predicts token ``i + 1``)::
     for each layer l:  x_{l+1} = x_l + Σ_h A_{l,h} (x_l W_V) W_O        (A: causal softmax of q·k/√d)
     logits = x_L W_U
 
-There is no MLP and no layer norm: attention-only, as in Elhage et al. (2021)'s small models,
-so that everything a layer reads is a sum of earlier heads' outputs and the embedding.
+There is no MLP (attention-only, like the small models Elhage et al. 2021 take apart) and no
+layer norm, so that everything a layer reads is a plain sum of the embedding and earlier heads'
+outputs.
 
 **Positions** are learned vectors ``W_pos`` too. With ``positions="qk"`` (the default) they are
 added to the input of the *queries and keys only* — ``q = (x + W_pos) W_Q``, ``k = (x + W_pos)

@@ -14,7 +14,9 @@ Variants of the notebook's run (:data:`VARIANTS`), each trained from :data:`SEED
 
 Per run it keeps the curves (every :data:`helpers.circuit.train.EVAL_EVERY` steps), the drop
 (:meth:`Run.drop`), the scores at the end, and for two-layer models the composition patches and
-single-head ablations on the evaluation batch. Training every run takes minutes, so the results
+single-head ablations on the evaluation batch — for the best previous-token head of layer 0, as a
+control the key patch with the other layer-0 head, and the three patches for the best
+duplicate-token head of layer 0 (the other way to find "last time"). Training every run takes minutes, so the results
 are stored in ``helpers/data/circuit_sweep.npz`` (``make circuit-data`` regenerates it with this
 module) together with the ``two_layers`` seed-0 parameters at step :data:`PREFIX_STEP`, which
 the tests retrain and compare bit for bit.
@@ -30,7 +32,7 @@ from importlib import resources
 import numpy as np
 
 from ..validation import choice
-from .interventions import CLEAN, ablation_effects, composition_effects
+from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
 from .task import TASK, Task
 from .train import eval_batch, train
@@ -94,6 +96,13 @@ def summarize(variant: str, seed: int, run) -> Summary:
         head, _ = end.best("previous", 0)
         patches = {name: _pair(s) for name, s in composition_effects(model, batch, (0, head)).items()}
         patches["head"] = (float(head), float("nan"))
+        if run.config.heads == 2:   # the control: the same key patch with the other layer-0 head
+            patches["k_other"] = _pair(patch(model, batch, (0, 1 - head), "k"))
+        dup, _ = end.best("duplicate", 0)   # the circuit that finds "last time" by the token itself
+        for name, s in composition_effects(model, batch, (0, dup)).items():
+            if name != CLEAN:
+                patches[f"{name}_duplicate"] = _pair(s)
+        patches["duplicate_head"] = (float(dup), float("nan"))
         ablations = {_key(k): _pair(s) for k, s in ablation_effects(model, batch).items()}
     transfer = {}
     if run.task.fixed:
