@@ -17,7 +17,7 @@ fi
 wheel=$(ls "$work"/dist/*.whl)
 listing=$("$work/build-venv/bin/python" -m zipfile -l "$wheel")
 for want in helpers/fonts/AttnLabSansSC-Regular.otf helpers/fonts/OFL.txt licenses/LICENSE licenses/helpers/fonts/OFL.txt \
-            helpers/model_requirement.txt; do
+            helpers/model_requirement.txt helpers/data/circuit_sweep.npz; do
   grep -q "$want" <<<"$listing" || { echo "wheel-check: $want missing from $(basename "$wheel")"; exit 1; }
 done
 grep -q "License-Expression: MIT AND OFL-1.1" <<<"$(unzip -p "$wheel" '*/METADATA')" \
