@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan
+	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan circuit-data
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -82,6 +82,10 @@ notebooks: outputs
 # Only the pairing check (sources ⇄ notebooks, shared header and footer, the one list).
 check-notebooks: setup-test
 	$(PY) tools/notebooks.py check
+
+# helpers/data/circuit_sweep.npz: notebook 11's sweep, retrained by helpers.circuit.sweep (~15 min CPU).
+circuit-data: setup-test
+	$(PY) tools/make_circuit_data.py
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time.
 bench: setup-test

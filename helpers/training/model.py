@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..attention import softmax
+from ..gradcheck import central_differences
 from ..render.validation import (
     as_float_array,
     boolean,
     magnitude_bound,
     max_abs,
-    positive_float,
     positive_int,
 )
 from ..render.validation import seed as check_seed
@@ -212,22 +212,9 @@ def loss_and_grads(params, data, *, scaled: bool = True) -> tuple:
 
 
 def numerical_gradient(params, data, *, scaled: bool = True, eps: float = 1e-6) -> dict:
-    """Central finite differences (L(θ+ε) − L(θ−ε)) / 2ε of the loss, one entry at a time."""
-    eps = positive_float("eps", eps)
-    base = {name: np.array(value, dtype=np.float64) for name, value in _check_params(params).items()}
-    grads = {}
-    for name, value in base.items():
-        g = np.zeros_like(value)
-        for idx in np.ndindex(value.shape):
-            old = value[idx]
-            value[idx] = old + eps
-            plus = forward(base, data, scaled=scaled).loss
-            value[idx] = old - eps
-            minus = forward(base, data, scaled=scaled).loss
-            value[idx] = old
-            g[idx] = (plus - minus) / (2 * eps)
-        grads[name] = g
-    return grads
+    """Central finite differences (L(θ+ε) − L(θ−ε)) / 2ε of the loss, one entry at a time
+    (:func:`helpers.gradcheck.central_differences`)."""
+    return central_differences(lambda p: forward(p, data, scaled=scaled).loss, _check_params(params), eps=eps)
 
 
 def relative_error(a, b) -> float:

@@ -1,0 +1,70 @@
+"""Taking the trained model apart (``11_learning_a_circuit``): ablation and composition patching.
+
+- **Ablation** (as notebook 12 does on SmolLM2): a head's output is not added to the stream;
+  everything downstream runs on what is left.
+- **Composition patching**: layer 1 reads the stream in three places — its queries, its keys and
+  its values. To ask which of them needs a layer-0 head, recompute only that one from the stream
+  *without* the head's output and leave the other two, the residual stream itself and the
+  unembedding as they were. If the induction head's keys need the previous-token head (the keys
+  of position ``j`` must say "the token before me was …"), patching the keys alone breaks
+  induction — K-composition (Elhage et al. 2021) — while patching the queries changes much less.
+
+:func:`composition_effects` runs the three patches (and, as a reference, the clean model) for one
+layer-0 head; :func:`ablation_effects` removes every head alone.
+"""
+from __future__ import annotations
+
+from ..render.validation import head_pairs
+from .model import PROJECTIONS, Model, _check_model
+from .scores import HeadScores, head_scores
+from .task import Batch
+
+CLEAN = "clean"
+
+
+def _check(model, batch) -> tuple:
+    model = _check_model(model)
+    if not isinstance(batch, Batch):
+        raise TypeError(f"batch must be a helpers.circuit.Batch (from sequences), got {type(batch).__name__}")
+    if batch.task.vocab != model.config.vocab or batch.task.length > model.config.length:
+        raise ValueError(f"batch's task (vocab {batch.task.vocab}, length {batch.task.length}) does not fit the model "
+                         f"(vocab {model.config.vocab}, length {model.config.length})")
+    return model, batch
+
+
+def ablate(model: Model, batch: Batch, heads) -> HeadScores:
+    """Scores and losses with ``heads`` (``(layer, head)`` pairs) zeroed."""
+    model, batch = _check(model, batch)
+    return head_scores(model, batch, ablate=heads)
+
+
+def patch(model: Model, batch: Batch, head, into) -> HeadScores:
+    """Scores and losses when later layers compute their ``into`` projections (``"q"``, ``"k"``,
+    ``"v"`` or a list of them) from the stream without ``head``'s output (a ``(layer, head)`` pair)."""
+    model, batch = _check(model, batch)
+    pair = head_pairs("head", [head], model.config.layers, model.config.heads)
+    layer = next(iter(pair))
+    if layer == model.config.layers - 1:
+        raise ValueError(f"head must be in a layer below the last ({model.config.layers - 1}): only later layers "
+                         f"read its output, got layer {layer}")
+    return head_scores(model, batch, patch=([head], into))
+
+
+def composition_effects(model: Model, batch: Batch, head) -> dict:
+    """``{"clean", "q", "k", "v"}`` → :class:`HeadScores`: the model as trained, then with layer 1's
+    queries, keys or values (one at a time) recomputed without ``head``'s output."""
+    model, batch = _check(model, batch)
+    out = {CLEAN: head_scores(model, batch)}
+    for name in PROJECTIONS:
+        out[name] = patch(model, batch, head, name)
+    return out
+
+
+def ablation_effects(model: Model, batch: Batch) -> dict:
+    """``{(layer, head): HeadScores}`` with that one head zeroed, plus ``"clean"``."""
+    model, batch = _check(model, batch)
+    out = {CLEAN: head_scores(model, batch)}
+    for layer in range(model.config.layers):
+        for h in range(model.config.heads):
+            out[(layer, h)] = ablate(model, batch, [(layer, h)])
+    return out

@@ -1,0 +1,274 @@
+"""A small attention-only transformer in numpy: the forward pass (``11_learning_a_circuit``).
+
+Tokens enter as rows of a learned table ``W_E``; ``layers`` layers of causal multi-head attention
+each *add* their heads' outputs to the residual stream; ``W_U`` turns the last stream into logits
+over the vocabulary (entry ``i`` predicts token ``i + 1``)::
+
+    x₀ = W_E[tokens]
+    for each layer l:  x_{l+1} = x_l + Σ_h A_{l,h} (x_l W_V) W_O        (A: causal softmax of q·k/√d)
+    logits = x_L W_U
+
+There is no MLP (attention-only, like the small models Elhage et al. 2021 take apart) and no
+layer norm, so that everything a layer reads is a plain sum of the embedding and earlier heads'
+outputs.
+
+**Positions** are learned vectors ``W_pos`` too. With ``positions="qk"`` (the default) they are
+added to the input of the *queries and keys only* — ``q = (x + W_pos) W_Q``, ``k = (x + W_pos)
+W_K``, ``v = x W_V`` — so, as with Llama's RoPE (``06_attention_layer``), position decides *where*
+a head looks but never travels in the values: what a head writes into the stream is content.
+With ``positions="residual"`` (GPT-2's way) they are added to the token embeddings and flow
+everywhere.
+
+:func:`forward` keeps every intermediate (:class:`Cache`) for the backward pass
+(:mod:`helpers.circuit.backprop`) and takes two interventions for
+:mod:`helpers.circuit.interventions`: ``ablate`` (heads whose output is not added) and ``patch``
+(later layers' queries, keys or values read a stream *without* some heads' outputs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..attention import causal_mask
+from ..render.validation import as_float_array, choice, head_pairs, integer, positive_int, token_ids
+from ..render.validation import seed as check_seed
+
+POSITIONS = ("qk", "residual")
+PARAMS = ("W_E", "W_pos", "W_Q", "W_K", "W_V", "W_O", "W_U")
+PROJECTIONS = ("q", "k", "v")
+MAX_WIDTH = 1024   # largest d_model, vocab or length a Config accepts
+MAX_HEADS = 64
+MAX_LAYERS = 8
+
+
+@dataclass(frozen=True)
+class Config:
+    """The model's sizes: ``d_model`` is split into ``heads`` heads of ``d_model // heads``."""
+
+    vocab: int = 32
+    length: int = 32
+    d_model: int = 32
+    heads: int = 2
+    layers: int = 2
+    positions: str = "qk"
+
+    def __post_init__(self):
+        for name in ("vocab", "length", "d_model"):
+            positive_int(name, getattr(self, name), maximum=MAX_WIDTH)
+        positive_int("heads", self.heads, maximum=MAX_HEADS)
+        positive_int("layers", self.layers, maximum=MAX_LAYERS)
+        choice("positions", self.positions, POSITIONS)
+        if self.d_model % self.heads:
+            raise ValueError(f"d_model must be a multiple of heads, got d_model = {self.d_model}, heads = {self.heads}")
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.heads
+
+    def shapes(self) -> dict:
+        """Every parameter's shape."""
+        v, n, d, h, dh, layers = self.vocab, self.length, self.d_model, self.heads, self.d_head, self.layers
+        return {"W_E": (v, d), "W_pos": (n, d), "W_Q": (layers, h, d, dh), "W_K": (layers, h, d, dh),
+                "W_V": (layers, h, d, dh), "W_O": (layers, h, dh, d), "W_U": (d, v)}
+
+    def size(self) -> int:
+        """Number of parameters."""
+        return int(sum(np.prod(s) for s in self.shapes().values()))
+
+
+#: the lesson's model
+CONFIG = Config()
+
+
+@dataclass(frozen=True)
+class Model:
+    """A :class:`Config` and its parameters (``{name: array}`` with :meth:`Config.shapes`)."""
+
+    config: Config
+    params: dict
+
+    def __post_init__(self):
+        _check_config(self.config)
+        if not isinstance(self.params, dict):
+            raise TypeError(f"params must be a dict of arrays, got {type(self.params).__name__}")
+        missing = [name for name in PARAMS if name not in self.params]
+        if missing:
+            raise ValueError(f"params is missing {missing}; it has {sorted(self.params)}")
+        for name, shape in self.config.shapes().items():
+            value = as_float_array(f"params[{name!r}]", self.params[name], keep_float_dtype=True)
+            if value.shape != shape:
+                raise ValueError(f"params[{name!r}] must have shape {shape} for {self.config}, got {value.shape}")
+            self.params[name] = value   # the same array when one was given (training updates it in place)
+
+    def copy(self, dtype=None) -> "Model":
+        """A copy with its own arrays (``dtype``: convert them, e.g. ``np.float32`` to store)."""
+        return Model(self.config, {name: np.array(value, dtype=dtype) for name, value in self.params.items()})
+
+
+def init_model(config: Config, seed: int) -> Model:
+    """Random float64 parameters (seeded): embeddings ``W_E`` and ``W_pos`` N(0, 1) (PyTorch's
+    ``nn.Embedding``), the projections and ``W_U`` N(0, 1/(3·fan_in)) (the spread of PyTorch's
+    default ``nn.Linear`` initialisation; fan_in = the rows one output column mixes)."""
+    config = _check_config(config)
+    rng = np.random.default_rng([check_seed("seed", seed), 11])
+    params = {}
+    for name, shape in config.shapes().items():
+        spread = 1.0 if name in ("W_E", "W_pos") else 1.0 / np.sqrt(3.0 * shape[-2])
+        params[name] = rng.standard_normal(shape) * spread
+    return Model(config, params)
+
+
+@dataclass
+class Cache:
+    """Every intermediate of one forward pass. Per layer ``l`` (lists indexed by layer):
+    ``inputs[l]`` the stream entering it ``(B, n, D)``; ``q``, ``k``, ``v`` ``(B, H, n, d)``;
+    ``weights`` the attention patterns ``(B, H, n, n)``; ``z`` = weights @ v (zero for an
+    ablated head). ``final`` is the last stream, ``logits`` ``(B, n, V)``; ``params`` the
+    parameters that ran."""
+
+    config: Config
+    tokens: np.ndarray
+    params: dict
+    inputs: list = field(default_factory=list)
+    q: list = field(default_factory=list)
+    k: list = field(default_factory=list)
+    v: list = field(default_factory=list)
+    weights: list = field(default_factory=list)
+    z: list = field(default_factory=list)
+    final: np.ndarray = None
+    logits: np.ndarray = None
+    intervened: bool = False
+
+    def head_outputs(self, layer: int) -> np.ndarray:
+        """What each head of ``layer`` adds to the stream, ``z_h W_O[h]``: ``(B, H, n, D)``."""
+        layer = integer("layer", layer, low=0, high=len(self.z) - 1)
+        return self.z[layer] @ self.params["W_O"][layer]
+
+    def token_losses(self) -> np.ndarray:
+        """``(B, n − 1)``: −log p(token i+1) at entry i."""
+        logits = self.logits[:, :-1]
+        top = logits.max(axis=-1, keepdims=True)
+        log_norm = np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)) + top
+        target = self.tokens[:, 1:, None]
+        return (log_norm - np.take_along_axis(logits, target, axis=-1))[..., 0]
+
+    def loss(self) -> float:
+        """Mean cross-entropy over every entry of every sequence (the training loss)."""
+        return float(self.token_losses().mean())
+
+
+def forward(model: Model, tokens, *, ablate=None, patch=None) -> Cache:
+    """Run the model on ``tokens`` (``(B, n)`` ids, or one sequence ``(n,)``), keeping every
+    intermediate.
+
+    ``ablate``: ``(layer, head)`` pairs whose output is not added to the stream. ``patch``:
+    ``(heads, into)`` — every later layer computes its ``into`` projections (a subset of
+    ``"q"``, ``"k"``, ``"v"``) from the stream minus the outputs of ``heads``; everything else
+    (the other projections, the stream itself, the unembedding) still sees those heads.
+    """
+    model = _check_model(model)
+    config = model.config
+    tokens = _check_tokens(tokens, config)
+    ablated = head_pairs("ablate", ablate, config.layers, config.heads)
+    removed, into = _check_patch(patch, config)
+    return _forward(model.params, config, tokens, ablated, removed, into)
+
+
+def _forward(p: dict, config: Config, tokens: np.ndarray, ablated=None, removed=None, into=()) -> Cache:
+    b, n = tokens.shape
+    d_model, h, dh = config.d_model, config.heads, config.d_head
+    mask = causal_mask(n)
+    cache = Cache(config, tokens, p, intervened=bool(ablated or removed))
+    pos = p["W_pos"][:n]
+    x = p["W_E"][tokens] + (pos if config.positions == "residual" else 0.0)
+    minus = 0.0   # the removed heads' outputs so far (patch)
+    for layer in range(config.layers):
+        cache.inputs.append(x)
+        sources = {name: x - minus if name in into else x for name in PROJECTIONS}
+        if config.positions == "qk":
+            sources["q"], sources["k"] = sources["q"] + pos, sources["k"] + pos
+        q, k, v = (_heads(sources[name], p["W_" + name.upper()][layer]) for name in PROJECTIONS)
+        scores = q @ np.swapaxes(k, -1, -2)
+        scores *= 1.0 / np.sqrt(dh)
+        scores += mask
+        weights = _softmax_in_place(scores)
+        z = weights @ v                                            # (B, H, n, d)
+        if ablated and layer in ablated:                           # out_h = z_h W_O[h] = 0
+            z[:, list(ablated[layer])] = 0.0
+        for name, value in zip(("q", "k", "v", "weights", "z"), (q, k, v, weights, z)):
+            getattr(cache, name).append(value)
+        if removed and layer in removed:
+            minus = minus + cache.head_outputs(layer)[:, list(removed[layer])].sum(axis=1)
+        # Σ_h z_h W_O[h] as one product: (B·n, H·d) @ (H·d, D)
+        x = x + (_merge(z) @ p["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
+    cache.final = x
+    cache.logits = x @ p["W_U"]
+    return cache
+
+
+def _softmax_in_place(scores: np.ndarray) -> np.ndarray:
+    """:func:`helpers.attention.softmax` along the last axis, computed in ``scores``' own memory and
+    without its argument checks (the training loop calls it three times a step; the tests check that
+    both give the same weights). Every row has a finite entry (the causal diagonal)."""
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    return scores
+
+
+def _merge(z: np.ndarray) -> np.ndarray:
+    """``(B, H, n, d)`` → ``(B·n, H·d)``: every head's vector side by side, one row per position."""
+    b, h, n, dh = z.shape
+    return z.transpose(0, 2, 1, 3).reshape(b * n, h * dh)
+
+
+def _heads(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``(B, n, D)`` times every head's ``(D, d)`` → ``(B, H, n, d)``, as one matrix product."""
+    b, n, d_model = x.shape
+    h, _, dh = w.shape
+    flat = x.reshape(b * n, d_model) @ w.transpose(1, 0, 2).reshape(d_model, h * dh)
+    return np.ascontiguousarray(flat.reshape(b, n, h, dh).transpose(0, 2, 1, 3))
+
+
+# ---- checks ------------------------------------------------------------------------------------
+def _check_model(model) -> Model:
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a helpers.circuit.Model (from init_model or a training run), "
+                        f"got {type(model).__name__} {model!r:.60}")
+    return model
+
+
+def _check_config(config) -> Config:
+    if not isinstance(config, Config):
+        raise TypeError(f"config must be a helpers.circuit.Config, got {type(config).__name__} {config!r:.60}")
+    return config
+
+
+def _check_tokens(tokens, config: Config) -> np.ndarray:
+    arr = np.asarray(tokens) if not isinstance(tokens, (str, bytes, dict, set)) else tokens
+    if isinstance(arr, np.ndarray) and arr.ndim == 2:
+        rows = [token_ids(f"tokens[{i}]", row, config.vocab, min_length=2) for i, row in enumerate(arr)]
+        out = np.stack(rows) if rows else None
+        if out is None:
+            raise ValueError("tokens must hold at least one sequence, got none")
+    else:
+        out = token_ids("tokens", tokens, config.vocab, min_length=2)[None, :]
+    if out.shape[1] > config.length:
+        raise ValueError(f"tokens must be at most length = {config.length} long (the model's positions), "
+                         f"got {out.shape[1]}")
+    return out
+
+
+def _check_patch(patch, config: Config) -> tuple:
+    if patch is None:
+        return {}, ()
+    if isinstance(patch, (str, bytes, dict)) or not isinstance(patch, (tuple, list)) or len(patch) != 2:
+        raise TypeError(f"patch must be a pair (heads, into), e.g. ([(0, 1)], 'k'), got {patch!r:.60}")
+    heads, into = patch
+    removed = head_pairs("patch heads", heads, config.layers, config.heads)
+    names = (into,) if isinstance(into, str) else into
+    if isinstance(names, (bytes, dict)) or not isinstance(names, (tuple, list)) or not names:
+        raise TypeError(f"patch's into must be 'q', 'k', 'v' or a list of them, got {into!r:.60}")
+    names = tuple(choice("patch's into", name, PROJECTIONS) for name in names)
+    return removed, names

@@ -1,0 +1,54 @@
+"""helpers.circuit.interventions: ablation and composition patching (11_learning_a_circuit)."""
+import numpy as np
+import pytest
+
+from helpers import circuit
+from helpers.circuit import interventions, scores
+
+
+@pytest.fixture(scope="module")
+def model_and_batch():
+    return circuit.init_model(circuit.CONFIG, 7), circuit.sequences(12, 3)
+
+
+def test_ablation_equals_forward_with_the_head_removed(model_and_batch):
+    model, batch = model_and_batch
+    effects = interventions.ablation_effects(model, batch)
+    assert set(effects) == {"clean", (0, 0), (0, 1), (1, 0), (1, 1)}
+    for head in [(0, 1), (1, 0)]:
+        cache = circuit.forward(model, batch.tokens, ablate=[head])
+        repeat, _ = scores.repeat_losses(cache, batch)
+        assert effects[head].repeat_loss == repeat
+        assert effects[head].repeat_loss != effects["clean"].repeat_loss
+    # ablating a layer-1 head leaves layer 1's patterns as they were (it only stops adding the output)
+    np.testing.assert_array_equal(effects[(1, 0)].induction, effects["clean"].induction)
+
+
+def test_composition_effects_patch_one_projection_each(model_and_batch):
+    model, batch = model_and_batch
+    effects = interventions.composition_effects(model, batch, (0, 0))
+    assert set(effects) == {"clean", "q", "k", "v"}
+    clean = scores.head_scores(model, batch)
+    assert effects["clean"].repeat_loss == clean.repeat_loss
+    # q and k change layer 1's patterns; v does not (it changes only what is written)
+    assert not np.array_equal(effects["k"].induction[1], clean.induction[1])
+    assert not np.array_equal(effects["q"].induction[1], clean.induction[1])
+    np.testing.assert_array_equal(effects["v"].induction, clean.induction)
+    assert effects["v"].repeat_loss != clean.repeat_loss
+    # layer 0 is upstream of every patch
+    for name in ("q", "k", "v"):
+        np.testing.assert_array_equal(effects[name].previous[0], clean.previous[0])
+
+
+def test_bad_input_is_named(model_and_batch):
+    model, batch = model_and_batch
+    with pytest.raises(ValueError, match="below the last"):
+        interventions.patch(model, batch, (1, 0), "k")
+    with pytest.raises(ValueError, match="layer index 2"):
+        interventions.ablate(model, batch, [(2, 0)])
+    with pytest.raises(TypeError, match="batch must be"):
+        interventions.ablate(model, batch.tokens, [(0, 0)])
+    with pytest.raises(ValueError, match="does not fit the model"):
+        interventions.ablate(model, circuit.sequences(2, 0, circuit.Task(vocab=64)), [(0, 0)])
+    with pytest.raises(ValueError, match="into must be one of"):
+        interventions.patch(model, batch, (0, 0), "o")

@@ -1,0 +1,99 @@
+"""helpers.circuit.sweep: the stored runs carry the claims the notebook makes (11_learning_a_circuit).
+
+Each test reads helpers/data/circuit_sweep.npz (made by `make circuit-data` with this package's code;
+tests/unit/test_circuit_train.py retrains its prefix bit for bit) and checks one claim on *every*
+seed, so a claim that holds for one lucky seed fails here.
+"""
+import numpy as np
+import pytest
+
+from helpers import circuit
+from helpers.circuit import sweep
+
+CEILING = circuit.positional_ceiling()
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return sweep.load()
+
+
+def test_every_variant_and_seed_is_stored(runs):
+    for variant, (_, _, _, seeds) in sweep.VARIANTS.items():
+        assert [s.seed for s in runs[variant]] == list(seeds)
+        for s in runs[variant]:
+            assert s.steps[0] == 0 and s.steps[-1] == sweep.STEPS
+            assert all(len(s.curves[name]) == len(s.steps) for name in sweep.CURVES)
+
+
+def test_two_layers_the_drop_and_both_scores_rise_across_it_on_every_seed(runs):
+    for s in runs["two_layers"]:
+        start, end = s.drop
+        assert s.formed
+        assert 200 <= start <= 1000 and end == start + 200
+        assert s.value_at("repeat_loss", start) - s.value_at("repeat_loss", end) > 1.0
+        assert s.value_at("previous", start) < 0.3 < 0.4 < s.value_at("previous", end)
+        assert s.value_at("induction", start) < CEILING + 0.05 < 0.6 < s.value_at("induction", end)
+        # the other tokens stay unpredictable (about ln 32)
+        assert abs(s.curves["other_loss"][-1] - np.log(32)) < 0.3
+
+
+def test_key_patch_breaks_induction_query_and_value_patches_do_not(runs):
+    for s in runs["two_layers"]:
+        clean, k, q, v = (s.patches[name] for name in ("clean", "k", "q", "v"))
+        assert k[0] - clean[0] > 2.0 and k[1] < CEILING           # repeat loss up, induction below the ceiling
+        assert abs(q[0] - clean[0]) < 0.1 and abs(v[0] - clean[0]) < 0.1
+        assert abs(s.patches["k_other"][0] - clean[0]) < 0.1     # the other layer-0 head: no effect
+
+
+def test_ablating_the_previous_token_head_breaks_induction_the_other_head_does_not(runs):
+    for s in runs["two_layers"]:
+        head = int(s.patches["head"][0])
+        clean = s.ablations["clean"][0]
+        assert s.ablations[f"L0H{head}"][0] - clean > 2.0
+        assert s.ablations[f"L0H{1 - head}"][0] - clean < 0.1
+        assert min(s.ablations["L1H0"][0], s.ablations["L1H1"][0]) - clean > 0.3
+
+
+def test_one_layer_never_forms_an_induction_head(runs):
+    two = max(s.curves["repeat_loss"][-1] for s in runs["two_layers"])
+    for s in runs["one_layer"]:
+        assert not s.formed
+        assert max(s.curves["induction"]) < CEILING
+        assert s.curves["repeat_loss"][-1] > two + 1.5
+
+
+def test_the_fixed_variant_is_solved_by_positions_and_fails_on_random_offsets(runs):
+    for s in runs["fixed_task"]:
+        assert s.curves["repeat_loss"][-1] < 0.05 and max(s.curves["induction"]) > 0.8
+        assert s.drop[0] == 0                                       # no plateau: positions are found at once
+        assert s.curves["previous"][-1] < 0.15                      # and no previous-token head is needed
+        assert s.transfer["repeat_loss"] > np.log(32) and s.transfer["induction"] < CEILING
+    assert circuit.positional_ceiling(circuit.Task(fixed=True)) == pytest.approx(1.0)
+
+
+def test_positions_in_the_stream_each_seed_builds_one_of_two_circuits(runs):
+    """With positions in the stream some seeds build a duplicate-token head read by layer 1's queries
+    (Q-composition) instead of a previous-token head read by its keys: each seed's circuit is the one
+    whose patch breaks it."""
+    kinds = []
+    for s in runs["positions_in_stream"]:
+        assert s.formed
+        clean = s.patches["clean"][0]
+        k_breaks = s.patches["k"][0] - clean > 2.0
+        q_breaks = s.patches["q_duplicate"][0] - clean > 2.0
+        assert k_breaks != q_breaks
+        if q_breaks:
+            assert s.curves["duplicate"][-1] > 0.6 and s.curves["previous"][-1] < 0.15
+            assert s.patches["k_duplicate"][0] - clean < 0.3
+        kinds.append("q" if q_breaks else "k")
+    assert set(kinds) == {"q", "k"}
+    # with positions in q and k only, the duplicate-token route never forms
+    for s in runs["two_layers"]:
+        assert s.patches["q_duplicate"][0] - s.patches["clean"][0] < 0.1 and s.curves["duplicate"][-1] < 0.15
+
+
+def test_learning_rate_moves_the_drop(runs):
+    starts = {v: [s.drop[0] for s in runs[v]] for v in ("lr_high", "two_layers", "lr_low")}
+    assert max(starts["lr_high"]) < min(starts["two_layers"]) and max(starts["two_layers"]) < min(starts["lr_low"])
+    assert all(s.formed for v in ("lr_high", "lr_low") for s in runs[v])

@@ -1,0 +1,87 @@
+"""helpers.circuit.train: seeded, bit-reproducible Adam training with recorded scores (11_learning_a_circuit)."""
+import numpy as np
+import pytest
+
+from helpers import circuit
+from helpers.circuit import scores, train
+
+
+def _same_run(a, b):
+    assert a.eval_steps == b.eval_steps and a.train_repeat == b.train_repeat and a.train_other == b.train_other
+    for x, y in zip(a.evals, b.evals):
+        for name in ("previous", "induction", "duplicate"):
+            np.testing.assert_array_equal(getattr(x, name), getattr(y, name))
+        assert (x.repeat_loss, x.other_loss) == (y.repeat_loss, y.other_loss)
+    assert a.checkpoints.keys() == b.checkpoints.keys()
+    for step in a.checkpoints:
+        for name, value in a.checkpoints[step].params.items():
+            assert np.array_equal(value, b.checkpoints[step].params[name]), (step, name)
+
+
+def test_a_run_twice_gives_identical_arrays():
+    a = train.train(steps=30, eval_every=10, checkpoints=(0, 20, 30))
+    b = train.train(steps=30, eval_every=10, checkpoints=(0, 20, 30))
+    _same_run(a, b)
+    assert a.steps == 30 and a.eval_steps == [0, 10, 20, 30]
+    c = train.train(steps=30, eval_every=10, seed=1, checkpoints=(30,))
+    assert not np.array_equal(c.checkpoints[30].params["W_E"], a.checkpoints[30].params["W_E"])
+
+
+def test_checkpoints_are_copies_and_the_evaluation_is_their_scores():
+    run = train.train(steps=20, eval_every=10, checkpoints=(0, 20))
+    assert not np.array_equal(run.checkpoints[0].params["W_Q"], run.checkpoints[20].params["W_Q"])
+    again = scores.head_scores(run.checkpoints[20], train.eval_batch())
+    np.testing.assert_allclose(again.induction, run.at(20).induction, rtol=1e-12)
+    assert again.repeat_loss == pytest.approx(run.at(20).repeat_loss, rel=1e-12)
+    assert run.at(0).repeat_loss == pytest.approx(np.log(32), abs=0.5)
+
+
+def test_the_stored_prefix_is_retrained_bit_for_bit():
+    """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: this code makes the same bits."""
+    from helpers.circuit import sweep
+
+    stored = sweep.prefix_checkpoint()
+    run = train.train(steps=sweep.PREFIX_STEP, eval_every=sweep.PREFIX_STEP, checkpoints=(sweep.PREFIX_STEP,))
+    for name, value in run.checkpoints[sweep.PREFIX_STEP].params.items():
+        assert value.dtype == stored.params[name].dtype == np.float64
+        assert np.array_equal(value, stored.params[name]), name
+    first = sweep.table("two_layers")[0]
+    assert first.seed == 0
+    for step in (0, sweep.PREFIX_STEP):
+        assert first.value_at("repeat_loss", step) == run.at(step).repeat_loss
+        assert first.value_at("induction", step) == run.at(step).induction[1].max()
+
+
+def _fake_run(losses, every=25):
+    run = train.Run(circuit.CONFIG, circuit.TASK, 3e-3, 0, 64)
+    zero = np.zeros((2, 2))
+    for i, loss in enumerate(losses):
+        run.eval_steps.append(i * every)
+        run.evals.append(scores.HeadScores(zero, zero, zero, float(loss), 3.0))
+    run.train_repeat.extend([0.0] * (every * (len(losses) - 1)))
+    return run
+
+
+def test_drop_is_the_window_of_the_steepest_fall():
+    losses = [3.4] * 12 + [3.0, 2.0, 1.0, 0.8, 0.7] + [0.6] * 10
+    run = _fake_run(losses)
+    start, end = run.drop(100)
+    assert (start, end) == (11 * 25, 15 * 25)
+    assert run.drop(50) == (12 * 25, 14 * 25)
+    with pytest.raises(ValueError, match="multiple of the evaluation interval"):
+        run.drop(30)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="agree on vocab and length"):
+        train.train(circuit.CONFIG, circuit.Task(vocab=64), steps=1)
+    with pytest.raises(ValueError, match="steps must be"):
+        train.train(steps=0)
+    with pytest.raises(ValueError, match="lr must be"):
+        train.train(steps=1, lr=-1.0)
+    with pytest.raises(ValueError, match="checkpoints must be <= 5"):
+        train.train(steps=5, checkpoints=(6,))
+    with pytest.raises(TypeError, match="config and task"):
+        train.train("two layers")
+    with pytest.raises(ValueError, match="name must be"):
+        train.train(steps=1).curve("accuracy")
