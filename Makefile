@@ -95,7 +95,7 @@ bench: setup-test
 bench-memory: setup-test
 	$(PY) tools/bench.py --memory
 
-# Notebook 11's null distributions: every single-head ablation (zero, mean, resample) and the random
+# Notebook 12's null distributions: every single-head ablation (zero, mean, resample) and the random
 # k-head sets, precomputed into helpers/data/heads_scan.npz (about half an hour of one core; byte-stable).
 heads-scan: setup-test
 	$(PY) tools/heads_scan.py

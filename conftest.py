@@ -60,7 +60,7 @@ def smollm2():
 
 @pytest.fixture(scope="session")
 def heads_study(smollm2):
-    """``11_heads_at_work``'s study of every head (cached by helpers.heads.study, as in the notebook)."""
+    """``12_heads_at_work``'s study of every head (cached by helpers.heads.study, as in the notebook)."""
     from helpers import heads
 
     return heads.study()

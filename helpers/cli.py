@@ -146,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="attention-lab", description="注意力实验室：把笔记本复制出来，或在 JupyterLab 里打开。")
     parser.add_argument("--version", action="version", version=f"attention-lab {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="{notebooks,lab}", parser_class=_Parser)
-    copy = commands.add_parser("notebooks", help="把 12 篇笔记本（带输出）复制到 DIR")
+    copy = commands.add_parser("notebooks", help="把全部笔记本（带输出）复制到 DIR")
     copy.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR", help=f"目标文件夹（默认 {DEFAULT_DIR}）")
     copy.add_argument("--force", action="store_true", help="用原版覆盖你改过的笔记本")
     lab = commands.add_parser("lab", help="复制（缺的）笔记本，然后在 DIR 打开 JupyterLab")

@@ -1,4 +1,4 @@
-"""The precomputed ablation scans behind ``11_heads_at_work``'s null distributions.
+"""The precomputed ablation scans behind ``12_heads_at_work``'s null distributions.
 
 Removing every one of SmolLM2's 270 heads on its own, three ways (zero, mean, resample), and ≥ 30
 random sets of k heads for each k takes about half an hour of one CPU core: too long for a

@@ -1,4 +1,4 @@
-"""What SmolLM2-135M's 270 heads do, and whether removing them matters (``11_heads_at_work``).
+"""What SmolLM2-135M's 270 heads do, and whether removing them matters (``12_heads_at_work``).
 
 Three scores read from attention weights (any array ``(…, n, n)`` of causal attention rows):
 

@@ -241,7 +241,7 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     ``mask`` is an extra mask ``(n, n_keys)`` on top of the causal one, boolean (``True`` = keep,
     torch's convention) or additive (see :mod:`helpers.attention`).
     ``ablate_heads`` (query-head indices; default none) zeroes those heads' outputs before o_proj,
-    which removes them from the layer exactly (``11_heads_at_work``'s ablation switch).
+    which removes them from the layer exactly (``12_heads_at_work``'s ablation switch).
     ``x`` may also be ``(batch, n, hidden)``: several sequences of the same length at once, each
     with its own causal attention (no KV cache then); ``out`` and ``weights`` gain the batch axis.
     """

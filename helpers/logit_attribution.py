@@ -1,4 +1,4 @@
-"""Direct logit attribution: how much one head's output, by itself, raises a token's logit (``11_heads_at_work``).
+"""Direct logit attribution: how much one head's output, by itself, raises a token's logit (``12_heads_at_work``).
 
 The logits are ``RMSNorm(x_final) @ Eᵀ = (x_final / rms(x_final)) · g @ Eᵀ``: ``x_final`` is the
 residual stream leaving the last layer, the sum of the embedding and of everything every head

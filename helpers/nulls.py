@@ -1,4 +1,4 @@
-"""Where a measured value falls in a null distribution, and the spread over sequences (``11_heads_at_work``).
+"""Where a measured value falls in a null distribution, and the spread over sequences (``12_heads_at_work``).
 
 A claim such as "removing these heads hurts more than removing random ones" is read off a
 **null distribution**: the same measurement on many random choices (all 270 single heads, or

@@ -1,4 +1,4 @@
-"""Patching one head's inputs: which path carries a head's influence (``11_heads_at_work``).
+"""Patching one head's inputs: which path carries a head's influence (``12_heads_at_work``).
 
 A head reads the residual stream three times: its queries, its keys and its values are each
 ``RMSNorm(x) @ W`` of the same ``x``. Patching gives each of the three its own ``x``: e.g. the keys

@@ -277,12 +277,12 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     additive ``(n, n)`` mask (e.g. a sliding window, ``09``'s StreamingLLM experiment).
     ``last_only`` computes the logits of the last position only (generation); ``logits_at``, a
     list of positions, computes them at those positions only (the lm_head is a fifth of the
-    model's products: ``11`` reads the loss on a few positions).
+    model's products: ``12`` reads the loss on a few positions).
 
     ``ids`` may be a ``(batch, n)`` array: several sequences of the same length in one pass (no
     KV cache then); every array of the result gains a leading batch axis.
 
-    Interventions on single heads (``11_heads_at_work``), each keyed by ``(layer, head)``:
+    Interventions on single heads (``12_heads_at_work``), each keyed by ``(layer, head)``:
 
     - ``ablate``, a list of ``(layer, head)`` pairs, zeroes those heads' outputs before o_proj;
     - ``replace``, ``{(layer, head): z}``, puts ``z`` (``(n, head_dim)``, or per sequence
@@ -458,7 +458,7 @@ def perplexity(model: Model, ids, *, mask=None) -> float:
 
 def next_token_losses(logits, ids, *, positions=None) -> np.ndarray:
     """Negative log-likelihood of each next token: entry ``i`` is ``−log p(ids[i+1] | ids[…i])``
-    from ``logits[i]`` (``(n, vocab)``); ``n − 1`` values (``09``'s perplexity, ``11``'s per-token loss).
+    from ``logits[i]`` (``(n, vocab)``); ``n − 1`` values (``09``'s perplexity, ``12``'s per-token loss).
     With ``positions`` (``forward``'s ``logits_at``), ``logits`` has one row per position and entry
     ``j`` is the loss of predicting ``ids[positions[j] + 1]``. A batch — ``logits`` ``(batch, rows,
     vocab)`` with ``ids`` ``(batch, n)`` — gives one row of losses per sequence."""

@@ -111,7 +111,7 @@ def learning_explorer(**kwargs):
 
 
 def heads_explorer(**kwargs):
-    """``11_heads_at_work``: a score and a rank → that head's pattern, scores and ablation effect."""
+    """``12_heads_at_work``: a score and a rank → that head's pattern, scores and ablation effect."""
     from .explorers.heads_at_work import HeadsExplorer
 
     return HeadsExplorer(**kwargs)

@@ -17,7 +17,7 @@ fi
 wheel=$(ls "$work"/dist/*.whl)
 listing=$("$work/build-venv/bin/python" -m zipfile -l "$wheel")
 for want in helpers/render/fonts/AttnLabSansSC-Regular.otf helpers/render/fonts/OFL.txt licenses/LICENSE licenses/helpers/render/fonts/OFL.txt \
-            helpers/model_requirement.txt helpers/notebooks/00_index.ipynb helpers/notebooks/11_heads_at_work.ipynb \
+            helpers/model_requirement.txt helpers/notebooks/00_index.ipynb helpers/notebooks/12_heads_at_work.ipynb \
             helpers/data/circuit_sweep.npz helpers/data/heads_scan.npz; do
   grep -q "$want" <<<"$listing" || { echo "wheel-check: $want missing from $(basename "$wheel")"; exit 1; }
 done

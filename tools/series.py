@@ -18,8 +18,9 @@ NOTEBOOKS = [
     "08_reading_attention",
     "09_real_model",
     "10_learning_to_attend",
-    "11_heads_at_work",
+    "11_learning_a_circuit",
+    "12_heads_at_work",
 ]
 
 #: notebooks that load SmolLM2-135M (the model wheel): timed on their own line with peak memory
-REAL_MODEL = {"09_real_model", "11_heads_at_work"}
+REAL_MODEL = {"09_real_model", "12_heads_at_work"}

@@ -1,11 +1,11 @@
-"""``11_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
+"""``12_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the head study they read and are registered in :data:`helpers.exercises.EXERCISES`
-as ``"11-1"`` … ``"11-3"`` (11-1 and 11-2 are predictions asked in the body, before the cell
-that shows the answer; 11-3 closes the notebook), so the notebook checks them like every other notebook::
+as ``"12-1"`` … ``"12-3"`` (12-1 and 12-2 are predictions asked in the body, before the cell
+that shows the answer; 12-3 closes the notebook), so the notebook checks them like every other notebook::
 
     answer = None  # 例如 1
-    helpers.exercises.check("11-1", answer)
+    helpers.exercises.check("12-1", answer)
 
 Each solve function takes the study as optional context (``study=``, a
 :class:`helpers.heads.HeadStudy` or anything with its attributes) and otherwise uses
@@ -95,10 +95,10 @@ def _earlier_head(study=None):
 
 
 EXERCISES = {
-    "11-1": Exercise("重复的随机 token 序列上，哪一遍的平均损失更低？", COPIES, _lower_copy),
-    "11-2": Exercise("前一个 token 前 5 名里，去掉哪一层的那个头一定不会改变归纳分数第一的头的归纳分数？",
+    "12-1": Exercise("重复的随机 token 序列上，哪一遍的平均损失更低？", COPIES, _lower_copy),
+    "12-2": Exercise("前一个 token 前 5 名里，去掉哪一层的那个头一定不会改变归纳分数第一的头的归纳分数？",
                      LayerNumber(), _later_head_layer),
-    "11-3": Exercise("归纳头要起作用，更早的层里必须有哪一种头？", HEAD_KINDS, _earlier_head),
+    "12-3": Exercise("归纳头要起作用，更早的层里必须有哪一种头？", HEAD_KINDS, _earlier_head),
 }
 
 REFERENCES: dict = {}

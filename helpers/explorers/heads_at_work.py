@@ -1,4 +1,4 @@
-"""``11_heads_at_work``: pick a score and a rank → that head's pattern, its scores, and the
+"""``12_heads_at_work``: pick a score and a rank → that head's pattern, its scores, and the
 second-copy loss with it ablated. Every state comes from :func:`helpers.heads.study`, whose
 single-head ablations are run once when the explorer is built (or earlier by the notebook)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``11_heads_at_work``: its figures — score maps, head patterns, copy losses.
+"""``12_heads_at_work``: its figures — score maps, head patterns, copy losses.
 
 :class:`PatternPanel` draws one head's pattern on a repeated sequence; the static figure and the
 explorer (:mod:`helpers.explorers.heads`) share it.

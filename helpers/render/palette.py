@@ -20,7 +20,7 @@ WHITE = "#ffffff"
 #: greys for text and marks that carry no meaning of their own
 TEXT_GREY = "#333333"       # secondary text: a note on a figure, the preview's hint
 FADED_GREY = "#555555"      # numbers of rows a figure marks as not meaningful (10's untrained rows)
-MID_GREY = "#666666"        # a fourth line beside BASE, ACCENT and MUTED (11's copy losses)
+MID_GREY = "#666666"        # a fourth line beside BASE, ACCENT and MUTED (12's copy losses)
 HATCH_GREY = "#888888"      # hatching over cells a figure marks as not meaningful
 BAND_GREY = "#f2f2f2"       # the band behind the static preview's hint
 

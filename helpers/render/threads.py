@@ -5,7 +5,7 @@ at most) that gains nothing, and on a 2-core machine with anything else running 
 wait for each other: measured, the 06 explorer's 32-head layer took 2.2 ms with one thread and
 9.7 ms (spikes to 85 ms) with two. :func:`one_blas_thread` limits BLAS to one thread inside a
 ``with`` block (``threadpoolctl``; without it, a no-op). Used by :class:`helpers.render.explorer.Explorer`
-and by the real-model passes of notebooks 09 and 11; taught nowhere (plumbing).
+and by the real-model passes of notebooks 09 and 12; taught nowhere (plumbing).
 """
 from __future__ import annotations
 

@@ -353,14 +353,14 @@ def _entries(name: str, value, what: str) -> list:
 
 
 def head_indices(name: str, value, num_heads: int) -> tuple:
-    """Sorted distinct head indices in ``0…num_heads − 1`` (``None`` → none); ``11_heads_at_work``."""
+    """Sorted distinct head indices in ``0…num_heads − 1`` (``None`` → none); ``12_heads_at_work``."""
     if value is None:
         return ()
     return tuple(sorted({_index(name, h, num_heads, "head") for h in _entries(name, value, "head indices")}))
 
 
 def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
-    """``{layer: (heads…)}`` from ``(layer, head)`` pairs (``None`` → ``{}``); ``11_heads_at_work``."""
+    """``{layer: (heads…)}`` from ``(layer, head)`` pairs (``None`` → ``{}``); ``12_heads_at_work``."""
     if value is None:
         return {}
     by_layer: dict = {}

@@ -85,7 +85,7 @@ WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures
                  "helpers.figures.attention_layer.TileLayout")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
-           "Sentences", "Forward", "TrainingRun"}
+           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores"}
 
 
 def _modules():

@@ -177,7 +177,7 @@ CASES = {
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
-    "11_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".loss", expect_heads)],
+    "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".loss", expect_heads)],
 }
 
 

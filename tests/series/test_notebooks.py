@@ -210,7 +210,7 @@ def leaks(nb) -> list:
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.model) if n in REAL_MODEL else n for n in NOTEBOOKS])
 def test_no_exercise_answer_is_printed_under_its_question(name):
-    """(09's and 11's exercises read the real model's results: those two are ``model`` items.)"""
+    """(09's and 12's exercises read the real model's results: those two are ``model`` items.)"""
     assert leaks(read(name)) == []
 
 

@@ -35,9 +35,9 @@ SITE_MODULES = ("sphinx", "myst_nb", "sphinx_book_theme", "jieba", "latex2mathml
 PAGES = ["index", *NOTEBOOKS]
 #: (query, the page that must come first or second, why)
 SEARCHES = [
-    ("归纳头", "11_heads_at_work", "induction heads are 11's subject"),
+    ("归纳头", "12_heads_at_work", "induction heads are 12's subject"),
     ("KV Cache", "05_causal_mask", "05 is 因果掩码与 KV Cache"),
-    ("归纳头的作用", "11_heads_at_work", "a phrase typed without spaces is cut into the index's words"),
+    ("归纳头的作用", "12_heads_at_work", "a phrase typed without spaces is cut into the index's words"),
     ("因果掩码", "05_causal_mask", "05's title"),
 ]
 #: a query no page matches: search must not simply list every page
