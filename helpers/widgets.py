@@ -124,3 +124,10 @@ def all_factories() -> dict:
     """``{name: factory}`` of every explorer factory above, for the tests and ``make bench``."""
     return {name: obj for name, obj in globals().items()
             if name.endswith("_explorer") and callable(obj)}
+
+
+def circuit_explorer(**kwargs):
+    """``11_learning_a_circuit``: a step slider over the stored checkpoints → four heads' patterns, scores, losses."""
+    from .explorers.learning_a_circuit import CircuitExplorer
+
+    return CircuitExplorer(**kwargs)

@@ -6,12 +6,14 @@ One idea per module: :mod:`.task` (the sequences), :mod:`.model` (the forward pa
 :mod:`.backprop` (its gradient, by hand), :mod:`.train` (Adam, checkpoints, recorded losses),
 :mod:`.scores` (previous-token, induction and duplicate-token scores), :mod:`.interventions`
 (ablation and K-/Q-/V-composition patching), :mod:`.sweep` (what changes the birth: the stored
-runs of several variants and seeds).
+runs of several variants and seeds), :mod:`.history` (the notebook's run checkpoint by checkpoint,
+stored for its explorer).
 """
 from ..training import relative_error
+from . import history, interventions, scores, sweep, train
 from .backprop import backward, gradient_check, loss_and_grads, numerical_gradient
 from .model import CONFIG, Cache, Config, Model, forward, init_model
 from .task import TASK, Batch, Task, positional_ceiling, sequences
 
-__all__ = ["CONFIG", "TASK", "Batch", "Cache", "Config", "Model", "Task", "backward", "forward", "gradient_check",
+__all__ = ["history", "interventions", "scores", "sweep", "train", "CONFIG", "TASK", "Batch", "Cache", "Config", "Model", "Task", "backward", "forward", "gradient_check",
            "init_model", "loss_and_grads", "numerical_gradient", "positional_ceiling", "relative_error", "sequences"]

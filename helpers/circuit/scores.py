@@ -98,6 +98,10 @@ def head_scores(model: Model, batch, *, ablate=None, patch=None) -> HeadScores:
 
 def scores_of(cache: Cache, batch: Batch) -> HeadScores:
     """:class:`HeadScores` of a forward pass already run on ``batch``."""
+    batch = _check_batch(batch)
+    if not isinstance(cache, Cache) or cache.tokens.shape != batch.tokens.shape or not cache.weights:
+        raise TypeError(f"cache must be the helpers.circuit Cache of forward(model, batch.tokens), got "
+                        f"{type(cache).__name__} {cache!r:.60}")
     weights = np.stack(cache.weights, axis=1)                      # (B, layers, H, n, n)
     previous = previous_token_score(weights).mean(axis=0)
     flat = weights.reshape(len(batch), -1, *weights.shape[-2:])   # (B, layers·H, n, n)

@@ -20,22 +20,32 @@ duplicate-token head of layer 0 (the other way to find "last time"). Training ev
 are stored in ``helpers/data/circuit_sweep.npz`` (``make circuit-data`` regenerates it with this
 module) together with the ``two_layers`` seed-0 parameters at step :data:`PREFIX_STEP`, which
 the tests retrain and compare bit for bit.
+
+**One arithmetic on every x86-64 CPU.** The same code gives different last bits on different CPUs:
+OpenBLAS picks its kernels by CPU, numpy dispatches AVX2/AVX-512 loops, and glibc's ``exp``/``log``
+have FMA variants. Both the generator and the bit-for-bit test therefore run under
+:func:`pinned_env` (one BLAS thread with OpenBLAS's :data:`BLAS_CORE` kernels, numpy's dispatched
+features off, glibc's FMA/AVX2 libm variants off), checked by ``tools/make_circuit_data.py``; where it cannot
+hold (not x86-64 Linux with glibc ≥ 2.28) :func:`unpinnable` says why.
 """
 from __future__ import annotations
 
 import json
+import os
+import platform
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
 
-from ..render.validation import choice
+from ..render.validation import as_float_array, choice, finite_scalar, integer
+from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
 from .task import TASK, Task
-from .train import eval_batch, train
+from .train import Run, eval_batch, train
 
 STEPS = 2000
 SEEDS = (0, 1, 2, 3, 4)
@@ -60,7 +70,9 @@ class Summary:
     """One run of the sweep. ``curves[name]``: the values at ``steps`` (best head of layer 0 for
     ``previous`` and ``duplicate``, of the last layer for ``induction``); ``final``: per-head
     scores ``(layers, heads)`` and losses at the end; ``patches`` / ``ablations``: repeat loss
-    and best last-layer induction score, ``{name: (loss, induction)}``."""
+    and best last-layer induction score, ``{name: (loss, induction)}``; ``heads``: which layer-0
+    head the patches took as the best ``previous``-token and ``duplicate``-token head (two-layer
+    runs); ``transfer``: the fixed variant scored on the random-offset sequences."""
 
     variant: str
     seed: int
@@ -71,17 +83,56 @@ class Summary:
     patches: dict
     ablations: dict
     transfer: dict
+    heads: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        choice("variant", self.variant, VARIANTS)
+        check_seed("seed", self.seed)
+        steps = np.asarray(self.steps) if isinstance(self.steps, (list, tuple, np.ndarray)) else self.steps
+        if not isinstance(steps, np.ndarray) or steps.ndim != 1 or steps.dtype.kind not in "iu" or len(steps) < 2:
+            raise TypeError(f"steps must be a 1-D integer array of the evaluated steps, got {self.steps!r:.60}")
+        if not isinstance(self.curves, dict) or set(self.curves) != set(CURVES):
+            raise TypeError(f"curves must be a dict with the keys {CURVES}, got {self.curves!r:.60}")
+        for name in CURVES:
+            as_float_array(f"curves[{name!r}]", self.curves[name], shape=(len(steps),))
+        if (not isinstance(self.drop, (tuple, list)) or len(self.drop) != 2
+                or any(int(integer("drop", d, low=0)) not in steps for d in self.drop)):
+            raise ValueError(f"drop must be a pair (start, end) of evaluated steps, got {self.drop!r:.60}")
+        for name in ("final", "patches", "ablations", "transfer", "heads"):
+            value = getattr(self, name)
+            if not isinstance(value, dict):
+                raise TypeError(f"{name} must be a dict, got {type(value).__name__} {value!r:.60}")
+        for name in ("previous", "induction", "duplicate", "repeat_loss", "other_loss"):
+            if name not in self.final:
+                raise ValueError(f"final must hold {name!r}, got the keys {sorted(self.final)}")
+            as_float_array(f"final[{name!r}]", self.final[name], ndim=(0, 2))
+        for name in ("patches", "ablations"):
+            for key, pair in getattr(self, name).items():
+                as_float_array(f"{name}[{key!r}]", pair, shape=(2,))
+        for key, value in self.transfer.items():
+            finite_scalar(f"transfer[{key!r}]", value)
+        for key, value in self.heads.items():
+            integer(f"heads[{key!r}]", value, low=0)
 
     @property
     def formed(self) -> bool:
         return bool(self.curves["induction"][-1] >= FORMED)
 
     def value_at(self, name: str, step: int) -> float:
+        name = choice("name", name, CURVES)
+        step = integer("step", step, low=0)
+        if step not in self.steps:
+            raise ValueError(f"step must be one of the evaluated steps (0, {self.steps[1]}, …, {self.steps[-1]}), got {step}")
         return float(self.curves[name][list(self.steps).index(step)])
 
 
 def summarize(variant: str, seed: int, run) -> Summary:
     """The :class:`Summary` of a finished :class:`helpers.circuit.train.Run`."""
+    variant = choice("variant", variant, VARIANTS)
+    seed = check_seed("seed", seed)
+    if not isinstance(run, Run) or not run.evals or run.steps not in run.checkpoints:
+        raise TypeError(f"run must be a finished helpers.circuit.train.Run with a checkpoint at its last step, "
+                        f"got {type(run).__name__} {run!r:.60}")
     last = run.config.layers - 1
     curves = {"repeat_loss": run.curve("repeat_loss"), "other_loss": run.curve("other_loss"),
               "previous": run.curve("previous", 0), "induction": run.curve("induction", last),
@@ -91,18 +142,17 @@ def summarize(variant: str, seed: int, run) -> Summary:
              "repeat_loss": end.repeat_loss, "other_loss": end.other_loss}
     model = run.checkpoints[run.steps]
     batch = eval_batch(run.task)
-    patches, ablations = {}, {}
+    patches, ablations, heads = {}, {}, {}
     if run.config.layers == 2:
         head, _ = end.best("previous", 0)
         patches = {name: _pair(s) for name, s in composition_effects(model, batch, (0, head)).items()}
-        patches["head"] = (float(head), float("nan"))
         if run.config.heads == 2:   # the control: the same key patch with the other layer-0 head
             patches["k_other"] = _pair(patch(model, batch, (0, 1 - head), "k"))
         dup, _ = end.best("duplicate", 0)   # the circuit that finds "last time" by the token itself
         for name, s in composition_effects(model, batch, (0, dup)).items():
             if name != CLEAN:
                 patches[f"{name}_duplicate"] = _pair(s)
-        patches["duplicate_head"] = (float(dup), float("nan"))
+        heads = {"previous": head, "duplicate": dup}
         ablations = {_key(k): _pair(s) for k, s in ablation_effects(model, batch).items()}
     transfer = {}
     if run.task.fixed:
@@ -110,7 +160,8 @@ def summarize(variant: str, seed: int, run) -> Summary:
 
         other = head_scores(model, eval_batch(TASK))
         transfer = {"repeat_loss": other.repeat_loss, "induction": float(other.induction[last].max())}
-    return Summary(variant, seed, np.array(run.eval_steps), curves, run.drop(), final, patches, ablations, transfer)
+    return Summary(variant, seed, np.array(run.eval_steps), curves, run.drop(), final, patches, ablations, transfer,
+                   heads)
 
 
 def _pair(scores) -> tuple:
@@ -130,8 +181,22 @@ def run_variant(variant: str, seed: int, *, steps: int = STEPS) -> tuple:
 
 
 # ---- the stored results ----------------------------------------------------------------------------
+def _check_path(path) -> str:
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file name (str or pathlib.Path), got {type(path).__name__} {path!r:.60}")
+    return os.fspath(path)
+
+
 def save(path, summaries, prefix: Model) -> None:
-    """Write ``summaries`` and the prefix checkpoint to ``path`` (an ``.npz``)."""
+    """Write ``summaries`` and the prefix checkpoint to ``path`` (an ``.npz``; ``prefix=None``: a part
+    of the sweep without it, see ``tools/make_circuit_data.py --merge``)."""
+    path = _check_path(path)
+    if (isinstance(summaries, (str, bytes, dict)) or not isinstance(summaries, (list, tuple))
+            or not summaries or not all(isinstance(s, Summary) for s in summaries)):
+        raise TypeError(f"summaries must be a non-empty list of helpers.circuit.sweep.Summary, got {summaries!r:.60}")
+    if prefix is not None and not isinstance(prefix, Model):
+        raise TypeError(f"prefix must be a helpers.circuit.Model (the stored checkpoint) or None (a part of the "
+                        f"sweep, merged later), got {type(prefix).__name__}")
     arrays, meta = {}, []
     for s in summaries:
         tag = f"{s.variant}/{s.seed}"
@@ -142,8 +207,8 @@ def save(path, summaries, prefix: Model) -> None:
             arrays[f"{tag}/final/{name}"] = s.final[name]
         meta.append({"variant": s.variant, "seed": s.seed, "drop": list(s.drop),
                      "losses": [s.final["repeat_loss"], s.final["other_loss"]],
-                     "patches": s.patches, "ablations": s.ablations, "transfer": s.transfer})
-    for name, value in prefix.params.items():
+                     "patches": s.patches, "ablations": s.ablations, "transfer": s.transfer, "heads": s.heads})
+    for name, value in (prefix.params.items() if prefix is not None else ()):
         arrays[f"prefix/{name}"] = value
     arrays["meta"] = np.array(json.dumps({"runs": meta, "steps": STEPS, "prefix_step": PREFIX_STEP,
                                           "variants": {k: [str(v[0]), str(v[1]), v[2], list(v[3])]
@@ -153,7 +218,15 @@ def save(path, summaries, prefix: Model) -> None:
 
 def load(path=None) -> dict:
     """``{variant: [Summary per seed]}`` from the stored file (default: the package's)."""
-    return _load(None if path is None else str(path))
+    if path is None:
+        return _load(None)
+    path = _check_path(path)
+    if not os.path.isfile(path):
+        raise ValueError(f"path must name an existing .npz written by save(), got {path!r}")
+    try:
+        return _load(path)
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"path must be a circuit sweep .npz written by save(), got {path!r} ({exc})") from None
 
 
 @lru_cache(maxsize=2)
@@ -169,10 +242,10 @@ def _load(path) -> dict:
             summary = Summary(m["variant"], m["seed"], data[f"{tag}/steps"],
                               {name: data[f"{tag}/curve/{name}"] for name in CURVES}, tuple(m["drop"]), final,
                               {k: tuple(v) for k, v in m["patches"].items()},
-                              {k: tuple(v) for k, v in m["ablations"].items()}, m["transfer"])
+                              {k: tuple(v) for k, v in m["ablations"].items()}, m["transfer"], m["heads"])
             out.setdefault(m["variant"], []).append(summary)
         prefix = {key.split("/", 1)[1]: data[key] for key in data.files if key.startswith("prefix/")}
-    out["_prefix"] = Model(CONFIG, prefix)
+    out["_prefix"] = Model(CONFIG, prefix) if prefix else None
     return out
 
 
@@ -184,3 +257,58 @@ def prefix_checkpoint() -> Model:
 def table(variant: str) -> list:
     """The stored runs of ``variant``, one :class:`Summary` per seed."""
     return load()[choice("variant", variant, VARIANTS)]
+
+
+# ---- one arithmetic, whatever the CPU ----------------------------------------------------------------
+#: OpenBLAS's kernels for Nehalem (SSE4.2, x86-64-v2, numpy 2's own baseline): every x86-64 CPU has them
+BLAS_CORE = "Nehalem"
+#: glibc's libm variants chosen by CPU (``exp``, ``log``, ``pow`` with FMA): off, so the SSE2 code runs
+#: (the names since glibc 2.33, then the older ``*_Usable`` spelling; unknown names are ignored)
+LIBM_OFF = ("AVX2", "FMA", "FMA4", "AVX2_Usable", "FMA_Usable")
+MIN_GLIBC = (2, 28)   # glibc's exp/log/pow are the same code since 2.28
+
+
+def _umath():
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:   # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
+    return umath
+
+
+def dispatched_on() -> list:
+    """Those of numpy's dispatched features in use in this process (none under :func:`pinned_env`)."""
+    return [name for name in _dispatched_features() if _umath().__cpu_features__.get(name)]
+
+
+def _dispatched_features() -> list:
+    """numpy's CPU features above its baseline (those it picks at run time), as this numpy names them."""
+    return list(_umath().__cpu_dispatch__)
+
+
+def pinned_env() -> dict:
+    """The environment variables under which the stored runs are trained and retrained."""
+    return {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_CORETYPE": BLAS_CORE,
+            "NPY_DISABLE_CPU_FEATURES": " ".join(_dispatched_features()),
+            "GLIBC_TUNABLES": "glibc.cpu.hwcaps=" + ",".join("-" + name for name in LIBM_OFF)}
+
+
+def is_pinned(environ=None) -> bool:
+    """Whether ``environ`` (default: this process's) holds every variable of :func:`pinned_env`."""
+    environ = os.environ if environ is None else environ
+    if not hasattr(environ, "get") or not hasattr(environ, "items"):
+        raise TypeError(f"environ must be a mapping of environment variables, got {type(environ).__name__} {environ!r:.60}")
+    return all(environ.get(k) == v for k, v in pinned_env().items())
+
+
+def unpinnable():
+    """Why :func:`pinned_env` cannot give the stored bits on this machine, or ``None`` where it can."""
+    machine = platform.machine().lower()
+    if machine not in ("x86_64", "amd64"):
+        return f"the stored runs pin x86-64 kernels (OpenBLAS {BLAS_CORE}, SSE2 libm); this machine is {machine}"
+    libc, version = platform.libc_ver()
+    parts = tuple(int(x) for x in version.split(".")[:2] if x.isdigit())
+    if libc != "glibc" or parts < MIN_GLIBC:
+        return (f"the stored runs pin glibc's SSE2 exp/log (glibc ≥ {MIN_GLIBC[0]}.{MIN_GLIBC[1]}); "
+                f"this machine has {libc or 'no glibc'} {version}")
+    return None

@@ -92,6 +92,26 @@ class Batch:
     second: np.ndarray
     repeat: np.ndarray
 
+    def __post_init__(self):
+        if not isinstance(self.task, Task):
+            raise TypeError(f"task must be a helpers.circuit.Task, got {type(self.task).__name__} {self.task!r:.60}")
+        tokens = _int_array("tokens", self.tokens, 2)
+        if tokens.shape[1] != self.task.length or not len(tokens):
+            raise ValueError(f"tokens must have shape (B ≥ 1, {self.task.length}) for the task, got {tokens.shape}")
+        if tokens.min() < 0 or tokens.max() >= self.task.vocab:
+            raise ValueError(f"tokens must be ids in 0 … {self.task.vocab - 1}, got {tokens.min()} … {tokens.max()}")
+        first, second, repeat = (_int_array(name, getattr(self, name), 1) for name in ("first", "second", "repeat"))
+        if not first.shape == second.shape == repeat.shape == (len(tokens),):
+            raise ValueError(f"first, second and repeat must hold one entry per sequence ({len(tokens)}), got "
+                             f"shapes {first.shape}, {second.shape}, {repeat.shape}")
+        if ((repeat < 2).any() or (first < 0).any() or (second < first + repeat).any()
+                or (second + repeat > self.task.length).any()):
+            raise ValueError(f"first, second and repeat must place two copies of ≥ 2 tokens, one after the other, "
+                             f"inside {self.task.length} tokens (0 ≤ first, first + repeat ≤ second, "
+                             f"second + repeat ≤ length)")
+        for name, value in (("tokens", tokens), ("first", first), ("second", second), ("repeat", repeat)):
+            object.__setattr__(self, name, value)
+
     def __len__(self) -> int:
         return len(self.tokens)
 
@@ -117,9 +137,30 @@ class Batch:
         inside = (i >= self.second[:, None]) & (i < (self.second + self.repeat)[:, None])
         return np.where(inside, i - (self.second - self.first)[:, None], -1)
 
+    def marked(self, row: int = 0) -> str:
+        """Sequence ``row`` as text: two-digit token ids, each copy inside 「 」."""
+        row = integer("row", row, low=0, high=len(self) - 1)
+        f, s, r = int(self.first[row]), int(self.second[row]), int(self.repeat[row])
+        out = []
+        for i, t in enumerate(self.tokens[row]):
+            text = f"{t:02d}"
+            if i in (f, s):
+                text = "「" + text
+            if i in (f + r - 1, s + r - 1):
+                text += "」"
+            out.append(text)
+        return " ".join(out)
+
     def subset(self, rows) -> "Batch":
         """The sequences ``rows`` (an index array or slice) as a new batch."""
         return Batch(self.task, self.tokens[rows], self.first[rows], self.second[rows], self.repeat[rows])
+
+
+def _int_array(name: str, value, ndim: int) -> np.ndarray:
+    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.dtype.kind not in "iu" or arr.ndim != ndim:
+        raise TypeError(f"{name} must be a {ndim}-D integer array, got {type(value).__name__} {value!r:.60}")
+    return arr.astype(np.int64, copy=False)
 
 
 def sequences(n: int, seed: int, task: Task = TASK, *, draw: int = 0) -> Batch:

@@ -53,6 +53,19 @@ class Run:
     evals: list = field(default_factory=list)          # HeadScores at eval_steps
     checkpoints: dict = field(default_factory=dict)    # step → Model (float64 copies)
 
+    def __post_init__(self):
+        if not isinstance(self.config, Config) or not isinstance(self.task, Task):
+            raise TypeError(f"config and task must be a helpers.circuit Config and Task, got "
+                            f"{type(self.config).__name__} and {type(self.task).__name__}")
+        positive_float("lr", self.lr)
+        check_seed("seed", self.seed)
+        positive_int("batch_size", self.batch_size, maximum=4096)
+        for name in ("train_repeat", "train_other", "eval_steps", "evals"):
+            if not isinstance(getattr(self, name), list):
+                raise TypeError(f"{name} must be a list, got {type(getattr(self, name)).__name__}")
+        if not isinstance(self.checkpoints, dict):
+            raise TypeError(f"checkpoints must be a dict, got {type(self.checkpoints).__name__}")
+
     @property
     def steps(self) -> int:
         return len(self.train_repeat)

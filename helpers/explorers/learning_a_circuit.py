@@ -1,7 +1,54 @@
-"""``11_learning_a_circuit``: its live explorers (none yet).
+"""``11_learning_a_circuit``: a step slider over the stored checkpoints → all four heads' patterns
+on one sequence (the copies and the induction targets marked), their scores and both losses.
 
-An explorer is a subclass of :class:`helpers.render.explorer.Explorer` (``make_controls``, a pure
-``compute`` that asks the lesson module for the state, ``build`` once, ``draw`` updates the
-artists, ``describe`` the readout); add a one-line factory to ``helpers/widgets.py``, which is
-what the notebook's widget cell calls.
+Every entry comes precomputed from :func:`helpers.circuit.history.load`, so a move picks arrays
+and redraws; nothing is trained or run again.
 """
+from __future__ import annotations
+
+from ..circuit import history
+from ..figures.learning_a_circuit import CircuitPatterns, head_titles
+from ..render.explorer import Explorer
+from ..render.format import fmt
+
+
+class CircuitExplorer(Explorer):
+    """The notebook's run (``two_layers``, seed 0) checkpoint by checkpoint."""
+
+    figsize = (6.4, 6.0)
+
+    def __init__(self, **kwargs):
+        self.history = history.load()
+        self.sequence = history.shown_sequence()
+        super().__init__(**kwargs)
+
+    def make_controls(self):
+        import ipywidgets as widgets
+
+        steps = [int(t) for t in self.history.steps]
+        return {"step": widgets.SelectionSlider(options=steps, value=steps[0], description="训练步数")}
+
+    def compute(self, step):
+        h = self.history
+        i = h.index(step)
+        return {"step": int(step), "patterns": h.patterns[i], "previous": h.previous[i], "induction": h.induction[i],
+                "repeat_loss": float(h.repeat_loss[i]), "other_loss": float(h.other_loss[i])}
+
+    def build(self, fig):
+        b = self.sequence
+        layers, heads = self.history.patterns.shape[1:3]
+        self.panels = CircuitPatterns(fig, layers, heads, first=int(b.first[0]), second=int(b.second[0]),
+                                      repeat=int(b.repeat[0]), length=self.history.patterns.shape[-1])
+        self.animate(*self.panels.artists)
+
+    def draw(self, s):
+        self.panels.update(s["patterns"], head_titles(s["previous"], s["induction"]))
+
+    def describe(self, s):
+        best_prev = max(range(s["previous"].shape[1]), key=lambda h: s["previous"][0][h])
+        best_ind = max(range(s["induction"].shape[1]), key=lambda h: s["induction"][-1][h])
+        return (f"第 {s['step']} 步 · 重复段的损失 <span class='repeat'>{fmt(s['repeat_loss'])}</span> · "
+                f"其余 token 的损失 <span class='other'>{fmt(s['other_loss'])}</span><br>"
+                f"第 0 层最好的前一个 token 分数（头 {best_prev}）<span class='previous'>"
+                f"{fmt(s['previous'][0][best_prev])}</span> · 第 1 层最好的归纳分数（头 {best_ind}）"
+                f"<span class='induction'>{fmt(s['induction'][-1][best_ind])}</span>")

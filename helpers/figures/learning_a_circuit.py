@@ -1,7 +1,123 @@
-"""``11_learning_a_circuit``: its figures (none yet).
+"""``11_learning_a_circuit``: its figures — the phase change, the sweep, the heads' patterns.
 
-A figure made for this notebook alone goes here: a function returning a figure from
-:func:`helpers.render.png.new_figure`, built from :mod:`helpers.render.panels` where they fit and
-coloured from :mod:`helpers.render.palette`; add it to ``helpers/plots.py`` so the notebook calls
-``helpers.plots.<name>``. A panel its explorer reuses (a class with ``update``) lives here too.
+:func:`phase_change_figure` puts the losses and the two scores of one stored run on one time
+axis with the drop shaded; :func:`sweep_figure` draws every seed of two variants side by side;
+:class:`CircuitPatterns` draws all four heads' patterns on one sequence with the copies and the
+induction targets marked — the static figure and the explorer
+(:mod:`helpers.explorers.learning_a_circuit`) share it.
 """
+from __future__ import annotations
+
+import numpy as np
+
+from ..render.palette import ACCENT, BASE, DARK_GREY, LIGHT_GREY, MUTED, PINK, WHITE
+from ..render.panels import future_masked, masked_viridis, matrix_mesh
+from ..render.png import new_figure
+
+#: the colours of the four curves (the notebook's prose names them with colour_word)
+REPEAT_COLOUR, OTHER_COLOUR, PREVIOUS_COLOUR, INDUCTION_COLOUR = ACCENT, MUTED, BASE, PINK
+
+
+def phase_change_figure(summary, *, vocab: int, ceiling: float):
+    """Top: loss on the repeated (predictable) tokens and on the others; bottom: the best
+    previous-token score of layer 0 and the best induction score of layer 1 — one run
+    (a :class:`helpers.circuit.sweep.Summary`), one time axis, the drop window shaded."""
+    fig = new_figure(7.6, 5.0)
+    ax_loss, ax_score = fig.subplots(2, 1, sharex=True)
+    steps, c = summary.steps, summary.curves
+    start, end = summary.drop
+    for ax in (ax_loss, ax_score):
+        ax.axvspan(start, end, color=LIGHT_GREY, zorder=0, label=f"下降最快的 {end - start} 步")
+        ax.spines[["top", "right"]].set_visible(False)
+    ax_loss.plot(steps, c["repeat_loss"], color=REPEAT_COLOUR, lw=2, label="重复段里可预测的 token")
+    ax_loss.plot(steps, c["other_loss"], color=OTHER_COLOUR, lw=2, label="其余 token")
+    ax_loss.axhline(np.log(vocab), color=DARK_GREY, ls="--", lw=1, label=f"瞎猜（ln {vocab}）")
+    ax_loss.set_ylabel("损失（nats / token）")
+    ax_loss.set_ylim(0, np.log(vocab) * 1.3)
+    ax_loss.legend(fontsize=9, loc="lower left", ncol=2)
+    ax_score.plot(steps, c["previous"], color=PREVIOUS_COLOUR, lw=2, label="第 0 层最好的前一个 token 分数")
+    ax_score.plot(steps, c["induction"], color=INDUCTION_COLOUR, lw=2, label="第 1 层最好的归纳分数")
+    ax_score.axhline(ceiling, color=DARK_GREY, ls=":", lw=1.2, label=f"只靠位置能到的归纳分数（{ceiling:.2f}）")
+    ax_score.set_ylim(0, 1.0)
+    ax_score.set_ylabel("分数（平均权重，0–1）")
+    ax_score.set_xlabel("训练步数")
+    ax_score.legend(fontsize=9, loc="upper left", bbox_to_anchor=(0.0, 1.0), ncol=1)
+    ax_score.set_xlim(0, steps[-1])
+    return fig
+
+
+def sweep_figure(runs: dict, *, name: str = "repeat_loss", ylabel: str = "重复段的损失（nats / token）"):
+    """One curve per seed of each variant (``{label: [Summary, …]}``, up to three variants)."""
+    fig = new_figure(7.6, 3.2)
+    ax = fig.add_subplot()
+    for (label, summaries), colour in zip(runs.items(), (ACCENT, MUTED, BASE)):
+        for i, s in enumerate(summaries):
+            ax.plot(s.steps, s.curves[name], color=colour, lw=1.3, alpha=0.9,
+                    label=f"{label}（{len(summaries)} 个种子）" if i == 0 else None)
+    ax.set_xlabel("训练步数")
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(0, max(s.steps[-1] for ss in runs.values() for s in ss))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=9, loc="upper right")
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+class CircuitPatterns:
+    """All heads' patterns (``(layers, heads, n, n)``) on one sequence, one panel per head: the
+    future cells grey, dashed white lines where the second copy starts (rows) and where the first
+    copy starts and ends (columns), and small white rings on the induction targets (query
+    ``second + j`` → key ``first + j + 1``). ``update`` swaps the patterns and the titles."""
+
+    def __init__(self, fig, layers: int, heads: int, *, first: int, second: int, repeat: int, length: int):
+        axes = np.atleast_2d(fig.subplots(layers, heads))
+        self.axes, self.meshes, self.titles = axes, [], []
+        cmap = masked_viridis()
+        j = np.arange(repeat - 1)
+        for layer in range(layers):
+            for head in range(heads):
+                ax = axes[layer, head]
+                self.meshes.append(matrix_mesh(ax, np.full((length, length), np.nan), cmap=cmap))
+                for x in (first - 0.5, first + repeat - 0.5):
+                    ax.axvline(x, color=WHITE, lw=0.8, ls="--")
+                ax.axhline(second - 0.5, color=WHITE, lw=0.8, ls="--")
+                ax.plot(first + j + 1, second + j, "o", ms=4.5, mfc="none", mec=WHITE, mew=0.9)
+                ticks = range(0, length, 8)
+                ax.set_xticks(ticks)
+                ax.set_yticks(ticks)
+                if layer == layers - 1:
+                    ax.set_xlabel("被看的位置（键）")
+                if head == 0:
+                    ax.set_ylabel("提问的位置（查询）")
+                self.titles.append(ax.set_title(" ", fontsize=9))
+        fig.colorbar(self.meshes[0], ax=list(axes.ravel()), fraction=0.03, label="权重")
+
+    @property
+    def artists(self) -> list:
+        return [*self.meshes, *self.titles]
+
+    def update(self, patterns, titles) -> None:
+        flat = np.asarray(patterns, dtype=float).reshape(-1, *np.shape(patterns)[-2:])
+        for mesh, title, pattern, text in zip(self.meshes, self.titles, flat, titles):
+            mesh.set_array(future_masked(pattern))
+            title.set_text(text)
+
+
+def head_titles(previous, induction) -> list:
+    """One title per head: its layer and number, and its two scores (arrays ``(layers, heads)``)."""
+    layers, heads = np.shape(previous)
+    return [f"第 {layer} 层第 {head} 个头\n前一个 token {previous[layer][head]:.2f} · 归纳 {induction[layer][head]:.2f}"
+            for layer in range(layers) for head in range(heads)]
+
+
+def patterns_at_figure(history, step: int, sequence):
+    """The four heads' patterns at ``step`` on the shown sequence (a :class:`Batch` of one)."""
+    fig = new_figure(6.4, 6.0)
+    i = history.index(step)
+    panels = CircuitPatterns(fig, *history.patterns.shape[1:3], first=int(sequence.first[0]),
+                             second=int(sequence.second[0]), repeat=int(sequence.repeat[0]),
+                             length=history.patterns.shape[-1])
+    panels.update(history.patterns[i], head_titles(history.previous[i], history.induction[i]))
+    fig.suptitle(f"第 {step} 步", fontsize=10)
+    return fig
+

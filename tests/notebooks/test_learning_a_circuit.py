@@ -1,9 +1,137 @@
-"""``11_learning_a_circuit``: what the notebook shows — its explorers' controls, its figures, its exercises."""
+"""``11_learning_a_circuit``: what the notebook shows — its explorer's step slider, its figures, its exercises,
+and that the stored history is the same run as the stored sweep."""
+import contextlib
+import io
+import re
+
+import numpy as np
+import pytest
+from explorer_checks import shown_numbers
 from series import NOTEBOOKS
 
-from helpers.exercises import learning_a_circuit as exercises
+from helpers import circuit, exercises, plots, widgets
+from helpers.circuit import history, sweep
+from helpers.exercises import learning_a_circuit as circuit_exercises
 
 
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():
     assert "11_learning_a_circuit" in NOTEBOOKS
-    assert all(key.startswith("11-") for key in exercises.EXERCISES), sorted(exercises.EXERCISES)
+    assert sorted(circuit_exercises.EXERCISES) == ["11-1", "11-2", "11-3"]
+
+
+def test_the_history_is_the_sweeps_two_layer_seed_0_run():
+    """The explorer's checkpoints and the sweep's curves come from one run: equal at every shared step."""
+    h, run = history.load(), sweep.table("two_layers")[0]
+    assert h.steps[0] == 0 and h.steps[-1] == history.STEPS and np.all(np.diff(h.steps) == history.EVERY)
+    for i, step in enumerate(h.steps):
+        assert h.repeat_loss[i] == run.value_at("repeat_loss", int(step))
+        assert h.previous[i][0].max() == run.value_at("previous", int(step))
+        assert h.induction[i][1].max() == run.value_at("induction", int(step))
+    assert h.patterns.dtype == np.float32 and h.patterns.shape[1:] == (2, 2, 32, 32)
+    np.testing.assert_allclose(h.patterns.sum(axis=-1), 1.0, atol=1e-5)       # rows of softmax weights
+    assert np.all(np.triu(h.patterns, k=1) == 0)                               # causal
+
+
+def test_the_shown_sequence_has_the_stated_repeat():
+    seq = history.shown_sequence()
+    assert len(seq) == 1 and seq.repeat[0] == history.SHOWN_REPEAT
+    first, second, r = int(seq.first[0]), int(seq.second[0]), int(seq.repeat[0])
+    np.testing.assert_array_equal(seq.tokens[0, first:first + r], seq.tokens[0, second:second + r])
+    assert seq.marked(0).count("「") == 2
+
+
+def test_circuit_explorer_step_slider_shows_the_stored_numbers():
+    e = widgets.circuit_explorer()
+    h = history.load()
+    for step in (0, 350, 550, int(h.steps[-1])):
+        e.set(step=step)
+        i = h.index(step)
+        assert e.state["step"] == step
+        np.testing.assert_array_equal(e.state["patterns"], h.patterns[i])
+        shown = shown_numbers(e.readout.value)
+        assert shown[0] == round(float(h.repeat_loss[i]), 3) and shown[1] == round(float(h.other_loss[i]), 3)
+        assert shown[2] == round(float(h.previous[i][0].max()), 3)
+        assert shown[3] == round(float(h.induction[i][1].max()), 3)
+        prev_head = int(np.argmax(h.previous[i][0]))
+        assert f"（头 {prev_head}）" in e.readout.value
+        mesh = e.panels.meshes[2 + int(np.argmax(h.induction[i][1]))]            # layer 1's best head
+        drawn = np.ma.filled(mesh.get_array(), np.nan).reshape(32, 32)
+        np.testing.assert_allclose(np.tril(drawn), np.tril(h.patterns[i][1, int(np.argmax(h.induction[i][1]))]))
+        assert np.isnan(drawn[np.triu_indices(32, k=1)]).all()                    # the future is masked
+        title = e.panels.titles[1].get_text()
+        assert f"前一个 token {h.previous[i][0][1]:.2f}" in title
+    with pytest.raises(ValueError, match="step"):
+        e.set(step=13)
+
+
+def test_the_induction_head_grows_across_the_drop_in_the_explorer():
+    h, run = history.load(), sweep.table("two_layers")[0]
+    start, end = run.drop
+    assert h.induction[h.index(start)][1].max() < circuit.positional_ceiling() + 0.05
+    assert h.induction[h.index(end)][1].max() > 0.6
+
+
+def test_the_figures_draw_the_stored_curves():
+    run = sweep.table("two_layers")[0]
+    fig = plots.phase_change_figure(run, vocab=32, ceiling=0.19)
+    loss_ax, score_ax = fig.axes
+    lines = {line.get_label(): line for ax in fig.axes for line in ax.get_lines()}
+    np.testing.assert_array_equal(lines["重复段里可预测的 token"].get_ydata(), run.curves["repeat_loss"])
+    np.testing.assert_array_equal(lines["第 1 层最好的归纳分数"].get_ydata(), run.curves["induction"])
+    assert loss_ax.patches and score_ax.patches           # the drop window, shaded in both
+    x0, x1 = loss_ax.patches[0].get_x(), loss_ax.patches[0].get_x() + loss_ax.patches[0].get_width()
+    assert (x0, x1) == run.drop
+    fig = plots.sweep_figure({"两层": sweep.table("two_layers"), "一层": sweep.table("one_layer")})
+    assert len(fig.axes[0].get_lines()) == 10
+
+
+def check(key, answer):
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        ok = exercises.check(key, answer)
+    return ok, buffer.getvalue()
+
+
+def test_exercise_1_the_drop_comes_earlier_with_a_larger_learning_rate():
+    starts = circuit_exercises.drop_starts()
+    assert np.median(starts["1e-2"]) < np.median(starts["3e-3"]) < np.median(starts["1e-3"])
+    assert check("11-1", "更早")[0] is True
+    assert check("11-1", "earlier")[0] is True
+    ok, text = check("11-1", "更晚")
+    assert ok is False and "答案是 更早" in text and "1e-2" in text
+    assert check("11-1", "快")[0] is None and check("11-1", [1])[0] is None
+
+
+def test_exercise_2_reads_the_induction_heads_pattern():
+    r = circuit_exercises.induction_look()
+    assert r["key"] == r["target"]            # the head looks where an induction head should
+    assert r["weight"] > 0.3                  # and clearly: the next-largest weight of that row is far lower
+    h, seq = history.load(), history.shown_sequence()
+    row = np.sort(h.patterns[h.index(r["step"])][1, r["head"], r["query"]])
+    assert row[-1] - row[-2] > 0.15
+    assert check("11-2", r["key"])[0] is True
+    assert check("11-2", str(r["key"]))[0] is True
+    ok, text = check("11-2", r["key"] - 1)
+    assert ok is False and f"位置 {r['key']}" in text
+    assert check("11-2", "六")[0] is None
+
+
+def test_exercise_3_the_fixed_variants_first_query_and_target():
+    task = circuit.Task(fixed=True)
+    assert check("11-3", [task.fixed_second, task.fixed_first + 1])[0] is True
+    ok, text = check("11-3", [task.fixed_second, task.fixed_first])
+    assert ok is False and str(task.fixed_second) in text
+    assert check("11-3", "16")[0] is None
+
+
+def test_no_stored_output_gives_an_answer_away():
+    """The notebook's stored outputs never print an exercise's answer line (the checker's working)."""
+    import json
+
+    from paths import ROOT
+
+    nb = json.loads((ROOT / "notebooks" / "11_learning_a_circuit.ipynb").read_text())
+    text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))
+    assert "骤降开始于" not in text and "权重最大的键" not in text
+    assert not re.search(r"lr_high|1e-2", text)

@@ -161,6 +161,13 @@ def expect_heads(value):
     return r3([study.second_copy_loss_without([study.top("induction", int(value))[-1]])])
 
 
+def expect_circuit(value):
+    from helpers.circuit import history
+
+    h = history.load()
+    return r3([h.repeat_loss[h.index(int(value))]])
+
+
 # notebook → [(explorer index, slider index, key, CSS of the shown result, expected(slider text))]
 CASES = {
     "00_index.ipynb": [(0, 0, "ArrowRight", ".widget-html-content", expect_index)],
@@ -177,6 +184,7 @@ CASES = {
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
+    "11_learning_a_circuit.ipynb": [(0, 0, "ArrowRight", ".repeat", expect_circuit)],
     "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".loss", expect_heads)],
 }
 

@@ -48,7 +48,7 @@ def test_key_patch_breaks_induction_query_and_value_patches_do_not(runs):
 
 def test_ablating_the_previous_token_head_breaks_induction_the_other_head_does_not(runs):
     for s in runs["two_layers"]:
-        head = int(s.patches["head"][0])
+        head = s.heads["previous"]
         clean = s.ablations["clean"][0]
         assert s.ablations[f"L0H{head}"][0] - clean > 2.0
         assert s.ablations[f"L0H{1 - head}"][0] - clean < 0.1

@@ -1,9 +1,13 @@
 """helpers.circuit.train: seeded, bit-reproducible Adam training with recorded scores (11_learning_a_circuit)."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from paths import ROOT
 
 from helpers import circuit
-from helpers.circuit import scores, train
+from helpers.circuit import scores, sweep, train
 
 
 def _same_run(a, b):
@@ -36,20 +40,34 @@ def test_checkpoints_are_copies_and_the_evaluation_is_their_scores():
     assert run.at(0).repeat_loss == pytest.approx(np.log(32), abs=0.5)
 
 
-def test_the_stored_prefix_is_retrained_bit_for_bit():
-    """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: this code makes the same bits."""
-    from helpers.circuit import sweep
-
+@pytest.mark.skipif(sweep.unpinnable() is not None, reason=str(sweep.unpinnable()))
+def test_the_stored_prefix_is_retrained_bit_for_bit(tmp_path):
+    """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: the generator, re-run in its
+    pinned environment (tools/make_circuit_data.py --prefix, a subprocess), makes the same bits —
+    whatever this process's CPU features, BLAS kernels or environment."""
+    out = tmp_path / "prefix.npz"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "make_circuit_data.py"), "--prefix", str(out)],
+                   check=True, cwd=ROOT, timeout=600)
     stored = sweep.prefix_checkpoint()
-    run = train.train(steps=sweep.PREFIX_STEP, eval_every=sweep.PREFIX_STEP, checkpoints=(sweep.PREFIX_STEP,))
-    for name, value in run.checkpoints[sweep.PREFIX_STEP].params.items():
-        assert value.dtype == stored.params[name].dtype == np.float64
-        assert np.array_equal(value, stored.params[name]), name
-    first = sweep.table("two_layers")[0]
-    assert first.seed == 0
-    for step in (0, sweep.PREFIX_STEP):
-        assert first.value_at("repeat_loss", step) == run.at(step).repeat_loss
-        assert first.value_at("induction", step) == run.at(step).induction[1].max()
+    with np.load(out) as fresh:
+        for name, value in stored.params.items():
+            assert value.dtype == fresh[f"param/{name}"].dtype == np.float64
+            assert np.array_equal(fresh[f"param/{name}"], value), name
+        first = sweep.table("two_layers")[0]
+        assert first.seed == 0
+        for step in (0, sweep.PREFIX_STEP):
+            assert first.value_at("repeat_loss", step) == float(fresh[f"repeat_loss/{step}"])
+            assert first.value_at("induction", step) == fresh[f"induction/{step}"][1].max()
+
+
+def test_the_pinned_environment_names_every_dispatched_feature():
+    env = sweep.pinned_env()
+    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OPENBLAS_CORETYPE"] == sweep.BLAS_CORE
+    assert set(env["NPY_DISABLE_CPU_FEATURES"].split()) == set(sweep._dispatched_features())
+    assert "-FMA" in env["GLIBC_TUNABLES"].split("=", 1)[1].split(",")
+    assert sweep.is_pinned(env) and not sweep.is_pinned({**env, "OPENBLAS_CORETYPE": "Haswell"})
+    with pytest.raises(TypeError, match="environ must be a mapping"):
+        sweep.is_pinned(["OPENBLAS_NUM_THREADS=1"])
 
 
 def _fake_run(losses, every=25):
