@@ -83,9 +83,11 @@ notebooks: outputs
 check-notebooks: setup-test
 	$(PY) tools/notebooks.py check
 
-# helpers/data/circuit_sweep.npz: notebook 11's sweep, retrained by helpers.circuit.sweep (~15 min CPU).
+# helpers/data/circuit_sweep.npz and circuit_history.npz: notebook 11's sweep (helpers.circuit.sweep) and its
+# explorer's checkpoints (helpers.circuit.history), retrained under one pinned arithmetic (~35 min of one core).
 circuit-data: setup-test
 	$(PY) tools/make_circuit_data.py
+	$(PY) tools/make_circuit_data.py --history helpers/data/circuit_history.npz
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time.
 bench: setup-test

@@ -62,19 +62,27 @@ def _history(out: str) -> None:
           f"{time.process_time() - c0:.0f} s CPU", flush=True)
 
 
-def merge(parts: list, out: str) -> None:
+def merge(parts: list, out: str, fill_from=None) -> None:
     """The parts' runs, in the order a single run writes them, with the one stored prefix, into ``out``."""
-    runs, prefixes = {}, []
+    runs, prefixes, unpinned = {}, [], []
     for part in parts:
         loaded = dict(sweep.load(part))
+        loaded.pop("_unpinned")
         if loaded.pop("_prefix") is not None:
             prefixes.append(sweep.load(part)["_prefix"])
         for variant, summaries in loaded.items():
             runs.update({(variant, s.seed): s for s in summaries})
     missing = [(v, seed) for v in sweep.VARIANTS for seed in sweep.VARIANTS[v][3] if (v, seed) not in runs]
+    if missing and fill_from:
+        old = sweep.load(fill_from)
+        for v, seed in missing:
+            runs[(v, seed)] = next(s for s in old[v] if s.seed == seed)
+        unpinned, missing = missing, []
+        print(f"filled {len(unpinned)} runs from {fill_from} (unpinned): {unpinned}", flush=True)
     if missing or len(prefixes) != 1:
         raise SystemExit(f"make_circuit_data --merge: missing runs {missing}, {len(prefixes)} prefix checkpoints (need 1)")
-    sweep.save(out, [runs[(v, seed)] for v in sweep.VARIANTS for seed in sweep.VARIANTS[v][3]], prefixes[0])
+    sweep.save(out, [runs[(v, seed)] for v in sweep.VARIANTS for seed in sweep.VARIANTS[v][3]], prefixes[0],
+               unpinned=unpinned)
     print(f"wrote {out} ({os.path.getsize(out) / 1024:.0f} KiB) from {len(parts)} parts", flush=True)
 
 
@@ -88,9 +96,11 @@ def main() -> None:
     parser.add_argument("--part", action="store_true",
                         help="write a part of the sweep (--variants without two_layers allowed), for --merge")
     parser.add_argument("--merge", nargs="+", metavar="PART", help="join parts written with --part into --out")
+    parser.add_argument("--fill-from", metavar="OLD", help="with --merge: take runs missing from the parts from OLD, "
+                        "recorded as unpinned (sweep.unpinned_runs); a stopgap until a full pinned run")
     args = parser.parse_args()
     if args.merge:
-        merge(args.merge, args.out)
+        merge(args.merge, args.out, args.fill_from)
         return
     _pin()
     if args.prefix:

@@ -187,9 +187,10 @@ def _check_path(path) -> str:
     return os.fspath(path)
 
 
-def save(path, summaries, prefix: Model) -> None:
+def save(path, summaries, prefix: Model, *, unpinned=()) -> None:
     """Write ``summaries`` and the prefix checkpoint to ``path`` (an ``.npz``; ``prefix=None``: a part
-    of the sweep without it, see ``tools/make_circuit_data.py --merge``)."""
+    of the sweep without it, see ``tools/make_circuit_data.py --merge``). ``unpinned``: the
+    ``(variant, seed)`` runs that were trained outside :func:`pinned_env` (recorded, see :func:`unpinned_runs`)."""
     path = _check_path(path)
     if (isinstance(summaries, (str, bytes, dict)) or not isinstance(summaries, (list, tuple))
             or not summaries or not all(isinstance(s, Summary) for s in summaries)):
@@ -210,7 +211,8 @@ def save(path, summaries, prefix: Model) -> None:
                      "patches": s.patches, "ablations": s.ablations, "transfer": s.transfer, "heads": s.heads})
     for name, value in (prefix.params.items() if prefix is not None else ()):
         arrays[f"prefix/{name}"] = value
-    arrays["meta"] = np.array(json.dumps({"runs": meta, "steps": STEPS, "prefix_step": PREFIX_STEP,
+    unpinned = sorted([str(v), int(seed)] for v, seed in unpinned)
+    arrays["meta"] = np.array(json.dumps({"runs": meta, "steps": STEPS, "prefix_step": PREFIX_STEP, "unpinned": unpinned,
                                           "variants": {k: [str(v[0]), str(v[1]), v[2], list(v[3])]
                                                        for k, v in VARIANTS.items()}}))
     np.savez_compressed(path, **arrays)
@@ -246,12 +248,19 @@ def _load(path) -> dict:
             out.setdefault(m["variant"], []).append(summary)
         prefix = {key.split("/", 1)[1]: data[key] for key in data.files if key.startswith("prefix/")}
     out["_prefix"] = Model(CONFIG, prefix) if prefix else None
+    out["_unpinned"] = [tuple(r) for r in meta.get("unpinned", [])]
     return out
 
 
 def prefix_checkpoint() -> Model:
     """The stored ``two_layers`` seed-0 parameters at step :data:`PREFIX_STEP` (float64)."""
     return load()["_prefix"]
+
+
+def unpinned_runs() -> list:
+    """The stored ``(variant, seed)`` runs trained outside :func:`pinned_env` (on one CPU's own kernels:
+    their last bits are that CPU's); ``make circuit-data`` retrains every run pinned and empties this list."""
+    return list(load()["_unpinned"])
 
 
 def table(variant: str) -> list:

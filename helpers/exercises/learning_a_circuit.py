@@ -31,7 +31,7 @@ def _drop_earlier():
     answer = EARLIER if high < base else LATER if high > base else SAME
     lines = "\n".join(f"学习率 {lr}：骤降开始于第 " + "、".join(str(s) for s in st) + " 步"
                       f"（中位数 {np.median(st):.0f}）" for lr, st in starts.items())
-    return answer, lines + "\n步子大，Adam 更快走到那次骤降；但更大不总是更好，学习率太大训练会不稳定。"
+    return answer, lines + "\n在这三种学习率、这几个种子上，步子越大，骤降来得越早。"
 
 
 def induction_look(offset: int = OFFSET) -> dict:

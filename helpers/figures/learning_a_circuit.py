@@ -22,26 +22,27 @@ def phase_change_figure(summary, *, vocab: int, ceiling: float):
     """Top: loss on the repeated (predictable) tokens and on the others; bottom: the best
     previous-token score of layer 0 and the best induction score of layer 1 — one run
     (a :class:`helpers.circuit.sweep.Summary`), one time axis, the drop window shaded."""
-    fig = new_figure(7.6, 5.0)
+    fig = new_figure(7.6, 6.0)
     ax_loss, ax_score = fig.subplots(2, 1, sharex=True)
     steps, c = summary.steps, summary.curves
     start, end = summary.drop
     for ax in (ax_loss, ax_score):
-        ax.axvspan(start, end, color=LIGHT_GREY, zorder=0, label=f"下降最快的 {end - start} 步")
+        ax.axvspan(start, end, color=LIGHT_GREY, zorder=0, label=f"下降最快的 {end - start} 步" if ax is ax_loss else None)
         ax.spines[["top", "right"]].set_visible(False)
     ax_loss.plot(steps, c["repeat_loss"], color=REPEAT_COLOUR, lw=2, label="重复段里可预测的 token")
     ax_loss.plot(steps, c["other_loss"], color=OTHER_COLOUR, lw=2, label="其余 token")
     ax_loss.axhline(np.log(vocab), color=DARK_GREY, ls="--", lw=1, label=f"瞎猜（ln {vocab}）")
     ax_loss.set_ylabel("损失（nats / token）")
     ax_loss.set_ylim(0, np.log(vocab) * 1.3)
-    ax_loss.legend(fontsize=9, loc="lower left", ncol=2)
+    ax_loss.legend(fontsize=9, loc="center right")
     ax_score.plot(steps, c["previous"], color=PREVIOUS_COLOUR, lw=2, label="第 0 层最好的前一个 token 分数")
     ax_score.plot(steps, c["induction"], color=INDUCTION_COLOUR, lw=2, label="第 1 层最好的归纳分数")
     ax_score.axhline(ceiling, color=DARK_GREY, ls=":", lw=1.2, label=f"只靠位置能到的归纳分数（{ceiling:.2f}）")
     ax_score.set_ylim(0, 1.0)
     ax_score.set_ylabel("分数（平均权重，0–1）")
     ax_score.set_xlabel("训练步数")
-    ax_score.legend(fontsize=9, loc="upper left", bbox_to_anchor=(0.0, 1.0), ncol=1)
+    # below the axes: inside, the dotted ceiling line crosses the whole width
+    ax_score.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
     ax_score.set_xlim(0, steps[-1])
     return fig
 
@@ -85,10 +86,8 @@ class CircuitPatterns:
                 ticks = range(0, length, 8)
                 ax.set_xticks(ticks)
                 ax.set_yticks(ticks)
-                if layer == layers - 1:
-                    ax.set_xlabel("被看的位置（键）")
-                if head == 0:
-                    ax.set_ylabel("提问的位置（查询）")
+                ax.set_xlabel("被看的位置（键）", fontsize=9)
+                ax.set_ylabel("提问的位置（查询）", fontsize=9)
                 self.titles.append(ax.set_title(" ", fontsize=9))
         fig.colorbar(self.meshes[0], ax=list(axes.ravel()), fraction=0.03, label="权重")
 

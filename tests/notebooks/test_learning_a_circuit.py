@@ -106,7 +106,7 @@ def test_exercise_2_reads_the_induction_heads_pattern():
     r = circuit_exercises.induction_look()
     assert r["key"] == r["target"]            # the head looks where an induction head should
     assert r["weight"] > 0.3                  # and clearly: the next-largest weight of that row is far lower
-    h, seq = history.load(), history.shown_sequence()
+    h = history.load()
     row = np.sort(h.patterns[h.index(r["step"])][1, r["head"], r["query"]])
     assert row[-1] - row[-2] > 0.15
     assert check("11-2", r["key"])[0] is True
