@@ -29,7 +29,13 @@ SHOWN_REPEAT = 12   # the shown sequence: the first evaluation sequence whose re
 def shown_index(batch: Batch | None = None) -> int:
     """Which evaluation sequence the explorer shows: the first with a repeat of :data:`SHOWN_REPEAT` tokens."""
     batch = eval_batch(TASK) if batch is None else batch
-    return int(np.flatnonzero(batch.repeat == SHOWN_REPEAT)[0])
+    if not isinstance(batch, Batch):
+        raise TypeError(f"batch must be a helpers.circuit.Batch or None (the evaluation batch), got {type(batch).__name__}")
+    hits = np.flatnonzero(batch.repeat == SHOWN_REPEAT)
+    if not len(hits):
+        raise ValueError(f"batch must hold a sequence with a repeat of {SHOWN_REPEAT} tokens, got repeats "
+                         f"{sorted(set(batch.repeat.tolist()))}")
+    return int(hits[0])
 
 
 def shown_sequence() -> Batch:
@@ -64,7 +70,7 @@ class History:
 
 def record(steps: int = STEPS) -> dict:
     """Train the run and return the arrays :func:`load` reads (the generator calls this, pinned)."""
-    steps = integer("steps", steps, low=EVERY)
+    steps = integer("steps", steps, low=EVERY, high=STEPS)
     wanted = tuple(range(0, steps + 1, EVERY))
     run = train(CONFIG, TASK, steps=steps, seed=0, eval_every=EVERY, checkpoints=wanted)
     shown = shown_sequence()

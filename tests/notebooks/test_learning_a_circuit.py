@@ -135,3 +135,12 @@ def test_no_stored_output_gives_an_answer_away():
                    for o in c.get("outputs", []))
     assert "骤降开始于" not in text and "权重最大的键" not in text
     assert not re.search(r"lr_high|1e-2", text)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="steps must be"):
+        history.record(steps=history.STEPS + 1)
+    with pytest.raises(TypeError, match="batch must be"):
+        history.shown_index("all")
+    with pytest.raises(ValueError, match="batch must hold a sequence with a repeat of 12"):
+        history.shown_index(circuit.sequences(2, seed=0, task=circuit.Task(fixed=True)))

@@ -52,6 +52,8 @@ EXEMPT = {
     "helpers.heads.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
+    "helpers.circuit.history.record": "trains notebook 11's run with checkpoints (a minute of CPU); called only by "
+                                      "tools/make_circuit_data.py; its `steps` check is in tests/notebooks/test_learning_a_circuit.py",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -85,7 +87,7 @@ WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures
                  "helpers.figures.attention_layer.TileLayout")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
-           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores"}
+           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History"}
 
 
 def _modules():
