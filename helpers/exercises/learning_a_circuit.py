@@ -25,7 +25,7 @@ def drop_starts() -> dict:
     return {label: [s.drop[0] for s in sweep.table(variant)] for variant, label in LR_VARIANTS}
 
 
-def _drop_earlier():
+def _drop_earlier(**_):
     starts = drop_starts()
     high, base = np.median(starts["1e-2"]), np.median(starts["3e-3"])
     answer = EARLIER if high < base else LATER if high > base else SAME
@@ -48,7 +48,7 @@ def induction_look(offset: int = OFFSET) -> dict:
             "weight": float(row.max()), "target": int(seq.first[0]) + offset + 1}
 
 
-def _induction_look():
+def _induction_look(**_):
     r = induction_look()
     return r["key"], (f"第 {r['step']} 步，第 1 层归纳分数较高的是头 {r['head']}；查询位置 {r['query']}"
                       f"（second + {OFFSET}）权重最大的键是位置 {r['key']}（权重 {r['weight']:.2f}）。"
@@ -56,7 +56,7 @@ def _induction_look():
                       f"{r['target'] - 1}，它后面那个位置就是目标。")
 
 
-def _fixed_target():
+def _fixed_target(**_):
     task = Task(fixed=True)
     query, key = task.fixed_second, task.fixed_first + 1
     return [query, key], (f"固定版本：第一遍从 {task.fixed_first} 开始，第二遍从 {task.fixed_second} 开始，"
