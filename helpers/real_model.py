@@ -25,9 +25,9 @@ from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, apply_rope, attention_layer
 from .render.threads import with_one_blas_thread
 from .render.validation import (
-    asarray_strict,
     as_mask,
     as_real_array,
+    asarray_strict,
     boolean,
     finite_scalar,
     head_pairs,
