@@ -25,12 +25,13 @@ from .reading_attention import QUIZ, closing_quiz
 from .real_model import previous_token_ranking
 
 
-def _gather(name: str) -> dict:
-    """``name`` (EXERCISES or REFERENCES) of every notebook's module, merged; a key twice is an error."""
+def _gather(name: str, optional: bool = False) -> dict:
+    """``name`` (EXERCISES, REFERENCES or the optional CODE_EXERCISES) of every notebook's module,
+    merged; a key twice is an error."""
     merged: dict = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
-        table = getattr(module, name)
+        table = getattr(module, name, {}) if optional else getattr(module, name)
         twice = set(table) & set(merged)
         if twice:
             raise RuntimeError(f"{module.__name__}.{name} repeats keys defined elsewhere: {sorted(twice)}")
@@ -42,6 +43,10 @@ def _gather(name: str) -> dict:
 EXERCISES = _gather("EXERCISES")
 #: reference answers of the discussion questions, by key
 REFERENCES = _gather("REFERENCES")
+#: the exercises where the learner writes a function (:func:`check_code`), by key
+CODE_EXERCISES = _gather("CODE_EXERCISES", optional=True)
+if set(CODE_EXERCISES) & set(EXERCISES):
+    raise RuntimeError(f"code exercises reuse keys of EXERCISES: {sorted(set(CODE_EXERCISES) & set(EXERCISES))}")
 
 
 def check(key: str, answer, **context):
@@ -66,4 +71,28 @@ def reference(key: str, show: bool = False) -> None:
         print("参考答案：" + REFERENCES[key])
 
 
-__all__ = ["check", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "QUIZ"]
+def check_code(key: str, function, **options):
+    """Run the learner's ``function`` for code exercise ``key`` (``"03-3"`` …) on seeded cases and
+    print the verdict: the first wrong case (inputs, expected vs returned, a hint for the mistake
+    it looks like) or ✔. Returns ``True``/``False``, ``None`` while it is still the stub. Never
+    raises because of ``function`` (see :mod:`helpers.render.code_check`: 2 s per case)."""
+    from ..render.code_check import run
+
+    if key not in CODE_EXERCISES:
+        print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
+        return None
+    ok, message, _ = run(CODE_EXERCISES[key], function, **options)
+    print(message)
+    return ok
+
+
+def solution(key: str) -> None:
+    """Print the reference solution of code exercise ``key`` (readable code, written for the learner)."""
+    if key not in CODE_EXERCISES:
+        print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
+        return
+    print(f"参考写法（{CODE_EXERCISES[key].title}）：\n")
+    print(CODE_EXERCISES[key].solution)
+
+
+__all__ = ["check", "check_code", "solution", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "CODE_EXERCISES", "QUIZ"]
