@@ -208,7 +208,7 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
     out = Call()
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(over="warn", invalid="warn", divide="warn", under="ignore"):
             warnings.simplefilter("always")
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 try:
@@ -231,14 +231,21 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
     return out
 
 
+@dataclass(frozen=True)
+class _Raised:
+    """What a known-wrong implementation raised (its exception is its signature)."""
+
+    error: BaseException
+
+
 def _quiet(fn, args):
-    """A known-wrong implementation's result on copies of ``args`` (``("error", exc)`` if it raises)."""
+    """A known-wrong implementation's result on copies of ``args`` (a :class:`_Raised` if it raises)."""
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             return fn(*copy.deepcopy(args))
     except Exception as exc:  # noqa: BLE001 — a wrong implementation may raise: that is its signature
-        return ("error", exc)
+        return _Raised(exc)
 
 
 # ---- reading what came back ----------------------------------------------------------------------
@@ -311,27 +318,53 @@ def _num(x: float) -> str:
     return f"{x:.4g}"
 
 
-def show_array(arr: np.ndarray) -> str:
-    """``形状 (3, 5)，前 6 个值 [0.09, 0.24, …]，其中 2 个 nan`` (every value when few)."""
+def _nested(arr: np.ndarray) -> str:
+    if arr.ndim == 0:
+        return _num(float(arr))
+    return "[" + ", ".join(_nested(a) for a in arr) + "]"
+
+
+def _row_text(arr: np.ndarray, row: tuple) -> str:
+    values = arr[row].ravel()
+    shown = ", ".join(_num(float(v)) for v in values[:SHOWN_VALUES * 2])
+    where = "第 " + "、".join(str(i) for i in row) + " 行" if len(row) == 1 else "[" + ", ".join(map(str, row)) + ", :]"
+    return f"{where} [{shown}{', …' if values.size > SHOWN_VALUES * 2 else ''}]"
+
+
+def first_difference(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """Leading index (all axes but the last) of the first entry where ``got`` differs, or ``None``."""
+    if got.shape != expected.shape or got.ndim < 2:
+        return None
+    bad = np.argwhere(~np.isclose(got, expected, rtol=rtol, atol=atol))
+    return tuple(int(i) for i in bad[0][:-1]) if len(bad) else None
+
+
+def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
+    """``形状 (3, 5)，第 1 行 [0.09, 0.24, …]，其中 2 个 nan``: every value when few, else the row
+    ``row`` (the first that differs) of a 2-D or larger array, else the first values."""
     arr = np.asarray(arr, dtype=float)
     flat = arr.ravel()
     if arr.ndim == 0:
         text = f"标量 {_num(float(arr))}"
+    elif flat.size <= SHOWN_VALUES * 2:
+        text = f"形状 {tuple(arr.shape)}，{_nested(arr)}"
+    elif row is not None:
+        text = f"形状 {tuple(arr.shape)}，{_row_text(arr, row)}"
     else:
         values = ", ".join(_num(float(v)) for v in flat[:SHOWN_VALUES])
-        lead = "值" if flat.size <= SHOWN_VALUES else f"前 {SHOWN_VALUES} 个值"
-        text = f"形状 {tuple(arr.shape)}，{lead} [{values}{', …' if flat.size > SHOWN_VALUES else ''}]"
+        text = f"形状 {tuple(arr.shape)}，前 {SHOWN_VALUES} 个值 [{values}, …]"
     bad = [f"{int(c)} 个 {w}" for c, w in ((np.isnan(flat).sum(), "nan"), (np.isinf(flat).sum(), "inf")) if c]
-    return text + (f"，其中 {'、'.join(bad)}" if bad else "")
+    return text + (f"；共有 {'、'.join(bad)}" if bad else "")
 
 
 def show_input(name: str, value) -> str:
-    """One argument of a case: its value when it is small, else its shape."""
+    """One argument of a case: its values when it is small, else its shape."""
     if isinstance(value, np.ndarray):
         if value.size <= SHOWN_VALUES * 2:
-            inner = ", ".join(_num(float(v)) for v in value.ravel())
-            return f"{name} 形状 {tuple(value.shape)} = [{inner}]" if value.ndim else f"{name} = {_num(float(value))}"
+            return f"{name} = {_nested(value)}" if value.ndim == 0 else f"{name} 形状 {tuple(value.shape)} = {_nested(value)}"
         return f"{name} 形状 {tuple(value.shape)}"
+    if isinstance(value, float):
+        return f"{name} = {_num(value)}"
     return f"{name} = {value!r}"
 
 
@@ -352,8 +385,7 @@ def _error_hint(exercise: CodeExercise, case: Case, call: Call) -> str:
         if mistake.wrong is None:
             continue
         theirs = _quiet(mistake.wrong, case.args)
-        if (isinstance(theirs, tuple) and len(theirs) == 2 and theirs[0] == "error"
-                and type(theirs[1]) is type(exc) and str(theirs[1]) == str(exc)):
+        if isinstance(theirs, _Raised) and type(theirs.error) is type(exc) and str(theirs.error) == str(exc):
             return mistake.hint
     if isinstance(exc, SystemExit):
         return "函数里调用了 exit() / sys.exit()：用 return 把结果交回来。"
@@ -369,7 +401,7 @@ def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple) ->
         if mistake.wrong is None:
             continue
         theirs = _quiet(mistake.wrong, case.args)
-        if isinstance(theirs, tuple) and len(theirs) == 2 and theirs[0] == "error":
+        if isinstance(theirs, _Raised):
             continue
         try:
             theirs = read_outputs(theirs, exercise.outputs)
@@ -475,8 +507,10 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None) -> tuple:
                 if fine:
                     lines.append(f"  {label}：对")
                 else:
-                    lines.append(f"  {label} 应得：{show_array(e)}")
-                    lines.append(f"  {label} 你的：{show_array(_fit(g, e))}")
+                    g = _fit(g, e)
+                    row = first_difference(g, e, exercise.rtol, exercise.atol)
+                    lines.append(f"  {label} 应得：{show_array(e, row)}")
+                    lines.append(f"  {label} 你的：{show_array(g, row)}")
             lines.append(f"  提示：{hint}")
             return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), name
         if call.mutated:
