@@ -346,7 +346,7 @@ def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
     flat = arr.ravel()
     if arr.ndim == 0:
         text = f"标量 {_num(float(arr))}"
-    elif flat.size <= SHOWN_VALUES * 2:
+    elif flat.size <= SHOWN_VALUES * 2 and arr.ndim <= 2:
         text = f"形状 {tuple(arr.shape)}，{_nested(arr)}"
     elif row is not None:
         text = f"形状 {tuple(arr.shape)}，{_row_text(arr, row)}"
@@ -360,7 +360,7 @@ def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
 def show_input(name: str, value) -> str:
     """One argument of a case: its values when it is small, else its shape."""
     if isinstance(value, np.ndarray):
-        if value.size <= SHOWN_VALUES * 2:
+        if value.size <= SHOWN_VALUES * 2 and value.ndim <= 2:
             return f"{name} = {_nested(value)}" if value.ndim == 0 else f"{name} 形状 {tuple(value.shape)} = {_nested(value)}"
         return f"{name} 形状 {tuple(value.shape)}"
     if isinstance(value, float):
@@ -517,7 +517,8 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None) -> tuple:
             names = "、".join(call.mutated)
             lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {names}（第 {index} 组：{case.label}）。",
                      "  判分时传的是副本；在笔记本里，这会悄悄改掉你的数据，后面的单元再用它就错了。",
-                     "  提示：x -= …、x[...] = … 会原地修改；写成 x = x - …，或者先 x = x.copy()。"]
+                     f"  提示：{call.mutated[0]} -= …、{call.mutated[0]} *= …、{call.mutated[0]}[...] = … 会原地修改；"
+                     f"写成 {call.mutated[0]} = {call.mutated[0]} - …，或者先 {call.mutated[0]} = {call.mutated[0]}.copy()。"]
             return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), "mutation"
     lines = [f"✔ 全部 {total} 组都对了：{sig} 和参考实现的结果一致（相对误差 ≤ {exercise.rtol:g}）。"]
     return True, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), None
