@@ -392,30 +392,48 @@ def _error_hint(exercise: CodeExercise, case: Case, call: Call) -> str:
     return _GENERIC_ERRORS.get(type(exc).__name__, "读一读这条错误信息，在出错的那一行前后打印中间结果的形状和值。")
 
 
-def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple) -> tuple:
-    """``(mistake name, hint)`` for a wrong result: the first known-wrong implementation whose
-    output on ``case`` equals the learner's, else the first matching predicate, else a generic hint."""
+def _wrong_outputs(exercise: CodeExercise, mistake: Mistake, case: Case, expected: tuple):
+    """A known-wrong implementation's outputs on ``case``, or ``None`` when it raises, cannot be
+    read, or happens to be right on this case (then it is no evidence)."""
+    theirs = _quiet(mistake.wrong, case.args)
+    if isinstance(theirs, _Raised):
+        return None
+    try:
+        theirs = read_outputs(theirs, exercise.outputs)
+    except Unreadable:
+        return None
+    if close(theirs, expected, exercise.rtol, exercise.atol) == [True] * len(expected):
+        return None
+    return theirs
+
+
+def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple, more=()) -> tuple:
+    """``(mistake name, hint)`` for a wrong result: the known-wrong implementation whose output on
+    ``case`` equals the learner's, else the first matching predicate, else a generic hint. When
+    several match (an ideal pattern can look the same to two mistakes), ``more`` — other
+    ``(case, got, expected)`` of the learner — keeps those that match there too."""
     wrong_index = next(i for i, ok in enumerate(close(got, expected, exercise.rtol, exercise.atol)) if not ok)
-    candidates = []
-    for mistake in exercise.mistakes:
-        if mistake.wrong is None:
-            continue
-        theirs = _quiet(mistake.wrong, case.args)
-        if isinstance(theirs, _Raised):
-            continue
-        try:
-            theirs = read_outputs(theirs, exercise.outputs)
-        except Unreadable:
-            continue
-        if close(theirs, expected, exercise.rtol, exercise.atol) == [True] * len(expected):
-            continue  # this wrong implementation happens to be right on this case: no evidence
-        candidates.append((mistake, theirs))
-    for mistake, theirs in candidates:
-        if _matches(got, theirs, exercise.rtol, exercise.atol):
-            return mistake.name, mistake.hint
-    for mistake, theirs in candidates:  # right on the other outputs, this mistake on the wrong one
-        if _matches(got, theirs, exercise.rtol, exercise.atol, only=wrong_index):
-            return mistake.name, mistake.hint
+    tried = [(m, _wrong_outputs(exercise, m, case, expected)) for m in exercise.mistakes if m.wrong is not None]
+    tried = [(m, theirs) for m, theirs in tried if theirs is not None]
+    found = [m for m, theirs in tried if _matches(got, theirs, exercise.rtol, exercise.atol)]
+    if not found:  # right on the other outputs, this mistake on the wrong one
+        found = [m for m, theirs in tried if _matches(got, theirs, exercise.rtol, exercise.atol, only=wrong_index)]
+    if len(found) > 1:
+        for other_case, other_got, other_expected in more:
+            keep = []
+            for m in found:
+                theirs = _quiet(m.wrong, other_case.args)
+                try:
+                    theirs = read_outputs(theirs, exercise.outputs) if not isinstance(theirs, _Raised) else None
+                except Unreadable:
+                    theirs = None
+                if theirs is not None and _matches(other_got, theirs, exercise.rtol, exercise.atol):
+                    keep.append(m)
+            found = keep or found
+            if len(found) == 1:
+                break
+    if found:
+        return found[0].name, found[0].hint
     for mistake in exercise.mistakes:
         if mistake.test is not None:
             try:
@@ -430,6 +448,22 @@ def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple) ->
     if not np.isfinite(g).all():
         return "nonfinite", "结果里有 nan 或 inf：找出是哪一步先出现的（打印中间结果），常见原因是 e 的大数次方溢出或 0/0。"
     return "values", "形状对，数值不对：拿这一组输入一步一步打印中间结果，和题目里的公式逐项对照。"
+
+
+def _more_results(exercise: CodeExercise, fn, cases: list, skip: int, use_alarm):
+    """The learner's readable outputs on the cases other than ``skip`` (for telling mistakes apart)."""
+    for i, case in enumerate(cases):
+        if i == skip:
+            continue
+        call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm)
+        if call.error is not None or call.timed_out:
+            continue
+        try:
+            got = read_outputs(call.result, exercise.outputs)
+        except Unreadable:
+            continue
+        expected = exercise.reference(*copy.deepcopy(case.args))
+        yield case, got, tuple(np.asarray(e, dtype=float) for e in (expected if len(exercise.outputs) > 1 else (expected,)))
 
 
 def _case_lines(exercise: CodeExercise, case: Case, index: int, total: int) -> list:
@@ -501,7 +535,8 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None) -> tuple:
             return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), "unreadable"
         ok = close(got, expected, exercise.rtol, exercise.atol)
         if not all(ok):
-            name, hint = diagnose(exercise, case, got, expected)
+            name, hint = diagnose(exercise, case, got, expected,
+                                  _more_results(exercise, fn, cases, index - 1, use_alarm))
             lines = ["✘ 还不对。" + head[0], head[1]]
             for label, g, e, fine in zip(exercise.outputs, got, expected, ok):
                 if fine:
