@@ -410,8 +410,8 @@ def _wrong_outputs(exercise: CodeExercise, mistake: Mistake, case: Case, expecte
 def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple, more=()) -> tuple:
     """``(mistake name, hint)`` for a wrong result: the known-wrong implementation whose output on
     ``case`` equals the learner's, else the first matching predicate, else a generic hint. When
-    several match (an ideal pattern can look the same to two mistakes), ``more`` — other
-    ``(case, got, expected)`` of the learner — keeps those that match there too."""
+    several match (an ideal pattern can look the same to two mistakes), ``more`` — the learner's
+    ``(case, got)`` on other cases — keeps those that match there too."""
     wrong_index = next(i for i, ok in enumerate(close(got, expected, exercise.rtol, exercise.atol)) if not ok)
     tried = [(m, _wrong_outputs(exercise, m, case, expected)) for m in exercise.mistakes if m.wrong is not None]
     tried = [(m, theirs) for m, theirs in tried if theirs is not None]
@@ -419,7 +419,7 @@ def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple, mo
     if not found:  # right on the other outputs, this mistake on the wrong one
         found = [m for m, theirs in tried if _matches(got, theirs, exercise.rtol, exercise.atol, only=wrong_index)]
     if len(found) > 1:
-        for other_case, other_got, other_expected in more:
+        for other_case, other_got in more:
             keep = []
             for m in found:
                 theirs = _quiet(m.wrong, other_case.args)
@@ -462,8 +462,7 @@ def _more_results(exercise: CodeExercise, fn, cases: list, skip: int, use_alarm)
             got = read_outputs(call.result, exercise.outputs)
         except Unreadable:
             continue
-        expected = exercise.reference(*copy.deepcopy(case.args))
-        yield case, got, tuple(np.asarray(e, dtype=float) for e in (expected if len(exercise.outputs) > 1 else (expected,)))
+        yield case, got
 
 
 def _case_lines(exercise: CodeExercise, case: Case, index: int, total: int) -> list:
@@ -518,7 +517,7 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None) -> tuple:
                           "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。"), None
         if call.timed_out:
             lines = [f"✘ 超时：第 {index} 组算了 {exercise.time_limit:.0f} 秒还没结束（每组的上限），已经停下。",
-                     *head[1:], f"  提示：有没有停不下来的循环（while 的条件永远成立）？这些输入都很小，不需要循环很多次。"]
+                     *head[1:], "  提示：有没有停不下来的循环（while 的条件永远成立）？这些输入都很小，不需要循环很多次。"]
             return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), "timeout"
         if call.error is not None:
             message = f"{type(call.error).__name__}: {str(call.error).strip().splitlines()[0][:200] if str(call.error).strip() else ''}"
