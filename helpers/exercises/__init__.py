@@ -14,6 +14,19 @@ exercise i, in the module of notebook NN), each defining ``EXERCISES`` and ``REF
 reference answers of discussion questions, :func:`reference`). This package gathers them all into
 :data:`EXERCISES` and :data:`REFERENCES`; a new notebook's module is found without editing this file.
 The closing quiz lives with ``08_reading_attention`` (:data:`QUIZ`, :func:`closing_quiz`).
+
+Code exercises (issue 27): a module may also define ``CODE_EXERCISES`` (gathered into
+:data:`CODE_EXERCISES`; keys distinct from :data:`EXERCISES`), functions the learner writes::
+
+    def softmax(x):
+        ...  # 在这里写
+
+
+    helpers.exercises.check_code("03-3", softmax)
+
+:func:`check_code` runs it on seeded cases against the lesson module's reference and prints the
+first wrong case with a hint for the mistake it looks like (:mod:`helpers.render.code_check`);
+:func:`solution` prints the reference solution for after the learner has tried.
 Nothing inside ``helpers`` imports this package.
 """
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """``06_attention_layer``: its self-checking exercises — the KV cache per token for other KV-head
-counts, and order without RoPE.
+counts, and order without RoPE — and one code exercise, 06-3: write the GQA forward (repeat_kv, 32
+query heads sharing 8 KV heads; :data:`CODE_EXERCISES`, :mod:`helpers.render.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).

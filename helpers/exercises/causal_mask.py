@@ -1,5 +1,6 @@
 """``05_causal_mask``: its self-checking exercises — the weight a token keeps on itself without the
-mask, and a right-looking mask's cache.
+mask, and a right-looking mask's cache — and one code exercise, 05-3: write causal scaled dot-product
+attention returning output and weights (:data:`CODE_EXERCISES`, :mod:`helpers.render.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).

@@ -2,6 +2,8 @@
 the cached length at which a larger model's generated token reads as many KV-cache bytes as
 weight bytes. Both are numbers the learner computes from a config's fields with an expression
 of their own (the notebook prints the config; the answer is the number that expression gives).
+One code exercise, 07-3: write one online-softmax update (:data:`CODE_EXERCISES`,
+:mod:`helpers.render.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).

@@ -1,5 +1,6 @@
 """``03_hand_calculation``: its self-checking exercises — a row of the hand calculation with a changed
-key, and with a turned query.
+key, and with a turned query — and one code exercise, 03-3: write softmax over the last axis that
+survives scores of 1000 (:data:`CODE_EXERCISES`, checked by :mod:`helpers.render.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
