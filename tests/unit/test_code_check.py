@@ -150,3 +150,19 @@ def test_show_array_formats_rows_scalars_and_nonfinite():
     assert cc.show_array(np.array([[1.0, np.nan], [np.inf, 0.0]])) == "形状 (2, 2)，[[1, nan], [inf, 0]]；共有 1 个 nan、1 个 inf"
     big = np.arange(40.0).reshape(4, 10)
     assert cc.show_array(big, (2,)).startswith("形状 (4, 10)，第 2 行 [20, 21,")
+
+
+def test_off_the_main_thread_the_tracer_stops_the_loop():
+    import threading
+
+    results = []
+
+    def forever(x):
+        while True:
+            pass
+    worker = threading.Thread(target=lambda: results.append(cc.run(TOY, forever)))
+    start = time.perf_counter()
+    worker.start()
+    worker.join(5.0)
+    assert not worker.is_alive() and time.perf_counter() - start < 2.0
+    assert results[0][0] is False and results[0][2] == "timeout"
