@@ -94,7 +94,11 @@ def check_code(key: str, function, **options):
     if key not in CODE_EXERCISES:
         print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
         return None
-    ok, message, _ = run(CODE_EXERCISES[key], function, **options)
+    try:
+        ok, message, _ = run(CODE_EXERCISES[key], function, **options)
+    except Exception as exc:  # noqa: BLE001 — a last guard: the learner sees a sentence, not a traceback
+        ok, message = None, (f"⚠ 判分程序没能处理这次的结果（{type(exc).__name__}）。先检查函数的返回值是不是"
+                             f"题目要求的形状和个数，再运行一次。")
     print(message)
     return ok
 

@@ -127,3 +127,11 @@ def test_unknown_keys_and_non_functions_are_answered(capsys):
     assert exercises.solution("99-9") is None
     assert exercises.check_code("03-3", None) is None
     assert "⚠" in capsys.readouterr().out
+
+
+def test_a_failure_inside_the_checker_is_still_a_sentence(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("engine bug")
+    monkeypatch.setattr(code_check, "run", broken)
+    assert exercises.check_code("03-3", lambda x: x) is None
+    assert capsys.readouterr().out.startswith("⚠ 判分程序没能处理")
