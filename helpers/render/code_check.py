@@ -121,12 +121,15 @@ def time_limit(seconds: float, *, use_alarm: bool | None = None):
         def on_alarm(signum, frame):
             raise TimeUp
         previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        start = time.monotonic()
+        old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             yield
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            if old_delay:  # someone else's timer was running: give it back what is left of it
+                signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - start), 1e-3), old_interval)
     else:
         deadline = time.monotonic() + seconds
         previous = sys.gettrace()

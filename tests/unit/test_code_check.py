@@ -166,3 +166,17 @@ def test_off_the_main_thread_the_tracer_stops_the_loop():
     worker.join(5.0)
     assert not worker.is_alive() and time.perf_counter() - start < 2.0
     assert results[0][0] is False and results[0][2] == "timeout"
+
+
+def test_someone_elses_timer_is_given_back():
+    import signal
+
+    previous = signal.signal(signal.SIGALRM, lambda *a: None)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 50.0)
+        _run(_double, use_alarm=True)
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 45.0 < left <= 50.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
