@@ -330,7 +330,7 @@ def _nested(arr: np.ndarray) -> str:
 def _row_text(arr: np.ndarray, row: tuple) -> str:
     values = arr[row].ravel()
     shown = ", ".join(_num(float(v)) for v in values[:SHOWN_VALUES * 2])
-    where = "第 " + "、".join(str(i) for i in row) + " 行" if len(row) == 1 else "[" + ", ".join(map(str, row)) + ", :]"
+    where = "第 " + "、".join(str(i) for i in row) + " 行" if len(row) == 1 else "下标 [" + ", ".join(map(str, row)) + ", :]"
     return f"{where} [{shown}{', …' if values.size > SHOWN_VALUES * 2 else ''}]"
 
 
