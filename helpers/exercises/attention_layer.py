@@ -119,6 +119,19 @@ def _wrong_gqas():
     def heads_as_positions(q, k, v):
         return _gqa(q, k, v, repeat, heads_first=False)
 
+    def reshaped(q, k, v, *, into=True, back=True):
+        """Heads moved with reshape (which regroups the numbers) instead of swapaxes."""
+        from ..attention import scaled_dot_product_attention
+
+        n, heads, d = q.shape
+        n_rep = heads // k.shape[1]
+        move = (lambda a: a.reshape(a.shape[1], a.shape[0], a.shape[2])) if into else _heads_first
+        out, _ = scaled_dot_product_attention(*(move(a) for a in (q, repeat(k, n_rep), repeat(v, n_rep))), causal=True)
+        return out.reshape(n, heads, out.shape[-1]) if back else _heads_first(out)
+
+    reshape = "reshape 会把数据打乱：它只按内存顺序重新分组，不会把头这一维挪走；挪头这一维要用 transpose/swapaxes：" \
+              "np.swapaxes(q, 0, 1) 把 (n, 头数, d) 变成 (头数, n, d)，算完再 np.swapaxes(out, 0, 1) 换回来。"
+
     return (
         Mistake("tile", "KV 头的排列顺序错了：np.tile 把 KV 头整组重复，8 个 KV 头时排成 0, 1, …, 7, 0, 1, …，于是查询头 1 配上了 KV 头 1。"
                         "应是每个 KV 头连着重复 n_rep 次：0, 0, 0, 0, 1, 1, 1, 1, …，查询头 h 用 KV 头 h // n_rep："
@@ -133,6 +146,9 @@ def _wrong_gqas():
         Mistake("heads_as_positions", "注意力算在了“头”这一维上：scaled_dot_product_attention 把第 0 维当作头、倒数第 2 维当作位置，"
                                       "(n, 头数, d) 要先换成 (头数, n, d)（np.swapaxes(q, 0, 1)），算完再换回来。",
                 heads_as_positions),
+        Mistake("reshape_both", reshape, reshaped),
+        Mistake("reshape_into", reshape, lambda q, k, v: reshaped(q, k, v, back=False)),
+        Mistake("reshape_back", reshape, lambda q, k, v: reshaped(q, k, v, into=False)),
     )
 
 
@@ -157,5 +173,9 @@ def gqa_attention(q, k, v):
 
 CODE_EXERCISES = {
     "06-3": CodeExercise("自己写 GQA 的前向：repeat_kv，32 个查询头共用 8 个 KV 头", "gqa_attention(q, k, v)",
-                         ("q", "k", "v"), ("输出",), _gqa_cases, _gqa_reference, _wrong_gqas(), GQA_SOLUTION),
+                         ("q", "k", "v"), ("输出",), _gqa_cases, _gqa_reference, _wrong_gqas(), GQA_SOLUTION,
+                         returns="返回一个数组：每个查询头的输出，形状 (n, 查询头数, d)",
+                         forbidden=("helpers.layer.repeat_kv", "helpers.layer.expand_gqa_to_mha", "helpers.layer.attention_layer"),
+                         forbidden_hint="repeat_kv 要自己写（np.repeat 沿 KV 头那一维，axis=1）；每个头的注意力可以用 "
+                                        "helpers.scaled_dot_product_attention。"),
 }

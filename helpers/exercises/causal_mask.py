@@ -130,8 +130,8 @@ def _wrong_attentions():
         return w @ v, w
 
     def swapped(q, k, v):
-        out, w = _attention_reference(q, k, v)
-        return w, out
+        w = _masked_softmax(scores(q, k))
+        return w, w @ v
 
     def no_transpose(q, k, v):
         w = _masked_softmax(q @ k / np.sqrt(q.shape[-1]))
@@ -185,5 +185,9 @@ def attention(q, k, v):
 CODE_EXERCISES = {
     "05-3": CodeExercise("自己写带因果掩码的注意力：返回输出和权重", "attention(q, k, v)", ("q", "k", "v"),
                          ("输出 out", "权重 weights"), _attention_cases, _attention_reference, _wrong_attentions(),
-                         ATTENTION_SOLUTION),
+                         ATTENTION_SOLUTION, returns="返回两个数组：return out, weights",
+                         forbidden=("helpers.scaled_dot_product_attention", "helpers.tiled.naive_attention",
+                                    "helpers.tiled.tiled_attention"),
+                         forbidden_hint="自己算分数 q @ k.T / √d，在 softmax 之前把 j > i 的分数设成 −∞，再做 softmax、"
+                                        "乘 v；softmax 可以自己写，也可以用 helpers.softmax。"),
 }

@@ -90,6 +90,12 @@ def _wrong_online_steps():
     def variant(**kw):
         return lambda m, l, acc, s, v: step(m, l, acc, s, v, **kw)
 
+    def reorder(order):
+        def wrong(m, l, acc, s, v):
+            state = step(m, l, acc, s, v)
+            return tuple(state[i] for i in order)
+        return wrong
+
     rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 是按 e^(s − m) 加起来的，要先乘上修正因子 e^(m − m_new)，"
                "才能和新块按 e^(s − m_new) 算的部分相加。")
     return (
@@ -104,7 +110,18 @@ def _wrong_online_steps():
         Mistake("no_shift", "新块的指数没有减去最大值：e^s 在分数 1000 附近溢出成 inf；要算 e^(s − m_new)。", variant(shift=False)),
         Mistake("normalised", "返回的 acc 应是还没除以 l 的加权和 Σ e^(s − m)·v；除以 l 只在最后输出时做一次（输出 = acc / l）。",
                 variant(normalise=True)),
+        *(Mistake(f"order_{''.join(names)}", f"返回值的顺序不对：你返回的是 {', '.join(names)}，应按 m, l, acc 的顺序返回"
+                                               "（return m_new, l_new, acc_new）。", reorder(order))
+          for order, names in _reorders()),
     )
+
+
+def _reorders():
+    """Every wrong order of the three returned values: ``(permutation, names in that order)``."""
+    import itertools
+
+    return [(order, tuple("m l acc".split()[i] for i in order))
+            for order in itertools.permutations(range(3)) if order != (0, 1, 2)]
 
 
 ONLINE_SOLUTION = '''\
@@ -125,5 +142,10 @@ def online_step(m, l, acc, s, v):
 CODE_EXERCISES = {
     "07-3": CodeExercise("自己写在线 softmax 的一步：运行最大值、运行和、重新缩放的累加器",
                          "online_step(m, l, acc, s, v)", ("m", "l", "acc", "s", "v"), ("m", "l", "acc"),
-                         _online_cases, _online_reference, _wrong_online_steps(), ONLINE_SOLUTION),
+                         _online_cases, _online_reference, _wrong_online_steps(), ONLINE_SOLUTION,
+                         returns="按顺序返回三个值：return m, l, acc（新的状态；acc 是新数组，传进来的 acc 不改）",
+                         forbidden=("helpers.tiled.online_softmax_update", "helpers.tiled.online_softmax_steps",
+                                    "helpers.tiled.tiled_attention"),
+                         forbidden_hint="照上面表格里的三步自己算：m_new = max(m, s.max())，修正因子 e^(m − m_new)，"
+                                        "新块 e^(s − m_new)。"),
 }

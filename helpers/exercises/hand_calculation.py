@@ -133,7 +133,10 @@ def softmax(x):
 def _code_exercises():
     return {
         "03-3": CodeExercise("自己写 softmax：沿最后一维，分数大到 1000 也不溢出", "softmax(x)", ("x",), ("权重",),
-                             _softmax_cases, _softmax_reference, _wrong_softmaxes(), SOFTMAX_SOLUTION),
+                             _softmax_cases, _softmax_reference, _wrong_softmaxes(), SOFTMAX_SOLUTION,
+                             returns="返回和 x 同样形状的权重数组", forbidden=("helpers.softmax",),
+                             forbidden_hint="用 np.exp、x.max(axis=-1, keepdims=True) 和 x.sum(axis=-1, keepdims=True) "
+                                            "自己算，不要调用 helpers.softmax（也不要调用用到它的 helpers 函数）。"),
     }
 
 

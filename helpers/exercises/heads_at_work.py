@@ -147,8 +147,8 @@ def _induction_reference(a, length):
 
 def _wrong_induction_scores():
     """The usual mistakes in reading the induction diagonal, each as the wrong code a learner writes."""
-    def diagonal(a, length, shift=1, start=None, transpose=False, reduce=np.mean):
-        q = np.arange(length + 1 if start is None else start(length), 2 * length + 1)
+    def diagonal(a, length, shift=1, start=None, transpose=False, reduce=np.mean, stop=1):
+        q = np.arange(length + 1 if start is None else start(length), 2 * length + stop)
         keys = q - length + shift
         return float(reduce(a[keys, q] if transpose else a[q, keys]))
 
@@ -159,10 +159,14 @@ def _wrong_induction_scores():
                 lambda a, t: diagonal(a, t, shift=2)),
         Mistake("transposed", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]；你读的是 A[i − T + 1, i]"
                               "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True)),
-        Mistake("from_T", "多算了位置 T：第二遍是位置 T + 1 … 2T（位置 0 是开头的 token，第一遍是 1 … T），只对这 T 个查询取平均。",
+        Mistake("from_T", "多算了位置 T：第二遍是位置 T + 1 … 2T（位置 0 是起始 token，第一遍是 1 … T），只对这 T 个查询取平均。",
                 lambda a, t: diagonal(a, t, start=lambda length: length)),
         Mistake("whole_diagonal", "把第一遍的位置也平均进去了：只取第二遍的查询 i = T + 1 … 2T。",
                 lambda a, t: float(np.diagonal(a, -(t - 1)).mean())),
+        Mistake("drops_last", "少算了最后一个查询 2T（range 不含终点）：第二遍的查询是 T + 1 … 2T，要写成 "
+                              "range(T + 1, 2 * T + 1) 或 np.arange(T + 1, 2 * T + 1)。", lambda a, t: diagonal(a, t, stop=0)),
+        Mistake("no_mean", "应返回一个数：把这 T 个权重取平均（.mean()）。",
+                lambda a, t: a[np.arange(t + 1, 2 * t + 1), np.arange(2, t + 2)]),
         Mistake("sum", "求的是和，不是平均：第二遍有 T 个查询，要除以 T（np.mean）。",
                 lambda a, t: diagonal(a, t, reduce=np.sum)),
         Mistake("previous", "这是前一个 token 分数（每个位置放在 i − 1 上的平均权重）；归纳分数只看第二遍的查询 i，"
@@ -175,7 +179,7 @@ import numpy as np
 
 
 def induction_score(A, T):
-    """A：一个头的注意力权重 (2T+1, 2T+1)，序列是 [开头的 token] + r + r（r 是 T 个随机 token）。
+    """A：一个头的注意力权重 (2T+1, 2T+1)，序列是 [起始 token] + r + r（r 是 T 个随机 token）。
     返回第二遍的每个查询 i = T+1 … 2T 放在 i − T + 1（上一次出现之后的那个位置）上的平均权重。"""
     queries = np.arange(T + 1, 2 * T + 1)    # 第二遍的位置
     keys = queries - T + 1                   # 上一次出现是 i − T，它后面的那个是 i − T + 1
@@ -185,5 +189,8 @@ def induction_score(A, T):
 CODE_EXERCISES = {
     "12-4": CodeExercise("自己写归纳分数：第二遍的查询看“上一次出现之后的那个位置”的平均权重", "induction_score(A, T)",
                          ("A", "T"), ("归纳分数",), _induction_cases, _induction_reference, _wrong_induction_scores(),
-                         INDUCTION_SOLUTION),
+                         INDUCTION_SOLUTION, returns="返回一个数：归纳分数（T 个权重的平均）",
+                         forbidden=("helpers.heads.induction_score", "helpers.heads.all_scores"),
+                         forbidden_hint="用 A[queries, keys] 一次取出这 T 个权重（queries = T + 1 … 2T，keys = queries − T + 1），"
+                                        "再取平均。"),
 }

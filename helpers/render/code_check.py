@@ -18,6 +18,16 @@ most :data:`KEPT_CHARS` characters kept) and mentioned, not shown; the arguments
 function that modifies them in place is told so; warnings are recorded, not shown. Only
 ``KeyboardInterrupt`` (the learner pressing stop) goes through.
 
+**Forbidden helpers** (``CodeExercise.forbidden``: dotted names such as
+``"helpers.attention.scaled_dot_product_attention"``, the functions the exercise asks the learner
+to write instead of calling). While the learner's function runs, a ``sys.setprofile`` hook records
+every Python call whose code object is one of theirs; a call is reported (with the exercise's
+``forbidden_hint``), whatever came back. Watching the *code object* rather than patching a module
+attribute catches every way of reaching the function — ``helpers.x(…)``, ``from helpers.attention
+import x as y`` bound before the check, a saved reference, another helper that calls it — and leaves
+nothing patched behind if the learner's code is interrupted. ``sys.setprofile`` is separate from
+``sys.settrace`` (the time limit's fallback, debuggers, coverage), so neither disturbs the other.
+
 **Time limit** (:data:`TIME_LIMIT` seconds per case, far above what these small cases need —
 the reference takes well under a millisecond). A thread with a timeout cannot stop a runaway loop in
 Python, so :func:`time_limit` uses, where it can, ``signal.setitimer(ITIMER_REAL)`` with a
@@ -35,6 +45,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
+import inspect
 import io
 import signal
 import sys
@@ -53,6 +65,8 @@ TIME_LIMIT = 2.0
 KEPT_CHARS = 2_000
 #: how many values of an array a message shows
 SHOWN_VALUES = 6
+#: characters of the first printed line shown (longer lines are cut and end in “…”)
+PREVIEW_CHARS = 60
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,12 @@ class CodeExercise:
     atol: float = 1e-9
     time_limit: float = TIME_LIMIT
     extra: dict = field(default_factory=dict)
+    #: what the function returns, as a clause of the sentence “要写的是 f(x)，<returns>。”
+    returns: str = ""
+    #: dotted names of the lesson's functions the learner must not call (see the module docstring)
+    forbidden: tuple = ()
+    #: the hint shown when one of them is called
+    forbidden_hint: str = ""
 
 
 # ---- the time limit ------------------------------------------------------------------------------
@@ -181,6 +201,7 @@ class Call:
     printed_chars: int = 0
     warning: str = ""
     mutated: tuple = ()
+    forbidden: tuple = ()
 
 
 def _same(a, b) -> bool:
@@ -204,18 +225,49 @@ def _learner_line(exc: BaseException, code) -> str:
     return frames[-1].line.strip()
 
 
-def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool | None = None) -> Call:
-    """Call ``fn(*copies of args)`` under the time limit, capturing printing and warnings."""
+def forbidden_codes(names: tuple) -> dict:
+    """``{code object: dotted name}`` of the functions named in ``names`` (unwrapped decorators)."""
+    codes = {}
+    for name in names:
+        module, _, attr = name.rpartition(".")
+        fn = inspect.unwrap(getattr(importlib.import_module(module), attr))
+        codes[fn.__code__] = name
+    return codes
+
+
+@contextlib.contextmanager
+def watch_calls(codes: dict, seen: list):
+    """Append to ``seen`` the name of each function in ``codes`` called inside the block."""
+    if not codes:
+        yield
+        return
+    previous = sys.getprofile()
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code in codes and codes[frame.f_code] not in seen:
+            seen.append(codes[frame.f_code])
+    sys.setprofile(profiler)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
+
+
+def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool | None = None,
+                 forbidden: dict | None = None) -> Call:
+    """Call ``fn(*copies of args)`` under the time limit, capturing printing and warnings, and noting
+    calls of the functions in ``forbidden`` (:func:`forbidden_codes`)."""
     copies = tuple(copy.deepcopy(a) for a in args)
     sink = _Sink()
     out = Call()
+    seen: list = []
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught, np.errstate(over="warn", invalid="warn", divide="warn", under="ignore"):
             warnings.simplefilter("always")
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 try:
-                    with time_limit(limit, use_alarm=use_alarm):
+                    with time_limit(limit, use_alarm=use_alarm), watch_calls(forbidden or {}, seen):
                         out.result = fn(*copies)
                 except (TimeUp, KeyboardInterrupt):
                     raise
@@ -231,6 +283,7 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
         out.timed_out, out.result, out.error = True, None, None
     out.printed, out.printed_chars = sink.text(), sink.count
     out.mutated = tuple(n for n, a, c in zip(names, args, copies) if not _same(a, c))
+    out.forbidden = tuple(seen)
     return out
 
 
@@ -256,33 +309,57 @@ class Unreadable(Exception):
     """The learner's return value cannot be compared; the message is the Chinese hint."""
 
 
-def _as_array(value, what: str) -> np.ndarray:
+#: what a value of each kind is called in the messages (a list of numbers counts as an array)
+KIND_WORDS = {"number": "一个数", "array": "数组"}
+_TYPE_WORDS = {"str": "字符串（str）", "bytes": "字节串（bytes）", "dict": "字典（dict）", "set": "集合（set）"}
+
+
+def _type_word(value) -> str:
+    name = type(value).__name__
+    return _TYPE_WORDS.get(name, name)
+
+
+def _as_array(value, what: str, kind: str = "array") -> np.ndarray:
+    """``value`` as a float array; lists and tuples of numbers are accepted silently."""
     if value is None:
         raise Unreadable(f"{what}是 None（缺了 return？）。")
     if isinstance(value, (str, bytes, dict, set)):
-        raise Unreadable(f"{what}应是数组，收到的是 {type(value).__name__}。")
+        raise Unreadable(f"{what}应是{KIND_WORDS[kind]}，收到的是{_type_word(value)}。")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise Unreadable(f"{what}不是一个整齐的数值数组（{type(value).__name__}）。") from None
+        whole = "一个数" if kind == "number" else "一个整齐的数值数组"
+        raise Unreadable(f"{what}不是{whole}（收到的是 {type(value).__name__}）。") from None
     return arr
 
 
-def read_outputs(result, outputs: tuple) -> tuple:
-    """``result`` as a tuple of float arrays, one per name in ``outputs``; :class:`Unreadable` if not."""
+def code_name(label: str) -> str:
+    """The variable a returned value is called in code: the last word of ``"输出 out"`` when it is an
+    identifier (``"out"``), else ``""``."""
+    word = label.split()[-1] if label.split() else ""
+    return word if word.isidentifier() and word.isascii() else ""
+
+
+def read_outputs(result, outputs: tuple, kinds: tuple | None = None) -> tuple:
+    """``result`` as a tuple of float arrays, one per name in ``outputs``; :class:`Unreadable` if not.
+    ``kinds`` (``"number"``/``"array"`` per output, from the expected values) words the messages."""
+    kinds = kinds or ("array",) * len(outputs)
     if len(outputs) == 1:
         if isinstance(result, tuple):
-            raise Unreadable(f"返回了一个有 {len(result)} 个值的元组；这里只要返回一个数组（{outputs[0]}）。")
-        return (_as_array(result, "返回值"),)
+            one = "一个数" if kinds[0] == "number" else "一个数组"
+            raise Unreadable(f"返回了一个有 {len(result)} 个值的元组；这里只要返回{one}（{outputs[0]}）。")
+        return (_as_array(result, "返回值", kinds[0]),)
     names = "、".join(outputs)
     if not isinstance(result, (tuple, list)) or len(result) != len(outputs):
-        got = (f"{len(result)} 个值" if isinstance(result, (tuple, list))
-               else "一个数组" if isinstance(result, np.ndarray) else type(result).__name__)
-        raise Unreadable(f"应返回 {len(outputs)} 个值（{names}，按这个顺序，例如 return {', '.join(outputs)}），"
-                         f"收到的是 {got}。")
-    return tuple(_as_array(r, f"第 {i + 1} 个返回值（{n}）") for i, (r, n) in enumerate(zip(result, outputs)))
+        got = (f" {len(result)} 个值" if isinstance(result, (tuple, list))
+               else "一个数组" if isinstance(result, np.ndarray) else f" {type(result).__name__}")
+        codes = [code_name(n) for n in outputs]
+        example = f"，例如 return {', '.join(codes)}" if all(codes) else ""
+        raise Unreadable(f"应返回 {len(outputs)} 个值（{names}，按这个顺序{example}），收到的是{got}。")
+    return tuple(_as_array(r, f"第 {i + 1} 个返回值（{n}）", k)
+                 for i, (r, n, k) in enumerate(zip(result, outputs, kinds)))
 
 
 def _fit(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -382,8 +459,27 @@ _GENERIC_ERRORS = {
 }
 
 
-def _error_hint(exercise: CodeExercise, case: Case, call: Call) -> str:
+def _signature_hint(exercise: CodeExercise, fn, case: Case) -> str:
+    """When ``fn`` cannot take ``case``'s arguments: the expected signature and the learner's, else ``""``."""
+    try:
+        theirs = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or an odd callable: nothing to compare
+        return ""
+    try:
+        theirs.bind(*case.args)
+    except TypeError:
+        mine = f"{getattr(fn, '__name__', '你的函数')}{theirs}"
+        return (f"参数个数不对：应为 {exercise.signature}（{len(exercise.params)} 个参数，按这个顺序），"
+                f"你的是 {mine}。")
+    return ""
+
+
+def _error_hint(exercise: CodeExercise, case: Case, call: Call, fn=None) -> str:
     exc = call.error
+    if isinstance(exc, TypeError) and fn is not None:
+        signature = _signature_hint(exercise, fn, case)
+        if signature:
+            return signature
     for mistake in exercise.mistakes:
         if mistake.wrong is None:
             continue
@@ -446,6 +542,8 @@ def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple, mo
             if hit:
                 return mistake.name, mistake.hint
     g, e = _fit(got[wrong_index], expected[wrong_index]), expected[wrong_index]
+    if g.shape != e.shape and e.shape == ():
+        return "shape", f"应返回一个数，你返回的是形状 {tuple(g.shape)} 的数组：还差最后一步（求和、取平均或取出一个元素）。"
     if g.shape != e.shape:
         return "shape", f"形状不对：应为 {tuple(e.shape)}，你的是 {tuple(g.shape)}。对照题目里写的形状，检查在哪一维上求和、转置或拼接。"
     if not np.isfinite(g).all():
@@ -476,12 +574,23 @@ def _case_lines(exercise: CodeExercise, case: Case, index: int, total: int) -> l
 def _notes(exercise: CodeExercise, printed_chars: int, printed: str, warning: str) -> list:
     notes = []
     if printed_chars:
-        first = printed.strip().splitlines()[0][:60] if printed.strip() else ""
+        first = printed.strip().splitlines()[0] if printed.strip() else ""
+        first = first[:PREVIEW_CHARS] + "…" if len(first) > PREVIEW_CHARS else first
         notes.append(f"（你的函数打印了 {printed_chars} 个字符，判分时不显示"
                      + (f"；第一行是：{first}" if first else "") + "。调试完记得删掉 print。）")
     if warning:
         notes.append(f"（运行时 numpy 给出了警告：{warning}）")
     return notes
+
+
+def returns_clause(exercise: CodeExercise) -> str:
+    """“返回两个数组 out, weights”: the exercise's own ``returns``, else made from the output names."""
+    if exercise.returns:
+        return exercise.returns
+    codes = [code_name(n) for n in exercise.outputs]
+    if len(exercise.outputs) > 1:
+        return f"按顺序返回 {len(exercise.outputs)} 个值：{', '.join(codes) if all(codes) else '、'.join(exercise.outputs)}"
+    return f"返回{exercise.outputs[0]}"
 
 
 def describe_cases(exercise: CodeExercise) -> str:
@@ -505,15 +614,22 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None) -> tuple:
                       f"收到的是 {shown}。"), None
     cases = list(exercise.cases())
     total = len(cases)
+    forbidden = forbidden_codes(exercise.forbidden)
     printed_chars, printed, warning = 0, "", ""
     for index, case in enumerate(cases, start=1):
         expected = exercise.reference(*copy.deepcopy(case.args))
         expected = tuple(np.asarray(e, dtype=float) for e in (expected if len(exercise.outputs) > 1 else (expected,)))
-        call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm)
+        call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm,
+                            forbidden=forbidden)
         printed_chars += call.printed_chars
         printed = printed or call.printed
         warning = warning or call.warning
         head = _case_lines(exercise, case, index, total)
+        if call.forbidden:
+            lines = [f"✘ 你的函数调用了 {'、'.join(call.forbidden)}：判分拿它当参考答案，调用它就是拿答案对答案；"
+                     "这道题要你自己把它写出来。",
+                     f"  提示：{exercise.forbidden_hint or '照题目里的步骤自己算；卡住了可以看参考写法（见题目里的说明）。'}"]
+            return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), "forbidden"
         if index == 1 and call.error is None and not call.timed_out and call.result is None:
             return None, (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
                           f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒：{describe_cases(exercise)}。\n"
@@ -527,13 +643,13 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None) -> tuple:
             lines = [f"✘ 你的函数出错了（第 {index} 组，共 {total} 组：{case.label}）", *head[1:], f"  错误：{message}"]
             if call.error_line:
                 lines.append(f"  出错的一行：{call.error_line}")
-            lines.append(f"  提示：{_error_hint(exercise, case, call)}")
+            lines.append(f"  提示：{_error_hint(exercise, case, call, fn)}")
             return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), "error"
         try:
-            got = read_outputs(call.result, exercise.outputs)
+            got = read_outputs(call.result, exercise.outputs, tuple("number" if e.ndim == 0 else "array" for e in expected))
         except Unreadable as hint:
             lines = [f"✘ 第 {index} 组的返回值读不了（共 {total} 组：{case.label}）", *head[1:], f"  提示：{hint}",
-                     f"  要写的是 {sig}，返回 {'、'.join(exercise.outputs)}。"]
+                     f"  要写的是 {sig}，{returns_clause(exercise)}。"]
             return False, "\n".join(lines + _notes(exercise, printed_chars, printed, warning)), "unreadable"
         ok = close(got, expected, exercise.rtol, exercise.atol)
         if not all(ok):

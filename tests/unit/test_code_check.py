@@ -180,3 +180,34 @@ def test_someone_elses_timer_is_given_back():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_cut_preview_of_the_printing_ends_in_an_ellipsis():
+    def chatty(x):
+        print("x =", np.arange(40.0))
+        return 2.0 * x
+    ok, message, _ = _run(chatty)
+    first = message.split("第一行是：")[1].split("。调试完")[0]
+    assert ok is True and first.endswith("…") and len(first) == cc.PREVIEW_CHARS + 1
+
+    def short(x):
+        print("ok")
+        return 2.0 * x
+    assert "第一行是：ok。" in _run(short)[1]
+
+
+def _forbidden_toy():
+    return cc.CodeExercise("把数组乘以 2", "double(x)", ("x",), ("结果",), _cases, _double, (), "",
+                           forbidden=("tests.unit.test_code_check._double",), forbidden_hint="自己乘。")
+
+
+def test_a_forbidden_function_is_noticed_however_it_is_reached_and_nothing_stays_patched():
+    import sys
+
+    alias = _double
+    before = sys.getprofile()
+    for fn in (_double, lambda x: alias(x), lambda x: [_double(x)][0]):
+        ok, message, mistake = cc.run(_forbidden_toy(), fn)
+        assert (ok, mistake) == (False, "forbidden") and "提示：自己乘。" in message
+    assert cc.run(_forbidden_toy(), lambda x: 2.0 * np.asarray(x))[0] is True
+    assert sys.getprofile() is before and _double.__code__.co_name == "_double"
