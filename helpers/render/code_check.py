@@ -310,7 +310,7 @@ class Unreadable(Exception):
 
 
 #: what a value of each kind is called in the messages (a list of numbers counts as an array)
-KIND_WORDS = {"number": "一个数", "array": "数组"}
+KIND_WORDS = {"number": "一个数", "array": "一个数组"}
 _TYPE_WORDS = {"str": "字符串（str）", "bytes": "字节串（bytes）", "dict": "字典（dict）", "set": "集合（set）"}
 
 

@@ -194,7 +194,7 @@ def test_a_scalar_answer_is_asked_for_as_a_number():
     ok, message, _ = _judge("07-3", lambda m, l, acc, s, v: ("m", l, acc))
     assert ok is False and "第 1 个返回值（m）应是一个数" in message
     ok, message, _ = _judge("03-3", lambda x: "0.5")
-    assert ok is False and "返回值应是数组，收到的是字符串（str）" in message
+    assert ok is False and "返回值应是一个数组，收到的是字符串（str）" in message
 
 
 def test_lists_of_numbers_are_accepted_wherever_an_array_is_asked():
