@@ -196,18 +196,25 @@ def test_a_cut_preview_of_the_printing_ends_in_an_ellipsis():
     assert "第一行是：ok。" in _run(short)[1]
 
 
-def _forbidden_toy():
-    return cc.CodeExercise("把数组乘以 2", "double(x)", ("x",), ("结果",), _cases, _double, (), "",
-                           forbidden=("tests.unit.test_code_check._double",), forbidden_hint="自己乘。")
+def _np_softmax(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def test_a_forbidden_function_is_noticed_however_it_is_reached_and_nothing_stays_patched():
     import sys
 
-    alias = _double
+    toy = cc.CodeExercise("softmax", "softmax(x)", ("x",), ("权重",), _cases, _np_softmax, (), "",
+                          forbidden=("helpers.softmax",), forbidden_hint="自己写。")
+
+    import helpers
+    from helpers.attention import softmax as renamed
+
+    saved = helpers.softmax
     before = sys.getprofile()
-    for fn in (_double, lambda x: alias(x), lambda x: [_double(x)][0]):
-        ok, message, mistake = cc.run(_forbidden_toy(), fn)
-        assert (ok, mistake) == (False, "forbidden") and "提示：自己乘。" in message
-    assert cc.run(_forbidden_toy(), lambda x: 2.0 * np.asarray(x))[0] is True
-    assert sys.getprofile() is before and _double.__code__.co_name == "_double"
+    for fn in (helpers.softmax, lambda x: helpers.softmax(x), lambda x: renamed(x),
+               lambda x: [saved(x)][0], lambda x: helpers.scaled_dot_product_attention(*[np.atleast_2d(x)] * 3)[1]):
+        ok, message, mistake = cc.run(toy, fn)
+        assert (ok, mistake) == (False, "forbidden") and "调用了 helpers.softmax" in message and "提示：自己写。" in message
+    assert cc.run(toy, _np_softmax)[0] is True
+    assert sys.getprofile() is before and helpers.softmax is saved
