@@ -12,7 +12,7 @@ from ..nulls import percentile
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
 from ..render.panels import matrix_mesh
 from ..render.png import new_figure
-from ..render.validation import positive_int
+from ..render.validation import as_real_array, finite_scalar, positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):
@@ -132,9 +132,9 @@ def null_figure(panels, xlabel: str, *, bins: int = 40):
         title, null, marks = panel
         if len(marks) > len(MARKS):
             raise ValueError(f"marks must hold at most {len(MARKS)} values per panel, got {len(marks)}")
-        null = np.asarray(null, dtype=float).ravel()
-        values = [float(v) for v in marks.values()]
-        low, high = min(null.min(), *values), max(null.max(), *values)
+        null = as_real_array("null", null).ravel()
+        values = [finite_scalar(f"marks[{label!r}]", v) for label, v in marks.items()]
+        low, high = min([null.min(), *values]), max([null.max(), *values])
         pad = 0.04 * (high - low or 1.0)
         ax.hist(null, bins=np.linspace(low - pad, high + pad, bins + 1), color=BASE,
                 label=f"对照（{len(null)} 个）")

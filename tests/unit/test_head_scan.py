@@ -54,6 +54,20 @@ def test_the_scan_holds_what_the_study_measures(tiny_scan):
     assert scan.tracked_after["zero"][1, 0, 1, j] == np.float32(after[tracked[j]])
 
 
+def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan):
+    study, _, path = tiny_scan
+    scan = head_scan.load(path)
+    head = study.top("induction", 1)[0]
+    after = study.intervene([(0, 1)], "mean")["scores"]["induction"].mean(axis=0)[head]
+    assert scan.score_after((0, 1), "induction", head, "mean") == pytest.approx(float(np.float32(after)))
+    with pytest.raises(ValueError, match="head must be one of the tracked"):
+        scan.score_after((0, 1), "induction", (5, 5))
+    with pytest.raises(ValueError, match="removed"):
+        scan.score_after((7, 0), "induction", head)
+    with pytest.raises(ValueError, match="score"):
+        scan.score_after((0, 1), "sink", head)
+
+
 def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
     _, arrays, _ = tiny_scan
     with pytest.raises(ValueError, match="path must be an existing head scan file.*make heads-scan"):
