@@ -81,14 +81,22 @@ def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
         head_scan.load(tiny_scan[2]).draw_change(3)
 
 
+#: how closely a recomputed entry matches the stored one (see the test below)
+TOLERANCE = 1e-4
+
+
 @pytest.mark.slow
-def test_stored_entries_recompute_to_1e_6_with_the_real_model(smollm2):
+def test_stored_entries_recompute_with_the_real_model(smollm2):
+    """On the machine that wrote the scan every entry recomputes to < 1e-6; another CPU's SIMD/BLAS
+    kernels round the float32 forward differently (measured with OPENBLAS_CORETYPE=Haswell
+    NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL": ≈ 2e-5), so the test allows 1e-4 — far below the
+    ≥ 0.01 nats any table prints."""
     scan = head_scan.load()
     assert int(scan.length) == head_scan.SETUP["length"]
     assert tuple(scan.seeds) == head_scan.SETUP["seeds"]
     assert tuple(scan.reference_seeds) == head_scan.SETUP["reference_seeds"]
     study = head_scan.scan_study()
-    np.testing.assert_allclose(scan.clean, head_scan.recompute(study, ("single", "zero", [])), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(scan.clean, head_scan.recompute(study, ("single", "zero", [])), rtol=0, atol=TOLERANCE)
     rng = np.random.default_rng(2026)  # a fresh choice of entries would do as well: every entry must match
     layers, n_heads = study.shape
     entries = []
@@ -105,4 +113,4 @@ def test_stored_entries_recompute_to_1e_6_with_the_real_model(smollm2):
     entries.append((("sets", "zero", top), scan.sets["zero"][s, i]))
     assert len(entries) >= 10
     for entry, stored in entries:
-        np.testing.assert_allclose(head_scan.recompute(study, entry), stored, rtol=0, atol=1e-6, err_msg=str(entry))
+        np.testing.assert_allclose(head_scan.recompute(study, entry), stored, rtol=0, atol=TOLERANCE, err_msg=str(entry))
