@@ -1,8 +1,8 @@
 """``12_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the head study they read and are registered in :data:`helpers.exercises.EXERCISES`
-as ``"12-1"`` … ``"12-3"`` (12-1 and 12-2 are predictions asked in the body, before the cell
-that shows the answer; 12-3 closes the notebook), so the notebook checks them like every other notebook::
+as ``"12-1"`` … ``"12-3"`` (all three are predictions asked in the body, before the cells that
+show the answer; nothing above them gives it away), so the notebook checks them like every other notebook::
 
     answer = None  # 例如 1
     helpers.exercises.check("12-1", answer)
@@ -98,7 +98,7 @@ EXERCISES = {
     "12-1": Exercise("重复的随机 token 序列上，哪一遍的平均损失更低？", COPIES, _lower_copy),
     "12-2": Exercise("前一个 token 前 5 名里，去掉哪一层的那个头一定不会改变归纳分数第一的头的归纳分数？",
                      LayerNumber(), _later_head_layer),
-    "12-3": Exercise("归纳头要起作用，更早的层里必须有哪一种头？", HEAD_KINDS, _earlier_head),
+    "12-3": Exercise("本篇的归纳头靠更早的层里哪一种头找到“上次的下一个”？", HEAD_KINDS, _earlier_head),
 }
 
 REFERENCES: dict = {}

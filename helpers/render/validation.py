@@ -380,7 +380,7 @@ def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
         return {}
     by_layer: dict = {}
     for pair in _entries(name, value, "(layer, head) pairs"):
-        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or np.ndim(pair) == 0 or len(pair) != 2:
             raise TypeError(f"{name} must hold (layer, head) pairs, got {pair!r}")
         layer = _index(name, pair[0], num_layers, "layer")
         by_layer.setdefault(layer, set()).add(_index(name, pair[1], num_heads, "head"))
