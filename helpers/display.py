@@ -10,8 +10,8 @@ the notebooks use. Nothing inside ``helpers`` imports this module.
 from __future__ import annotations
 
 from .render.format import fmt, fmt_bytes, fmt_vec, pad, text_table
-from .render.table import Table, table
 from .render.png import DPI, RENDER_DPI, display_width, figure_png, new_figure, png_size, rgba_png
+from .render.table import Table, table
 
 
 def show(fig) -> None:
