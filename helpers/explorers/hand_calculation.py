@@ -48,22 +48,16 @@ class HandCalculationExplorer(Explorer):
 
         picker = widgets.Dropdown(options=list(example.TOKENS), value="假", description="改 k、v：")
         picker.observe(self._pick_token, names="value")
-        reset = widgets.Button(description="恢复文章数字")
-        reset.on_click(lambda _button: self.reset())
-        return {"token": picker, "reset": reset}
+        return {"token": picker}
 
     def _pick_token(self, change):
         self.token = example.query_index(change["new"])
         t = self.token
         self.set(k1=float(self.k[t, 0]), k2=float(self.k[t, 1]), v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
 
-    def reset(self):
-        """Back to the article's numbers (the reset button)."""
+    def restore_state(self):
+        """Every token's k and v back to the article's numbers (part of 恢复默认)."""
         self.k, self.v = self.original_k.copy(), self.original_v.copy()
-        q = example.running_qkv().q[example.query_index()]
-        t = self.token
-        self.set(q1=float(q[0]), q2=float(q[1]), k1=float(self.k[t, 0]), k2=float(self.k[t, 1]),
-                 v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
 
     def compute_args(self):
         """q from its sliders, every token's k and v rows (the picked one as its sliders edited it)."""
