@@ -8,7 +8,30 @@ from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
 from ..render.palette import PART_COLORS
-from ..render.panels import BarPanel, VectorPanel, highlight_largest
+from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest
+
+#: the v-chain panel's half-widths: the smallest that holds the whole chain with a margin is shown,
+#: centred on a multiple of half of it (±3.3 round 0 holds anything the sliders can make: v within
+#: ±3, weights summing to 1)
+ZOOMS = (1.2, 2.2, 3.3)
+
+
+def chain_window(points) -> tuple:
+    """``(half-width, x centre, y centre)`` of the smallest square window in :data:`ZOOMS` that
+    holds ``points`` (n × 2) with a margin of 8 %; centres are multiples of half the half-width."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    for zoom in ZOOMS:
+        step, margin = zoom / 2, 0.08 * zoom
+        centres = []
+        for a, b in zip(lo, hi):
+            near = step * round((a + b) / 2 / step)
+            fits = [c for c in (near, near - step, near + step) if c - zoom <= a - margin and b + margin <= c + zoom]
+            if not fits:
+                break
+            centres.append(min(fits, key=abs) + 0.0)
+        else:
+            return (zoom, *centres)
+    return (ZOOMS[-1], 0.0, 0.0)
 
 
 class HandCalculationExplorer(Explorer):
@@ -74,14 +97,23 @@ class HandCalculationExplorer(Explorer):
                              xlabel="位置（token）", ylabel="权重")
         labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
         # v sliders span −3…3 and the parts sum with weights ≤ 1: every point stays within ±3
-        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=3.3,
+        self.window = (ZOOMS[-1], 0.0, 0.0)
+        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=ZOOMS[-1],
                                    title="按权重把 v 首尾相接", chain=True, legend=True, legend_loc="lower left")
         self.animate(*self.bars.artists, *self.vectors.artists)
 
     def draw(self, row):
         self.bars.update(row.weights)
         highlight_largest(self.bars, row.weights)
-        self.vectors.update(np.vstack([row.parts, row.output]))
+        vectors = np.vstack([row.parts, row.output])
+        window = chain_window(np.vstack(arrow_points(vectors, chain=True)))
+        if window != self.window:  # new limits and ticks: a new background (each drawn once, then kept)
+            self.window = window
+            zoom, cx, cy = window
+            self.vectors.ax.set_xlim(cx - zoom, cx + zoom)
+            self.vectors.ax.set_ylim(cy - zoom, cy + zoom)
+            self.invalidate_background(key=window)
+        self.vectors.update(vectors)
 
     def describe(self, row):
         lines = [
