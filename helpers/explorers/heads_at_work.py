@@ -3,6 +3,7 @@ second-copy loss with it ablated. Every state comes from :func:`helpers.heads.st
 single-head ablations are run once when the explorer is built (or earlier by the notebook)."""
 from __future__ import annotations
 
+from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
 
@@ -56,4 +57,4 @@ class HeadsExplorer(Explorer):
         return (f"第 {layer} 层第 {head} 个头 · 前一个 token <span class='previous'>{fmt(s['previous'])}</span> · "
                 f"汇聚 <span class='sink'>{fmt(s['sink'])}</span> · 归纳 <span class='induction'>{fmt(s['induction'])}</span>"
                 f"<br>只去掉这个头：第二遍的损失 {fmt(s['base'])} → <span class='loss'>{fmt(s['loss'])}</span>"
-                f"（变化 {s['loss'] - s['base']:+.3f}）")
+                f"（变化 {s['loss'] - s['base']:+.3f}）" + limit_note(self.controls))
