@@ -42,7 +42,12 @@ class HeadsExplorer(Explorer):
     def build(self, fig):
         from ..figures.heads_at_work import PatternPanel
 
-        self.panel = PatternPanel(fig.add_subplot(), self.study.length, labels=self.labels, title=" ")
+        ax = fig.add_subplot()
+        self.panel = PatternPanel(ax, self.study.length, labels=self.labels, title=" ")
+        # issue 22: every row label on one side (the left, every other row: legible at 9 pt), not
+        # alternating left and right; a colour bar says what the colours mean
+        self.panel.right.set_visible(False)
+        fig.colorbar(self.panel.image, ax=ax, fraction=0.046, pad=0.03, label="权重（0–1）")
         self.animate(self.panel.image, *self.panel.lines, self.panel.title)
 
     def draw(self, s):
