@@ -9,6 +9,7 @@ from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
 from ..render.palette import PART_COLORS
 from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest
+from ..render.validation import as_real_array
 
 #: the v-chain panel's half-widths: the smallest that holds the whole chain with a margin is shown,
 #: centred on a multiple of half of it (±3.3 round 0 holds anything the sliders can make: v within
@@ -19,6 +20,7 @@ ZOOMS = (1.2, 2.2, 3.3)
 def chain_window(points) -> tuple:
     """``(half-width, x centre, y centre)`` of the smallest square window in :data:`ZOOMS` that
     holds ``points`` (n × 2) with a margin of 8 %; centres are multiples of half the half-width."""
+    points = as_real_array("points", points, shape=(None, 2))
     lo, hi = points.min(axis=0), points.max(axis=0)
     for zoom in ZOOMS:
         step, margin = zoom / 2, 0.08 * zoom

@@ -36,6 +36,22 @@ class Table:
     rows: tuple
     align: tuple
 
+    def __post_init__(self):
+        def texts(name, value, n=None):
+            if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value) or (
+                    n is not None and len(value) != n):
+                raise TypeError(f"{name} must be a tuple of {n if n is not None else 'some'} strings "
+                                f"(build a Table with table()), got {value!r:.60}")
+
+        texts("headers", self.headers)
+        if not isinstance(self.rows, tuple):
+            raise TypeError(f"rows must be a tuple of rows (build a Table with table()), got {self.rows!r:.60}")
+        for i, row in enumerate(self.rows):
+            texts(f"rows[{i}]", row, len(self.headers))
+        texts("align", self.align, len(self.headers))
+        if not set(self.align) <= {"left", "right"}:
+            raise ValueError(f"align must hold 'left' or 'right' per column, got {self.align!r:.60}")
+
     @property
     def text(self) -> str:
         """The fixed-width text form (what ``text_table`` prints)."""
