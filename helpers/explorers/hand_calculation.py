@@ -11,29 +11,17 @@ from ..render.palette import PART_COLORS
 from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest
 from ..render.validation import as_real_array
 
-#: the v-chain panel's half-widths: the smallest that holds the whole chain with a margin is shown,
-#: centred on a multiple of half of it (±3.3 round 0 holds anything the sliders can make: v within
-#: ±3, weights summing to 1)
-ZOOMS = (1.2, 2.2, 3.3)
+#: the v-chain panel's half-widths (round the origin): the smallest that holds the whole chain with a
+#: margin is shown (±3.3 holds anything the sliders can make: v within ±3, weights summing to 1). Each
+#: is one background, drawn when the explorer is made, so no move waits for a full redraw.
+ZOOMS = (1.2, 1.8, 2.4, 3.3)
 
 
-def chain_window(points) -> tuple:
-    """``(half-width, x centre, y centre)`` of the smallest square window in :data:`ZOOMS` that
-    holds ``points`` (n × 2) with a margin of 8 %; centres are multiples of half the half-width."""
+def chain_zoom(points) -> float:
+    """The smallest half-width of :data:`ZOOMS` that holds ``points`` (n × 2) with an 8 % margin."""
     points = as_real_array("points", points, shape=(None, 2))
-    lo, hi = points.min(axis=0), points.max(axis=0)
-    for zoom in ZOOMS:
-        step, margin = zoom / 2, 0.08 * zoom
-        centres = []
-        for a, b in zip(lo, hi):
-            near = step * round((a + b) / 2 / step)
-            fits = [c for c in (near, near - step, near + step) if c - zoom <= a - margin and b + margin <= c + zoom]
-            if not fits:
-                break
-            centres.append(min(fits, key=abs) + 0.0)
-        else:
-            return (zoom, *centres)
-    return (ZOOMS[-1], 0.0, 0.0)
+    reach = float(np.abs(points).max())
+    return next((z for z in ZOOMS if reach <= 0.92 * z), ZOOMS[-1])
 
 
 class HandCalculationExplorer(Explorer):
@@ -47,6 +35,13 @@ class HandCalculationExplorer(Explorer):
         self.k, self.v = qkv.k.copy(), qkv.v.copy()
         self.token = example.query_index("假")
         super().__init__(**kwargs)
+        if not self.naive:  # every zoom's background now, then back to the one shown
+            shown = self.zoom
+            for zoom in ZOOMS:
+                self._show_zoom(zoom)
+                self.render()
+            self._show_zoom(shown)
+            self.render()
 
     def make_controls(self):
         q = example.running_qkv().q[example.query_index()]
@@ -99,8 +94,8 @@ class HandCalculationExplorer(Explorer):
                              xlabel="位置（token）", ylabel="权重")
         labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
         # v sliders span −3…3 and the parts sum with weights ≤ 1: every point stays within ±3
-        self.window = (ZOOMS[-1], 0.0, 0.0)
-        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=ZOOMS[-1],
+        self.zoom = ZOOMS[-1]
+        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=self.zoom,
                                    title="按权重把 v 首尾相接", chain=True, legend=True, legend_loc="lower left")
         self.animate(*self.bars.artists, *self.vectors.artists)
 
@@ -108,14 +103,16 @@ class HandCalculationExplorer(Explorer):
         self.bars.update(row.weights)
         highlight_largest(self.bars, row.weights)
         vectors = np.vstack([row.parts, row.output])
-        window = chain_window(np.vstack(arrow_points(vectors, chain=True)))
-        if window != self.window:  # new limits and ticks: a new background (each drawn once, then kept)
-            self.window = window
-            zoom, cx, cy = window
-            self.vectors.ax.set_xlim(cx - zoom, cx + zoom)
-            self.vectors.ax.set_ylim(cy - zoom, cy + zoom)
-            self.invalidate_background(key=window)
+        self._show_zoom(chain_zoom(np.vstack(arrow_points(vectors, chain=True))))
         self.vectors.update(vectors)
+
+    def _show_zoom(self, zoom):
+        """The v-chain panel at ±``zoom`` (its background is kept per zoom)."""
+        if zoom != self.zoom:
+            self.zoom = zoom
+            self.vectors.ax.set_xlim(-zoom, zoom)
+            self.vectors.ax.set_ylim(-zoom, zoom)
+            self.invalidate_background(key=zoom)
 
     def describe(self, row):
         lines = [
