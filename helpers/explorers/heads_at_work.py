@@ -4,6 +4,7 @@ come from :func:`helpers.heads.study`, the loss changes from the stored scan
 (:func:`helpers.head_scan.load`, the same 12 sequences): moving a control runs no model."""
 from __future__ import annotations
 
+from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
 
@@ -50,7 +51,12 @@ class HeadsExplorer(Explorer):
     def build(self, fig):
         from ..figures.heads_at_work import PatternPanel
 
-        self.panel = PatternPanel(fig.add_subplot(), self.study.length, labels=self.labels, title=" ")
+        ax = fig.add_subplot()
+        self.panel = PatternPanel(ax, self.study.length, labels=self.labels, title=" ")
+        # issue 22: every row label on one side (the left, every other row: legible at 9 pt), not
+        # alternating left and right; a colour bar says what the colours mean
+        self.panel.right.set_visible(False)
+        fig.colorbar(self.panel.image, ax=ax, fraction=0.046, pad=0.03, label="权重（0–1）")
         self.animate(self.panel.image, *self.panel.lines, self.panel.title)
 
     def draw(self, s):
@@ -66,4 +72,4 @@ class HeadsExplorer(Explorer):
                 f"汇聚 <span class='sink'>{fmt(s['sink'])}</span> · 归纳 <span class='induction'>{fmt(s['induction'])}</span>"
                 f"<br>只去掉这个头，第二遍的损失变化（{len(self.study.seeds)} 条序列的平均，nats）：置零 "
                 f"<span class='zero'>{s['zero']:+.3f}</span> · 换成均值 <span class='mean'>{s['mean']:+.3f}</span>"
-                f" · 重采样 <span class='resample'>{s['resample']:+.3f}</span>")
+                f" · 重采样 <span class='resample'>{s['resample']:+.3f}</span>" + limit_note(self.controls))
