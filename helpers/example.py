@@ -139,19 +139,23 @@ TOKENS_B = ("报销", "要", "怎么", "申请")
 X_B = _frozen([[2, 0, 0, 0], [0, 0, 0, 0.5], [0, 0, 1, 0], [0, 0, 0, 1]])
 
 
-def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
-    """The input rows as a text table with the feature names (``01_weighted_average``, ``02_qkv``)."""
-    from .render.format import text_table
-
+def input_rows(tokens=TOKENS, x=X) -> tuple:
+    """``(headers, rows)`` of the input table: one row per token with its feature values
+    (``01_weighted_average``, ``02_qkv`` show it with ``helpers.display.show_table``)."""
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")
     x = as_real_array("x", x, shape=(len(tokens), len(FEATURES)))
+    return ["token", *FEATURES], [[t, *row] for t, row in zip(tokens, x)]
+
+
+def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
+    """The input rows as a fixed-width text table with the feature names (for a terminal)."""
+    from .render.format import text_table
+
     integer("digits", digits, low=0, high=12)
-    return text_table(["token", *FEATURES], [[t, *row] for t, row in zip(tokens, np.asarray(x))], digits=digits)
+    return text_table(*input_rows(tokens, x), digits=digits)
 
 
-# Tokens that 05_causal_mask appends after 年假怎么申请 (the sentence goes on: ？需要审批吗),
-# with teaching-choice inputs in the same four features.
 EXTRA_TOKENS = ("？", "需要", "审批", "吗")
 X_EXTRA = _frozen([[0.5, 0, 1, 0], [0, 0, 0, 0.5], [1, 0, 0, 0.5], [0, 0, 1, 0]])
 

@@ -56,10 +56,14 @@ def random_set(k: int, draw: int, shape: tuple) -> list:
 
 @lru_cache(maxsize=1)
 def scan_study() -> HeadStudy:
-    """The :class:`HeadStudy` of :data:`SETUP` on SmolLM2-135M (loaded once)."""
-    from .real_model import load_model
+    """The :class:`HeadStudy` of :data:`SETUP` on SmolLM2-135M (loaded once; the same object as
+    :func:`helpers.heads.study` with the same length and seeds)."""
+    from .heads import study
 
-    return HeadStudy(load_model(), **SETUP)
+    run = study(SETUP["length"], SETUP["seeds"])  # the notebook's cached study: one run, not two
+    if tuple(run.reference_seeds) != SETUP["reference_seeds"]:
+        raise RuntimeError(f"the cached study's reference seeds {run.reference_seeds} are not SETUP's")
+    return run
 
 
 def tracked_heads(study: HeadStudy) -> list:
@@ -219,6 +223,19 @@ class Scan:
         if k == 1:
             return self.single_change(kind, copy).mean(axis=-1).ravel()
         return self.draw_change(k, kind, copy).mean(axis=-1)
+
+    def score_after(self, removed, score: str, head, kind: str = "zero") -> float:
+        """``head``'s ``score`` (mean over sequences) with the single head ``removed`` taken out by
+        ``kind``; ``head`` must be one of :attr:`tracked`."""
+        tracked = [tuple(int(v) for v in p) for p in self.tracked]
+        head, removed = tuple(head), tuple(removed)
+        if head not in tracked:
+            raise ValueError(f"head must be one of the tracked heads {tracked}, got {head!r}")
+        s = list(self.tracked_scores).index(one_of("score", score, tuple(self.tracked_scores)))
+        layers, heads = self.tracked_after["zero"].shape[1:3]
+        head_pairs("removed", [removed], layers, heads)
+        return float(self.tracked_after[one_of("kind", kind, tuple(self.tracked_after))][s, removed[0], removed[1],
+                                                                                         tracked.index(head)])
 
     def draw_set(self, k: int, draw: int) -> list:
         """The heads of random set ``draw`` of size ``k``."""

@@ -140,10 +140,27 @@ def random_heads(k: int, seed: int, shape: tuple, *, exclude=()) -> list:
     return sorted(pool[i] for i in picked)
 
 
+def output_constancy(outputs) -> np.ndarray:
+    """How much of each head's output is the same whatever the tokens: ``outputs`` ``(sequences,
+    layers, heads, n, head_dim)`` (e.g. :meth:`HeadStudy.reference_outputs`) → ``(layers, heads)``,
+    the share of the output's energy (sum of squares over positions and dimensions, averaged over
+    sequences) that the position-wise mean over sequences carries. 1: the head writes the same
+    vector at each position on every sequence (removing it is then like removing a constant, which
+    mean-ablation keeps); near ``1/sequences``: what it writes depends on the tokens."""
+    arr = as_float_array("outputs", outputs)
+    if arr.ndim != 5 or arr.shape[0] < 2:
+        raise ValueError(f"outputs must have shape (sequences ≥ 2, layers, heads, n, head_dim), got {arr.shape}")
+    arr = arr.astype(np.float64)
+    mean = arr.mean(axis=0)
+    total = np.square(arr).sum(axis=(-2, -1)).mean(axis=0)
+    return np.square(mean).sum(axis=(-2, -1)) / np.where(total > 0, total, 1.0)
+
+
 # ---- the study: runs, scores, memoised ablations ----------------------------------------------
 #: how a head is removed: its output before o_proj set to zero, to its mean over the reference
 #: sequences (position by position), or to its output on one reference sequence (resampling)
 ABLATIONS = ("zero", "mean", "resample")
+ABLATION_LABELS = {"zero": "置零", "mean": "换成均值", "resample": "重采样"}
 
 
 class HeadStudy:
@@ -196,6 +213,7 @@ class HeadStudy:
         self.loss_positions = list(range(1, self.length)) + list(range(self.length + 1, 2 * self.length))
         self._ablated: dict = {}
         self._reference = None
+        self._dla = None
 
     @property
     def first_copy_loss(self) -> float:
@@ -287,6 +305,36 @@ class HeadStudy:
                                       "weights": done["weights"][0]}
         return self._ablated[key]
 
+    def composition(self, sender, receiver, kind: str = "zero") -> list:
+        """:func:`helpers.patching.composition` on this study: ``sender``'s direct write removed
+        (zeroed, or for ``kind="mean"`` replaced by its mean output over the reference sequences)
+        from ``receiver``'s queries only, keys only, values only, and all three. One dict per
+        input: ``"inputs"`` (e.g. ``("k",)``), ``"weights"`` (the receiver's pattern, ``(seeds, n,
+        n)``), ``"induction"`` (the receiver's induction score on
+        each sequence, ``(seeds,)``) and ``"first"`` / ``"second"`` (each sequence's copy losses)."""
+        from . import patching
+
+        kind = one_of("kind", kind, ABLATIONS[:2])
+        replacement = None if kind == "zero" else self.replacements([sender], kind)[tuple(sender)]
+        rows = patching.composition(self.model, self.batch, self.layer_inputs, sender, receiver,
+                                    replacement=replacement, loss_positions=self.loss_positions)
+        t = self.length - 1
+        return [{"inputs": r["inputs"], "weights": r["weights"], "induction": induction_score(r["weights"], self.length),
+                 "first": r["losses"][:, :t].mean(axis=-1), "second": r["losses"][:, t:].mean(axis=-1)}
+                for r in rows]
+
+    def logit_attribution(self) -> np.ndarray:
+        """Every head's direct share of the logit of the next token (:mod:`helpers.logit_attribution`,
+        the final norm's scale frozen at the clean run's) at :attr:`loss_positions`:
+        ``(seeds, layers, heads, 2T − 2)``, the first copy's ``T − 1`` positions, then the second
+        copy's (computed once)."""
+        if self._dla is None:
+            from .logit_attribution import head_logit_attribution
+
+            self._dla = head_logit_attribution(self.model, self.batch, self.layer_inputs, self.final_residual,
+                                               self.loss_positions)
+        return self._dla
+
     def second_copy_loss_without(self, heads) -> float:
         """Second-copy loss (mean over the sequences) with ``heads`` ablated."""
         return float(copy_losses(self.ablate(heads)["losses"], self.length)[1].mean())
@@ -344,9 +392,10 @@ def _seed_list(name: str, seeds) -> tuple:
     return seeds
 
 
-def study(length: int = 16, seeds=(0, 1, 2)) -> HeadStudy:
+def study(length: int = 16, seeds=tuple(range(12))) -> HeadStudy:
     """The :class:`HeadStudy` of SmolLM2-135M (loaded once), shared by the notebook, its explorer
-    and its exercises so that every ablation is run once."""
+    and its exercises so that every ablation is run once. The default is the study the stored
+    scan (:data:`helpers.head_scan.SETUP`) was run on: 12 sequences of 16 random tokens."""
     length = positive_int("length", length)
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"seeds must be a sequence of integers, got {seeds!r}")

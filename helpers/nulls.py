@@ -36,3 +36,16 @@ def spread(values, *, level: float = 0.95, resamples: int = 2000, seed: int = 0)
     low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return {"mean": float(values.mean()), "low": float(low), "high": float(high),
             "min": float(values.min()), "max": float(values.max()), "n": len(values)}
+
+
+def spread_text(values, null=None, *, digits: int = 2, signed: bool = True) -> str:
+    """One table cell: the mean of ``values`` (one per sequence) with its bootstrap 95% interval,
+    ``"+1.80 [+1.47, +2.10]"`` (a change; ``signed=False`` for a level such as a loss:
+    ``"6.19 [4.65, 7.91]"``); with ``null``, followed by the mean's percentile in it (``" 98"``)."""
+    from .render.validation import boolean, integer
+
+    digits = integer("digits", digits, low=0, high=6)
+    f = f"{'+' if boolean('signed', signed) else ''}.{digits}f"
+    s = spread(values)
+    text = f"{s['mean']:{f}} [{s['low']:{f}}, {s['high']:{f}}]"
+    return text if null is None else f"{text} {percentile(s['mean'], null):.0f}"

@@ -27,6 +27,7 @@ from .render.threads import with_one_blas_thread
 from .render.validation import (
     as_mask,
     as_real_array,
+    asarray_strict,
     boolean,
     finite_scalar,
     head_pairs,
@@ -357,7 +358,7 @@ def _id_rows(model: Model, ids) -> np.ndarray:
     if isinstance(ids, np.ndarray) and ids.ndim == 2 or (
             isinstance(ids, (list, tuple)) and ids and all(isinstance(r, (list, tuple, np.ndarray)) for r in ids)):
         try:
-            raw = np.asarray(ids)
+            raw = asarray_strict(ids)
         except ValueError:
             raw = None
         if raw is None or raw.ndim != 2 or raw.dtype == object:

@@ -20,6 +20,7 @@ from .render.validation import (
     boolean,
     check_elements,
     finite_result,
+    finite_scalar,
     positive_int,
     quiet_overflow,
     same_length,
@@ -139,14 +140,41 @@ def _online_steps(s, v, block):
     m, l, acc, steps = -np.inf, 0.0, np.zeros(v.shape[1]), []
     for start in range(0, len(s), block):
         chunk = s[start:start + block]
-        m_new = max(m, float(chunk.max()))
-        correction = np.exp(m - m_new)
-        p = np.exp(chunk - m_new)
-        l = l * correction + float(p.sum())
-        acc = acc * correction + p @ v[start:start + block]
-        m = m_new
+        m, l, acc = _update(m, l, acc, chunk, v[start:start + block])
         steps.append(OnlineStep(start, start + len(chunk), m, l, acc / l))
     return steps
+
+
+def online_softmax_update(running_max, running_sum, acc, scores, values) -> tuple:
+    """One step of the online softmax for one query row (``07_cost_of_length``): the state so far
+    (running max ``m``, running sum ``l`` of ``e^(s − m)``, accumulator ``acc`` = Σ e^(s − m)·v, shape
+    ``(d_v,)``) and a new block of ``scores`` ``(b,)`` with their ``values`` ``(b, d_v)`` give the new
+    ``(m, l, acc)``. Before the first block ``m = −∞``, ``l = 0``, ``acc = 0``; the row's output is
+    ``acc / l`` at any point. When the block raises the max, the old ``l`` and ``acc`` are rescaled
+    by ``e^(m_old − m_new)``."""
+    if isinstance(running_max, (float, np.floating)) and running_max == -np.inf:
+        m = -np.inf
+    else:
+        m = finite_scalar("running_max", running_max)
+    l = finite_scalar("running_sum", running_sum, low=0.0)
+    if m == -np.inf and l != 0:
+        raise ValueError(f"running_sum must be 0 while running_max is -inf (no block seen yet), got {l}")
+    acc = as_real_array("acc", acc, ndim=1)
+    s = as_real_array("scores", scores, ndim=1)
+    v = as_real_array("values", values, ndim=2)
+    if v.shape != (len(s), len(acc)):
+        raise ValueError(f"values must have shape (len(scores), len(acc)) = ({len(s)}, {len(acc)}), got {v.shape}")
+    with quiet_overflow():
+        m, l, acc = _update(m, l, acc, s, v)
+    finite_result(np.array([l]), "running_sum or scores", "the running sum")
+    return m, l, finite_result(acc, "acc or values", "the accumulator")
+
+
+def _update(m, l, acc, chunk, v):
+    m_new = max(m, float(chunk.max()))
+    correction = np.exp(m - m_new)
+    p = np.exp(chunk - m_new)
+    return m_new, l * correction + float(p.sum()), acc * correction + p @ v
 
 
 def measure(fn, *args, **kwargs) -> tuple:

@@ -14,6 +14,19 @@ exercise i, in the module of notebook NN), each defining ``EXERCISES`` and ``REF
 reference answers of discussion questions, :func:`reference`). This package gathers them all into
 :data:`EXERCISES` and :data:`REFERENCES`; a new notebook's module is found without editing this file.
 The closing quiz lives with ``08_reading_attention`` (:data:`QUIZ`, :func:`closing_quiz`).
+
+Code exercises (issue 27): a module may also define ``CODE_EXERCISES`` (gathered into
+:data:`CODE_EXERCISES`; keys distinct from :data:`EXERCISES`), functions the learner writes::
+
+    def softmax(x):
+        ...  # 在这里写
+
+
+    helpers.exercises.check_code("03-3", softmax)
+
+:func:`check_code` runs it on seeded cases against the lesson module's reference and prints the
+first wrong case with a hint for the mistake it looks like (:mod:`helpers.render.code_check`);
+:func:`solution` prints the reference solution for after the learner has tried.
 Nothing inside ``helpers`` imports this package.
 """
 from __future__ import annotations
@@ -25,12 +38,13 @@ from .reading_attention import QUIZ, closing_quiz
 from .real_model import previous_token_ranking
 
 
-def _gather(name: str) -> dict:
-    """``name`` (EXERCISES or REFERENCES) of every notebook's module, merged; a key twice is an error."""
+def _gather(name: str, optional: bool = False) -> dict:
+    """``name`` (EXERCISES, REFERENCES or the optional CODE_EXERCISES) of every notebook's module,
+    merged; a key twice is an error."""
     merged: dict = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
-        table = getattr(module, name)
+        table = getattr(module, name, {}) if optional else getattr(module, name)
         twice = set(table) & set(merged)
         if twice:
             raise RuntimeError(f"{module.__name__}.{name} repeats keys defined elsewhere: {sorted(twice)}")
@@ -42,6 +56,10 @@ def _gather(name: str) -> dict:
 EXERCISES = _gather("EXERCISES")
 #: reference answers of the discussion questions, by key
 REFERENCES = _gather("REFERENCES")
+#: the exercises where the learner writes a function (:func:`check_code`), by key
+CODE_EXERCISES = _gather("CODE_EXERCISES", optional=True)
+if set(CODE_EXERCISES) & set(EXERCISES):
+    raise RuntimeError(f"code exercises reuse keys of EXERCISES: {sorted(set(CODE_EXERCISES) & set(EXERCISES))}")
 
 
 def check(key: str, answer, **context):
@@ -66,4 +84,32 @@ def reference(key: str, show: bool = False) -> None:
         print("参考答案：" + REFERENCES[key])
 
 
-__all__ = ["check", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "QUIZ"]
+def check_code(key: str, function, **options):
+    """Run the learner's ``function`` for code exercise ``key`` (``"03-3"`` …) on seeded cases and
+    print the verdict: the first wrong case (inputs, expected vs returned, a hint for the mistake
+    it looks like) or ✔. Returns ``True``/``False``, ``None`` while it is still the stub. Never
+    raises because of ``function`` (see :mod:`helpers.render.code_check`: 2 s per case)."""
+    from ..render.code_check import run
+
+    if key not in CODE_EXERCISES:
+        print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
+        return None
+    try:
+        ok, message, _ = run(CODE_EXERCISES[key], function, **options)
+    except Exception as exc:  # noqa: BLE001 — a last guard: the learner sees a sentence, not a traceback
+        ok, message = None, (f"⚠ 判分程序没能处理这次的结果（{type(exc).__name__}）。先检查函数的返回值是不是"
+                             f"题目要求的形状和个数，再运行一次。")
+    print(message)
+    return ok
+
+
+def solution(key: str) -> None:
+    """Print the reference solution of code exercise ``key`` (readable code, written for the learner)."""
+    if key not in CODE_EXERCISES:
+        print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
+        return
+    print(f"参考写法（{CODE_EXERCISES[key].title}）：\n")
+    print(CODE_EXERCISES[key].solution)
+
+
+__all__ = ["check", "check_code", "solution", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "CODE_EXERCISES", "QUIZ"]

@@ -1,5 +1,6 @@
 """``05_causal_mask``: its self-checking exercises — the weight a token keeps on itself without the
-mask, and a right-looking mask's cache.
+mask, and a right-looking mask's cache — and one code exercise, 05-3: write causal scaled dot-product
+attention returning output and weights (:data:`CODE_EXERCISES`, :mod:`helpers.render.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
@@ -10,6 +11,7 @@ import numpy as np
 
 from .. import example
 from ..render.answers import CAN, Exercise, Number
+from ..render.code_check import Case, CodeExercise, Mistake
 
 
 def _unmasked_self_weight():
@@ -49,3 +51,143 @@ EXERCISES = {
 
 
 REFERENCES: dict = {}
+
+
+# ---- 05-3: write causal attention yourself (a code exercise, checked by helpers.render.code_check) ---
+def _attention_cases():
+    qkv = example.running_qkv()
+    rng = np.random.default_rng(505)
+    big = rng.standard_normal((3, 5, 4)) * 30
+    return [
+        Case("手算例子的 4 个 token（第 02 篇的 q、k、v，d = 2）", (qkv.q, qkv.k, qkv.v)),
+        Case("随机：5 个位置、d = 3、v 的宽度 2", tuple(rng.standard_normal((5, w)) for w in (3, 3, 2))),
+        Case("随机：6 个位置、d = 8", tuple(rng.standard_normal((6, 8)) for _ in range(3))),
+        Case("只有 1 个位置", tuple(rng.standard_normal((1, 4)) for _ in range(3))),
+        Case("分数很大：q、k 的元素在 ±30 左右（5 个位置、d = 4）", (big[0], big[1], big[2] / 30)),
+    ]
+
+
+def _attention_reference(q, k, v):
+    from ..attention import scaled_dot_product_attention
+
+    return scaled_dot_product_attention(q, k, v, causal=True)
+
+
+def _masked_softmax(scores, keep_offset=1):
+    """Softmax of ``scores`` with positions ``j ≥ i + keep_offset`` hidden (1 = causal)."""
+    n = scores.shape[-1]
+    hidden = np.triu(np.ones((len(scores), n), dtype=bool), k=keep_offset)
+    s = np.where(hidden, -np.inf, scores)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _wrong_attentions():
+    """The usual mistakes in writing causal attention, each as the wrong code a learner writes."""
+    def scores(q, k):
+        return q @ k.T / np.sqrt(q.shape[-1])
+
+    def with_offset(offset):
+        def attention(q, k, v):
+            w = _masked_softmax(scores(q, k), offset)
+            return w @ v, w
+        return attention
+
+    def no_mask(q, k, v):
+        s = scores(q, k)
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w = w / w.sum(axis=-1, keepdims=True)
+        return w @ v, w
+
+    def wrong_triangle(q, k, v):
+        s = np.where(np.tril(np.ones((len(q), len(k)), dtype=bool), k=-1), -np.inf, scores(q, k))
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w = w / w.sum(axis=-1, keepdims=True)
+        return w @ v, w
+
+    def mask_added_after(q, k, v):
+        _, w = no_mask(q, k, v)
+        w = w + np.where(np.triu(np.ones((len(q), len(k)), dtype=bool), k=1), -np.inf, 0.0)
+        return w @ v, w
+
+    def mask_zeroed_after(q, k, v):
+        _, w = no_mask(q, k, v)
+        w = w * np.tril(np.ones((len(q), len(k))))
+        return w @ v, w
+
+    def no_scale(q, k, v):
+        w = _masked_softmax(q @ k.T)
+        return w @ v, w
+
+    def scale_by_d(q, k, v):
+        w = _masked_softmax(q @ k.T / q.shape[-1])
+        return w @ v, w
+
+    def axis0(q, k, v):
+        s = np.where(np.triu(np.ones((len(q), len(k)), dtype=bool), k=1), -np.inf, scores(q, k))
+        e = np.exp(s - s.max(axis=0, keepdims=True))
+        w = e / e.sum(axis=0, keepdims=True)
+        return w @ v, w
+
+    def swapped(q, k, v):
+        w = _masked_softmax(scores(q, k))
+        return w, w @ v
+
+    def no_transpose(q, k, v):
+        w = _masked_softmax(q @ k / np.sqrt(q.shape[-1]))
+        return w @ v, w
+
+    def no_max(q, k, v):
+        s = np.where(np.triu(np.ones((len(q), len(k)), dtype=bool), k=1), -np.inf, scores(q, k))
+        e = np.exp(s)
+        w = e / e.sum(axis=-1, keepdims=True)
+        return w @ v, w
+
+    return (
+        Mistake("no_max", "分数很大时 e^s 溢出成 inf，inf / inf 是 nan：softmax 之前先减去每一行的最大值"
+                          "（s − s.max(axis=-1, keepdims=True)），结果不变（第 03 篇的练习 3）。", no_max),
+        Mistake("no_mask", "没有加因果掩码：第 i 行只能看位置 0…i，对角线右上方（j > i，未来的位置）的分数要在 softmax "
+                           "之前设成 −∞，softmax 之后这些权重就是 0。", no_mask),
+        Mistake("wrong_triangle", "掩码的三角反了：要遮住的是对角线右上方（j > i，还没出现的位置），你遮住的是左下方。"
+                                  "np.triu(np.ones((n, n)), k=1) 是右上方、不含对角线。", wrong_triangle),
+        Mistake("mask_added_after", "−∞ 加在了 softmax 之后，权重里出现了 −∞，乘 v 以后输出也坏了。掩码要加在分数上、"
+                                    "在 softmax 之前：softmax 把 −∞ 变成 0，剩下的权重重新加成 1。", mask_added_after),
+        Mistake("mask_zeroed_after", "softmax 之后才把右上方清零：剩下的权重加起来不到 1。掩码要在 softmax 之前加（分数设成 −∞），"
+                                     "让 softmax 自己在看得见的位置上归一化。", mask_zeroed_after),
+        Mistake("diagonal_hidden", "差了一格：对角线也被遮住了，每个位置连自己都看不见（第 0 行什么都看不见，0/0 = nan）。"
+                                   "j = i 要留着：np.triu(…, k=1) 的 k=1 表示从对角线右边一格开始遮。", with_offset(0)),
+        Mistake("one_future", "差了一格：多看了一个未来的位置，对角线右边紧挨着的那一格（j = i + 1）也要遮住："
+                              "np.triu(…, k=1)，不是 k=2。", with_offset(2)),
+        Mistake("no_scale", "忘了除以 √d：分数应是 q·kᵀ / √d，d 是 q 的最后一维（q.shape[-1]）。", no_scale),
+        Mistake("scale_by_d", "除的是 d，应该除以 √d：np.sqrt(q.shape[-1])。", scale_by_d),
+        Mistake("axis0", "softmax 沿第 0 维（每一列）做了：每一行（一个查询）的权重加起来才等于 1，用 axis=-1。", axis0),
+        Mistake("swapped", "两个返回值的顺序反了：先返回输出 out（n × d_v），再返回权重 weights（n × n）。", swapped),
+        Mistake("no_transpose", "分数要用 q @ k.T（每个 q 和每个 k 做点积，得到 n × n），不是 q @ k。", no_transpose),
+    )
+
+
+ATTENTION_SOLUTION = '''\
+import numpy as np
+
+
+def attention(q, k, v):
+    """因果掩码的缩放点积注意力：返回 (输出, 权重)。q, k: (n, d)，v: (n, d_v)。"""
+    n, d = q.shape
+    scores = q @ k.T / np.sqrt(d)                      # (n, n)：第 i 行是位置 i 对每个位置的分数
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)  # 对角线右上方：j > i，还没出现的位置
+    scores = np.where(future, -np.inf, scores)          # 在 softmax 之前遮住：e^(−∞) = 0
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)   # 每一行加起来等于 1
+    return weights @ v, weights
+'''
+
+CODE_EXERCISES = {
+    "05-3": CodeExercise("自己写带因果掩码的注意力：返回输出和权重", "attention(q, k, v)", ("q", "k", "v"),
+                         ("输出 out", "权重 weights"), _attention_cases, _attention_reference, _wrong_attentions(),
+                         ATTENTION_SOLUTION, returns="返回两个数组：return out, weights",
+                         forbidden=("helpers.scaled_dot_product_attention", "helpers.tiled.naive_attention",
+                                    "helpers.tiled.tiled_attention"),
+                         forbidden_hint="自己算分数 q @ k.T / √d，在 softmax 之前把 j > i 的分数设成 −∞，再做 softmax、"
+                                        "乘 v；softmax 可以自己写，也可以用 helpers.softmax。"),
+}

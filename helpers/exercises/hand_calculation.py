@@ -1,5 +1,6 @@
 """``03_hand_calculation``: its self-checking exercises — a row of the hand calculation with a changed
-key, and with a turned query.
+key, and with a turned query — and one code exercise, 03-3: write softmax over the last axis that
+survives scores of 1000 (:data:`CODE_EXERCISES`, checked by :mod:`helpers.render.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
@@ -10,6 +11,7 @@ import numpy as np
 
 from .. import example
 from ..render.answers import TOKEN, Exercise, Numbers, row_working
+from ..render.code_check import Case, CodeExercise, Mistake
 from ..render.format import fmt_vec
 
 
@@ -35,3 +37,107 @@ EXERCISES = {
 
 
 REFERENCES: dict = {}
+
+
+# ---- 03-3: write softmax yourself (a code exercise, checked by helpers.render.code_check) ------------
+def _softmax_cases():
+    rng = np.random.default_rng(303)
+    return [
+        Case("一维的 3 个分数", (np.array([1.0, 2.0, 3.0]),)),
+        Case("随机分数，形状 (3, 5)：每一行各做一次 softmax", (rng.standard_normal((3, 5)),)),
+        Case("随机分数，方阵 (4, 4)", (rng.standard_normal((4, 4)) * 2,)),
+        Case("一行分数大到 1000", (np.array([1000.0, 999.0, 998.0]),)),
+        Case("一行分数都在 −1000 附近", (np.array([-1000.0, -1001.0, -1003.0]),)),
+        Case("两行差得很远：一行在 1000 附近，一行在 0 附近", (np.array([[1000.0, 999.0, 997.0], [0.0, 1.0, 2.0]]),)),
+        Case("随机分数，三维 (2, 3, 4)：仍然沿最后一维", (rng.standard_normal((2, 3, 4)) * 3,)),
+        Case("每行只有一个位置，形状 (5, 1)", (rng.standard_normal((5, 1)),)),
+    ]
+
+
+def _softmax_reference(x):
+    from ..attention import softmax
+
+    return softmax(x, axis=-1)
+
+
+def _wrong_softmaxes():
+    """The usual mistakes in writing softmax, each as the wrong code a learner writes."""
+    def no_max(x):
+        e = np.exp(x)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def global_max(x):
+        e = np.exp(x - x.max())
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def axis0(x):
+        e = np.exp(x - x.max(axis=0, keepdims=True))
+        return e / e.sum(axis=0, keepdims=True)
+
+    def axis1(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def sum_no_keepdims(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1)
+
+    def max_no_keepdims(x):
+        e = np.exp(x - x.max(axis=-1))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def sum_all(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum()
+
+    def no_exp(x):
+        return x / x.sum(axis=-1, keepdims=True)
+
+    def no_normalise(x):
+        return np.exp(x - x.max(axis=-1, keepdims=True))
+
+    keepdims = ("求最大值或求和时去掉了那一维：形状 (3, 5) 的 x.sum(axis=-1) 是 (3,)，再和 (3, 5) 相减或相除时"
+                "按列对齐（方阵时不报错，悄悄算错；否则广播报错）。加 keepdims=True，形状保持 (3, 1)。")
+    return (
+        Mistake("no_max", "e^1000 超出了 float64 能表示的最大数（约 1.8e308），变成 inf，inf / inf 是 nan；"
+                          "分数都在 −1000 附近时 e^s 全部下溢成 0，0 / 0 也是 nan。先减去每一行的最大值："
+                          "softmax(x) = softmax(x − max)，结果不变，最大的一项变成 e^0 = 1。", no_max),
+        Mistake("global_max", "减去的是整个数组的最大值 x.max()：两行差得很远时，另一行的 e^s 全部下溢成 0，0 / 0 是 nan。"
+                              "要减每一行自己的最大值：x.max(axis=-1, keepdims=True)。", global_max),
+        Mistake("axis0", "沿第 0 维（每一列）做了 softmax；这里要沿最后一维，让每一行（一个查询的一行分数）加起来等于 1："
+                         "axis=-1。", axis0),
+        Mistake("axis1", "写死了 axis=1：一维的 x 没有第 1 维，三维的 x 第 1 维也不是最后一维。用 axis=-1（最后一维），"
+                         "任何维数都对。", axis1),
+        Mistake("sum_no_keepdims", keepdims, sum_no_keepdims),
+        Mistake("max_no_keepdims", keepdims, max_no_keepdims),
+        Mistake("sum_all", "除以了整个数组的总和：每一行要除以它自己那一行的和，e.sum(axis=-1, keepdims=True)。", sum_all),
+        Mistake("no_exp", "忘了取指数：softmax 先算 e^x（全变成正数、拉开差距），再除以总和；分数直接除以总和可能是负的。", no_exp),
+        Mistake("no_normalise", "忘了除以总和：e^(x − max) 之后，每一行还要除以这一行的和，权重加起来才等于 1。",
+                no_normalise),
+    )
+
+
+SOFTMAX_SOLUTION = '''\
+import numpy as np
+
+
+def softmax(x):
+    """沿最后一维的 softmax；分数大到 1000 也不溢出。"""
+    x = np.asarray(x, dtype=float)
+    shifted = x - x.max(axis=-1, keepdims=True)   # 每一行减去自己的最大值：最大的一项变成 0
+    e = np.exp(shifted)                            # 最大是 e^0 = 1，不会溢出
+    return e / e.sum(axis=-1, keepdims=True)       # 每一行除以自己的和，加起来等于 1
+'''
+
+
+def _code_exercises():
+    return {
+        "03-3": CodeExercise("自己写 softmax：沿最后一维，分数大到 1000 也不溢出", "softmax(x)", ("x",), ("权重",),
+                             _softmax_cases, _softmax_reference, _wrong_softmaxes(), SOFTMAX_SOLUTION,
+                             returns="返回和 x 同样形状的权重数组", forbidden=("helpers.softmax",),
+                             forbidden_hint="用 np.exp、x.max(axis=-1, keepdims=True) 和 x.sum(axis=-1, keepdims=True) "
+                                            "自己算，不要调用 helpers.softmax（也不要调用用到它的 helpers 函数）。"),
+    }
+
+
+CODE_EXERCISES = _code_exercises()

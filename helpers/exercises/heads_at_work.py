@@ -1,8 +1,8 @@
 """``12_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
 
 They live beside the head study they read and are registered in :data:`helpers.exercises.EXERCISES`
-as ``"12-1"`` … ``"12-3"`` (12-1 and 12-2 are predictions asked in the body, before the cell
-that shows the answer; 12-3 closes the notebook), so the notebook checks them like every other notebook::
+as ``"12-1"`` … ``"12-3"`` (all three are predictions asked in the body, before the cells that
+show the answer; nothing above them gives it away), so the notebook checks them like every other notebook::
 
     answer = None  # 例如 1
     helpers.exercises.check("12-1", answer)
@@ -98,7 +98,99 @@ EXERCISES = {
     "12-1": Exercise("重复的随机 token 序列上，哪一遍的平均损失更低？", COPIES, _lower_copy),
     "12-2": Exercise("前一个 token 前 5 名里，去掉哪一层的那个头一定不会改变归纳分数第一的头的归纳分数？",
                      LayerNumber(), _later_head_layer),
-    "12-3": Exercise("归纳头要起作用，更早的层里必须有哪一种头？", HEAD_KINDS, _earlier_head),
+    "12-3": Exercise("本篇的归纳头靠更早的层里哪一种头找到“上次的下一个”？", HEAD_KINDS, _earlier_head),
 }
 
 REFERENCES: dict = {}
+
+
+# ---- 12-4: write the induction score yourself (a code exercise, checked by helpers.render.code_check).
+# A separate block (issue 27): the cases are synthetic patterns, so it needs no model.
+import numpy as np  # noqa: E402  (kept inside this block so the block stays self-contained)
+
+from ..render.code_check import Case, CodeExercise, Mistake  # noqa: E402
+
+
+def _causal_rows(rng, n):
+    """Random causal attention rows ``(n, n)``: each row a softmax over positions 0…i."""
+    s = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), -np.inf, rng.standard_normal((n, n)) * 1.5)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _ideal(length, shift):
+    """Even causal rows, except that second-copy query i puts all its weight on ``i − T + shift``."""
+    n = 2 * length + 1
+    a = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    for i in range(length + 1, n):
+        a[i] = 0.0
+        a[i, i - length + shift] = 1.0
+    return a
+
+
+def _induction_cases():
+    rng = np.random.default_rng(1212)
+    return [
+        Case("一个理想的归纳头，T = 3：第二遍的每个位置只看上一次出现之后的那个位置", (_ideal(3, 1), 3)),
+        Case("一个理想的“重复 token”头，T = 3：第二遍的每个位置只看上一次出现的自己", (_ideal(3, 0), 3)),
+        Case("随机的因果注意力权重，T = 4", (_causal_rows(rng, 9), 4)),
+        Case("随机的因果注意力权重，T = 6", (_causal_rows(rng, 13), 6)),
+        Case("随机的因果注意力权重，T = 2", (_causal_rows(rng, 5), 2)),
+    ]
+
+
+def _induction_reference(a, length):
+    from ..heads import induction_score
+
+    return float(induction_score(a, length))
+
+
+def _wrong_induction_scores():
+    """The usual mistakes in reading the induction diagonal, each as the wrong code a learner writes."""
+    def diagonal(a, length, shift=1, start=None, transpose=False, reduce=np.mean, stop=1):
+        q = np.arange(length + 1 if start is None else start(length), 2 * length + stop)
+        keys = q - length + shift
+        return float(reduce(a[keys, q] if transpose else a[q, keys]))
+
+    return (
+        Mistake("duplicate", "差了一格：i − T 是上一次出现的“同一个 token”本身（重复 token 头看的地方）；归纳头看的是它后面的"
+                             "那一个，键的位置是 i − T + 1。", lambda a, t: diagonal(a, t, shift=0)),
+        Mistake("two_after", "差了一格：键的位置应是 i − T + 1（上一次出现之后紧挨着的那个），你取的是 i − T + 2。",
+                lambda a, t: diagonal(a, t, shift=2)),
+        Mistake("transposed", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]；你读的是 A[i − T + 1, i]"
+                              "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True)),
+        Mistake("from_T", "多算了位置 T：第二遍是位置 T + 1 … 2T（位置 0 是起始 token，第一遍是 1 … T），只对这 T 个查询取平均。",
+                lambda a, t: diagonal(a, t, start=lambda length: length)),
+        Mistake("whole_diagonal", "把第一遍的位置也平均进去了：只取第二遍的查询 i = T + 1 … 2T。",
+                lambda a, t: float(np.diagonal(a, -(t - 1)).mean())),
+        Mistake("drops_last", "少算了最后一个查询 2T（range 不含终点）：第二遍的查询是 T + 1 … 2T，要写成 "
+                              "range(T + 1, 2 * T + 1) 或 np.arange(T + 1, 2 * T + 1)。", lambda a, t: diagonal(a, t, stop=0)),
+        Mistake("no_mean", "应返回一个数：把这 T 个权重取平均（.mean()）。",
+                lambda a, t: a[np.arange(t + 1, 2 * t + 1), np.arange(2, t + 2)]),
+        Mistake("sum", "求的是和，不是平均：第二遍有 T 个查询，要除以 T（np.mean）。",
+                lambda a, t: diagonal(a, t, reduce=np.sum)),
+        Mistake("previous", "这是前一个 token 分数（每个位置放在 i − 1 上的平均权重）；归纳分数只看第二遍的查询 i，"
+                            "读的是 A[i, i − T + 1]。", lambda a, t: float(a[np.arange(1, 2 * t + 1), np.arange(2 * t)].mean())),
+    )
+
+
+INDUCTION_SOLUTION = '''\
+import numpy as np
+
+
+def induction_score(A, T):
+    """A：一个头的注意力权重 (2T+1, 2T+1)，序列是 [起始 token] + r + r（r 是 T 个随机 token）。
+    返回第二遍的每个查询 i = T+1 … 2T 放在 i − T + 1（上一次出现之后的那个位置）上的平均权重。"""
+    queries = np.arange(T + 1, 2 * T + 1)    # 第二遍的位置
+    keys = queries - T + 1                   # 上一次出现是 i − T，它后面的那个是 i − T + 1
+    return float(A[queries, keys].mean())
+'''
+
+CODE_EXERCISES = {
+    "12-4": CodeExercise("自己写归纳分数：第二遍的查询看“上一次出现之后的那个位置”的平均权重", "induction_score(A, T)",
+                         ("A", "T"), ("归纳分数",), _induction_cases, _induction_reference, _wrong_induction_scores(),
+                         INDUCTION_SOLUTION, returns="返回一个数：归纳分数（T 个权重的平均）",
+                         forbidden=("helpers.heads.induction_score", "helpers.heads.all_scores"),
+                         forbidden_hint="用 A[queries, keys] 一次取出这 T 个权重（queries = T + 1 … 2T，keys = queries − T + 1），"
+                                        "再取平均。"),
+}

@@ -8,7 +8,20 @@ from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
 from ..render.palette import PART_COLORS
-from ..render.panels import BarPanel, VectorPanel, highlight_largest
+from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest
+from ..render.validation import as_real_array
+
+#: the v-chain panel's half-widths (round the origin): the smallest that holds the whole chain with a
+#: margin is shown (±3.3 holds anything the sliders can make: v within ±3, weights summing to 1). Each
+#: is one background, drawn when the explorer is made, so no move waits for a full redraw.
+ZOOMS = (1.2, 1.8, 2.4, 3.3)
+
+
+def chain_zoom(points) -> float:
+    """The smallest half-width of :data:`ZOOMS` that holds ``points`` (n × 2) with an 8 % margin."""
+    points = as_real_array("points", points, shape=(None, 2))
+    reach = float(np.abs(points).max())
+    return next((z for z in ZOOMS if reach <= 0.92 * z), ZOOMS[-1])
 
 
 class HandCalculationExplorer(Explorer):
@@ -22,6 +35,13 @@ class HandCalculationExplorer(Explorer):
         self.k, self.v = qkv.k.copy(), qkv.v.copy()
         self.token = example.query_index("假")
         super().__init__(**kwargs)
+        if not self.naive:  # every zoom's background now, then back to the one shown
+            shown = self.zoom
+            for zoom in ZOOMS:
+                self._show_zoom(zoom)
+                self.render()
+            self._show_zoom(shown)
+            self.render()
 
     def make_controls(self):
         q = example.running_qkv().q[example.query_index()]
@@ -48,22 +68,16 @@ class HandCalculationExplorer(Explorer):
 
         picker = widgets.Dropdown(options=list(example.TOKENS), value="假", description="改 k、v：")
         picker.observe(self._pick_token, names="value")
-        reset = widgets.Button(description="恢复文章数字")
-        reset.on_click(lambda _button: self.reset())
-        return {"token": picker, "reset": reset}
+        return {"token": picker}
 
     def _pick_token(self, change):
         self.token = example.query_index(change["new"])
         t = self.token
         self.set(k1=float(self.k[t, 0]), k2=float(self.k[t, 1]), v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
 
-    def reset(self):
-        """Back to the article's numbers (the reset button)."""
+    def restore_state(self):
+        """Every token's k and v back to the article's numbers (part of 恢复默认)."""
         self.k, self.v = self.original_k.copy(), self.original_v.copy()
-        q = example.running_qkv().q[example.query_index()]
-        t = self.token
-        self.set(q1=float(q[0]), q2=float(q[1]), k1=float(self.k[t, 0]), k2=float(self.k[t, 1]),
-                 v1=float(self.v[t, 0]), v2=float(self.v[t, 1]))
 
     def compute_args(self):
         """q from its sliders, every token's k and v rows (the picked one as its sliders edited it)."""
@@ -80,14 +94,25 @@ class HandCalculationExplorer(Explorer):
                              xlabel="位置（token）", ylabel="权重")
         labels = [f"w·v({t})" for t in example.TOKENS] + ["输出"]
         # v sliders span −3…3 and the parts sum with weights ≤ 1: every point stays within ±3
-        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=3.3,
+        self.zoom = ZOOMS[-1]
+        self.vectors = VectorPanel(ax_v, np.zeros((5, 2)), labels, colors=PART_COLORS, lim=self.zoom,
                                    title="按权重把 v 首尾相接", chain=True, legend=True, legend_loc="lower left")
         self.animate(*self.bars.artists, *self.vectors.artists)
 
     def draw(self, row):
         self.bars.update(row.weights)
         highlight_largest(self.bars, row.weights)
-        self.vectors.update(np.vstack([row.parts, row.output]))
+        vectors = np.vstack([row.parts, row.output])
+        self._show_zoom(chain_zoom(np.vstack(arrow_points(vectors, chain=True))))
+        self.vectors.update(vectors)
+
+    def _show_zoom(self, zoom):
+        """The v-chain panel at ±``zoom`` (its background is kept per zoom)."""
+        if zoom != self.zoom:
+            self.zoom = zoom
+            self.vectors.ax.set_xlim(-zoom, zoom)
+            self.vectors.ax.set_ylim(-zoom, zoom)
+            self.invalidate_background(key=zoom)
 
     def describe(self, row):
         lines = [

@@ -17,7 +17,7 @@ class LearningExplorer(Explorer):
     """Reads the notebook's cached training run (:func:`helpers.training.trained_run`): moving the
     slider computes one forward pass of one sentence, nothing is trained again."""
 
-    figsize = (8.4, 2.9)
+    figsize = (8.4, 3.1)
 
     def __init__(self, **kwargs):
         self.run = training.trained_run()
@@ -37,10 +37,14 @@ class LearningExplorer(Explorer):
         return training.checkpoint_record(self.run, step, tuple(sentence.split()))
 
     def build(self, fig):
-        ax_w, ax_t, ax_c = fig.subplots(1, 3, width_ratios=[1.25, 1.0, 1.0])
+        ax_w, ax_t, ax_c = fig.subplots(1, 3, width_ratios=[1.0, 1.0, 1.0])
+        fig.get_layout_engine().set(wspace=0.06)  # room between the table and the curve's y label
         first = training.EXAMPLES[0]
         self.weights = WeightsPanel(ax_w, first, np.zeros(len(first)), title="最后一个词的权重",
                                     show_values=False)
+        # below the words (text artists just under the axis), not on them
+        ax_w.set_xlabel("句子里的词（从句首到句末）", labelpad=17)
+        self.length = None  # the x range follows the sentence's length (one background per length)
         action = self.action = training.KINDS.index("动作")
         self.table = score_panel(ax_t, np.zeros((4, 4)), title="分数表（每行减去均值）", vmax=self.vmax,
                                  highlight_row=action)
@@ -52,13 +56,24 @@ class LearningExplorer(Explorer):
         ax_c.plot(self.run.test_steps, self.run.test_accuracy, color=DARK_GREY)
         (self.marker,) = ax_c.plot([0], [self.run.test_accuracy[0]], "o", color=ACCENT, ms=8)
         ax_c.set_ylim(0, 1.05)
+        ax_c.set_title("测试集准确率（橙点：当前步）")
         ax_c.set_xlabel("训练步数")
         ax_c.set_ylabel("测试集准确率")
         ax_c.spines[["top", "right"]].set_visible(False)
         self.animate(*self.weights.artists, self.table.image, *covers, self.table.row_box, *self.table.texts[action],
                      self.marker)
 
+    def background_variants(self):
+        """One sentence of each length: each x range is drawn once, up front."""
+        by_length = {len(words): " ".join(words) for words in training.EXAMPLES}
+        return [{"sentence": sentence} for sentence in by_length.values()]
+
     def draw(self, s):
+        n = len(s["words"])
+        if n != self.length:
+            self.length = n
+            self.weights.ax.set_xlim(-0.6, n - 0.4)
+            self.invalidate_background(key=n)
         self.weights.update(s["words"], s["weights"])
         self.table.update(s["table"], highlight_row=self.action)
         self.marker.set_data([s["step"]], [s["accuracy"]])

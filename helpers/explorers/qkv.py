@@ -9,9 +9,13 @@ from ..render.format import fmt_vec
 from ..render.palette import QKV_COLORS
 from ..render.panels import VectorPanel
 
+#: what the 载入 picker shows while the sliders hold an input that is no token's row of X
+CUSTOM = "（自定义）"
+
 
 class QKVExplorer(Explorer):
-    """Sliders for 事项 时间 疑问 动作 of one token; a picker loads any token's row of X."""
+    """Sliders for 事项 时间 疑问 动作 of one token; a picker loads any token's row of X and
+    shows :data:`CUSTOM` once the sliders leave every token's row."""
 
     figsize = (5.4, 3.4)
 
@@ -26,14 +30,22 @@ class QKVExplorer(Explorer):
     def make_actions(self):
         import ipywidgets as widgets
 
-        picker = widgets.Dropdown(options=list(example.TOKENS), value=example.QUERY_TOKEN,
+        picker = widgets.Dropdown(options=[*example.TOKENS, CUSTOM], value=example.QUERY_TOKEN,
                                   description="载入")
         picker.observe(self._load_token, names="value")
+        self._following = False
         return {"token": picker}
 
     def _load_token(self, change):
+        if self._following or change["new"] == CUSTOM:  # the picker following the sliders loads nothing
+            return
         x = example.X[example.query_index(change["new"])]
         self.set(**{f"x{i}": float(v) for i, v in enumerate(x)})
+
+    @staticmethod
+    def matching_token(x) -> str:
+        """The token whose row of X is ``x``, else :data:`CUSTOM`."""
+        return next((t for t, row in zip(example.TOKENS, example.X) if np.allclose(row, x)), CUSTOM)
 
     def compute(self, x0, x1, x2, x3):
         x = np.array([x0, x1, x2, x3])
@@ -45,13 +57,26 @@ class QKVExplorer(Explorer):
                                  lim=((-8.5, 8.5), (-4.5, 4.5)), title="q、k、v（2 维）", legend=True,
                                  legend_loc="lower left")
         self.title = self.panel.ax.title  # names the current input, so the static preview says what it shows
-        self.animate(*self.panel.artists, self.title)
+        # k above v and v drawn wider, so that k = v (one feature: 疑问 alone) shows as k inside v
+        q_arrow, k_arrow, v_arrow = self.panel.arrows
+        v_arrow.arrow_patch.set_linewidth(5.0)
+        q_tip, k_tip, v_tip = self.panel.tips
+        # animated artists are drawn in this order (not by zorder): k after v
+        self.animate(q_arrow, v_arrow, k_arrow, q_tip, v_tip, k_tip, *self.panel.texts, self.title)
+
 
     def draw(self, state):
         self.panel.update([state["q"], state["k"], state["v"]])
-        matches = [t for t, row in zip(example.TOKENS, example.X) if np.allclose(row, state["x"])]
-        self.title.set_text(f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}"
-                            + (f"（{matches[0]}）" if matches else ""))
+        self.panel.tips[2].set_markersize(8)  # update() resets the tips' sizes
+        token = self.matching_token(state["x"])
+        self.title.set_text(f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}" + (f"（{token}）" if token != CUSTOM else ""))
+        picker = self.actions["token"]
+        if picker.value != token:
+            self._following = True
+            try:
+                picker.value = token
+            finally:
+                self._following = False
 
     def describe(self, state):
         return (f"x = {fmt_vec(state['x'], 1)} → "

@@ -1,4 +1,4 @@
-"""``12_heads_at_work``: its figures — score maps, head patterns, copy losses.
+"""``12_heads_at_work``: its figures — score maps, head patterns, copy losses, null distributions.
 
 :class:`PatternPanel` draws one head's pattern on a repeated sequence; the static figure and the
 explorer (:mod:`helpers.explorers.heads`) share it.
@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..heads import SCORE_LABELS, SCORES, top_heads
-from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, WHITE
+from ..nulls import percentile
+from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
 from ..render.panels import matrix_mesh
 from ..render.png import new_figure
-from ..render.validation import positive_int
+from ..render.validation import as_real_array, finite_scalar, positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):
@@ -106,4 +107,43 @@ def copy_loss_figure(curves: dict, length: int):
     # below the axes: inside, its long labels would cross the dashed line between the two copies
     ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+#: the marked values of a null figure: colour and line style (distinct without colour too)
+MARKS = ((ACCENT, "-"), (MUTED, "--"), (PINK, "-."), (BLACK, ":"))
+
+
+def null_figure(panels, xlabel: str, *, bins: int = 40):
+    """Null distributions as histograms (bars in BASE), each with up to four marked values.
+
+    ``panels`` is a list of ``(title, null, marks)``: ``null`` a 1-D sample (e.g. the loss change
+    of every single head, or of every random set of k heads), ``marks`` ``{label: value}``. Each
+    mark is a vertical line; its legend entry gives the value and its percentile in that panel's
+    null (:func:`helpers.nulls.percentile`), so the figure says what the text quotes."""
+    if isinstance(panels, (str, bytes, dict)) or not isinstance(panels, (list, tuple)) or not panels:
+        raise TypeError(f"panels must be a non-empty list of (title, null, marks) tuples, got {panels!r:.60}")
+    bins = positive_int("bins", bins)
+    fig = new_figure(3.6 * len(panels) + 0.4, 4.3)
+    axes = np.atleast_1d(fig.subplots(1, len(panels)))
+    for ax, panel in zip(axes, panels):
+        if not isinstance(panel, (list, tuple)) or len(panel) != 3 or not isinstance(panel[2], dict):
+            raise TypeError(f"each panel must be a (title, null, marks) tuple with marks a dict, got {panel!r:.60}")
+        title, null, marks = panel
+        if len(marks) > len(MARKS):
+            raise ValueError(f"marks must hold at most {len(MARKS)} values per panel, got {len(marks)}")
+        null = as_real_array("null", null).ravel()
+        values = [finite_scalar(f"marks[{label!r}]", v) for label, v in marks.items()]
+        low, high = min([null.min(), *values]), max([null.max(), *values])
+        pad = 0.04 * (high - low or 1.0)
+        ax.hist(null, bins=np.linspace(low - pad, high + pad, bins + 1), color=BASE,
+                label=f"对照（{len(null)} 个）")
+        for (label, value), (colour, style) in zip(marks.items(), MARKS):
+            ax.axvline(value, color=colour, ls=style, lw=2.0,
+                       label=f"{label}：{value:+.2f}（第 {percentile(value, null):.0f} 百分位）")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("个数")
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
     return fig

@@ -2,7 +2,8 @@
 
 :func:`query_slider` is the slider for one component of a 2-dim query or key (``00_index``,
 ``03_hand_calculation``); :func:`weights_html` writes a row of weights as the readout's HTML, one
-span per token, which the browser tests read (``00``, ``01``, ``03``).
+span per token, which the browser tests read (``00``, ``01``, ``03``); :func:`limit_note` says in
+a readout which sliders are at their maximum, where a further key press changes nothing (``06``, ``12``).
 """
 from __future__ import annotations
 
@@ -32,3 +33,29 @@ def weights_html(tokens, weights, *, css_class="weights") -> str:
     parts = [f'<span class="{css_class}-{i}">{tok} {fmt(w)}</span>'
              for i, (tok, w) in enumerate(zip(tokens, weights))]
     return " · ".join(parts)
+
+
+#: what a readout says about a slider at its maximum (a key press there does nothing visible)
+AT_MAX = "已是最大值"
+
+
+def limit_note(controls) -> str:
+    """``' · 长度 n 已是最大值（64）'`` for each slider of ``controls`` (``{name: widget}``) at its
+    maximum (an Int/FloatSlider at ``max``, a SelectionSlider at its last option); ``''`` if none."""
+    import ipywidgets as widgets
+
+    if not isinstance(controls, dict):
+        raise TypeError(f"controls must be a dict of name → widget, got {type(controls).__name__}")
+    notes = []
+    for control in controls.values():
+        if isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
+            top = control.max
+        elif isinstance(control, widgets.SelectionSlider) and control.options:
+            last = control.options[-1]
+            top = last[1] if isinstance(last, tuple) else last
+        else:
+            continue
+        if control.value == top:
+            shown = f"{top:{control.readout_format}}" if isinstance(control, widgets.FloatSlider) else f"{top}"
+            notes.append(f"{control.description} {AT_MAX}（{shown}）")
+    return "".join(f' · <span class="at-max">{n}</span>' for n in notes)

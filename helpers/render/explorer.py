@@ -15,6 +15,11 @@ control's range or options with a ``ValueError`` naming the control, and a NaN t
 float control directly (``FloatSlider`` lets NaN through) is put back to the previous value, so
 an explorer never shows NaN.
 
+Every explorer has a ``恢复默认`` button (:attr:`Explorer.reset_button`, from this base class): it
+puts every control and every action widget that holds a value (a picker) back where they were when
+the explorer was made, calls :meth:`Explorer.restore_state` for anything else a subclass keeps, and
+redraws once; the initial state is still memoised, so the press costs no recomputation.
+
 Displaying an explorer (the last line of a widget cell) sends one raw MIME bundle: the widget view,
 a static PNG of the initial figure with a one-line hint drawn into it, and the hint as text. A
 running kernel's frontend (trusted output) renders the live widget; an unrun notebook in
@@ -33,6 +38,8 @@ from .text_stamps import TextStamps
 from .threads import one_blas_thread
 from .validation import boolean, choice, finite_scalar, integer
 
+#: the label of the button that puts every control back to its initial value
+RESET_LABEL = "恢复默认"
 #: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
 STATIC_HINT = "静态预览 · 运行本单元格后可拖动控件"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -57,6 +64,13 @@ class Explorer:
         self.naive = boolean("naive", naive)
         self.controls = self.make_controls()
         self.actions = self.make_actions()
+        #: the control values the explorer starts with (what 恢复默认 goes back to)
+        self.defaults = dict(self.values)
+        self._action_defaults = {name: w.value for name, w in self.actions.items()
+                                 if hasattr(w, "has_trait") and w.has_trait("value")}
+        self.reset_button = widgets.Button(description=RESET_LABEL, tooltip="把每个控件放回初始值",
+                                           layout=widgets.Layout(width="auto"))
+        self.reset_button.on_click(lambda _button: self.restore_defaults())
         self.readout = widgets.HTML()
         # rendered at RENDER_DPI, shown at DPI: half the PNG's pixel width (set after the first render)
         self.image = widgets.Image(format="png", layout=widgets.Layout(
@@ -113,10 +127,14 @@ class Explorer:
         """HTML for the readout under the controls (numbers formatted explicitly)."""
         return ""
 
+    def restore_state(self) -> None:
+        """Put back whatever the explorer keeps besides its controls and pickers (03's edited k/v
+        rows); called by :meth:`restore_defaults` before the controls are set. Default: nothing."""
+
     def layout_children(self) -> list:
         import ipywidgets as widgets
 
-        row = list(self.actions.values()) + list(self.controls.values())
+        row = list(self.actions.values()) + list(self.controls.values()) + [self.reset_button]
         return [widgets.HBox(row, layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
 
     # ---- machinery --------------------------------------------------------------------------
@@ -254,7 +272,8 @@ class Explorer:
         self.renders += 1
 
     def set(self, **values) -> None:
-        """Set several controls at once with a single update (tests, reset buttons)."""
+        """Set several controls at once with a single update (tests, reset buttons); inside
+        :meth:`holding` no update (the holder updates)."""
         unknown = set(values) - set(self.controls)
         if unknown:
             raise ValueError(f"unknown control(s) {sorted(unknown)}; this explorer has {list(self.controls)}")
@@ -265,6 +284,7 @@ class Explorer:
         from traitlets import TraitError
 
         error = None
+        outer = self.held  # inside someone's holding(): they update afterwards (restore_defaults)
         with self.holding():
             for name, value in values.items():
                 try:
@@ -274,9 +294,19 @@ class Explorer:
                     error = exc if not isinstance(exc, TraitError) else ValueError(
                         f"{name} cannot be {value!r} here; allowed now: {options}")
                     break
-        self.update()  # the picture always matches the controls, even after a refused value
+        if not outer:
+            self.update()  # the picture always matches the controls, even after a refused value
         if error is not None:
             raise error
+
+    def restore_defaults(self) -> None:
+        """What the 恢复默认 button does: every control and picker back to its initial value (see
+        :attr:`defaults`), then one update."""
+        with self.holding():
+            self.restore_state()
+            for name, value in self._action_defaults.items():
+                self.actions[name].value = value  # a picker's own observer may call set(): held, no extra draw
+        self.set(**self.defaults)
 
     def _has_options(self, name: str) -> bool:
         return getattr(self.controls[name], "_options_values", None) is not None

@@ -46,11 +46,12 @@ def fmt_bytes(n_bytes: float) -> str:
     return f"{n:.2f} TiB"
 
 
-def text_table(headers, rows, *, digits: int = 3) -> str:
-    """A fixed-width text table; float cells are formatted with ``digits`` decimals.
+def table_cells(headers, rows, *, digits: int = 3) -> tuple[list[str], list[list[str]]]:
+    """The checked, formatted cells of a table: ``(header texts, body rows of texts)``.
 
-    Widths count CJK characters as two columns so Chinese headers line up.
-    """
+    Float cells get ``digits`` decimals (:func:`fmt`), arrays are written by :func:`fmt_vec`, anything
+    else by ``str``. Shared by :func:`text_table` and :func:`helpers.render.table.table`, so the text
+    and the HTML of one table always show the same cells."""
     _digits(digits)
     if isinstance(headers, (str, bytes)) or not isinstance(headers, (list, tuple)) or not headers:
         raise TypeError(f"headers must be a non-empty list of column titles, got {type(headers).__name__} {headers!r:.60}")
@@ -62,6 +63,7 @@ def text_table(headers, rows, *, digits: int = 3) -> str:
     for i, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != len(headers):
             raise ValueError(f"rows[{i}] must have {len(headers)} cells (one per header), got {row!r:.60}")
+
     def cell(value):
         if isinstance(value, (float, np.floating)):
             return fmt(value, digits)
@@ -75,9 +77,19 @@ def text_table(headers, rows, *, digits: int = 3) -> str:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rows[{i}][{j}] cannot be shown: {exc}") from None
 
-    table = [[cell(h) for h in headers]] + [[body_cell(i, j, v) for j, v in enumerate(row)]
-                                            for i, row in enumerate(rows)]
-    widths = [max(_width(r[i]) for r in table) for i in range(len(headers))]
+    return [cell(h) for h in headers], [[body_cell(i, j, v) for j, v in enumerate(row)] for i, row in enumerate(rows)]
+
+
+def text_table(headers, rows, *, digits: int = 3) -> str:
+    """A fixed-width text table; float cells are formatted with ``digits`` decimals.
+
+    Widths count CJK characters as two columns so Chinese headers line up in a terminal (a browser
+    draws them narrower: notebooks show tables with :func:`helpers.display.table`, whose plain-text
+    form is this).
+    """
+    head, body = table_cells(headers, rows, digits=digits)
+    table = [head] + body
+    widths = [max(_width(r[i]) for r in table) for i in range(len(head))]
     lines = []
     for r_i, row in enumerate(table):
         lines.append("  ".join(c + " " * (w - _width(c)) for c, w in zip(row, widths)).rstrip())

@@ -19,9 +19,24 @@ Conventions shared by all checks:
 from __future__ import annotations
 
 import numbers
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
+
+#: numpy < 1.24 warns (instead of raising ValueError) on ragged nested lists; both mean "ragged"
+_RAGGED_WARNING = getattr(getattr(np, "exceptions", np), "VisibleDeprecationWarning", DeprecationWarning)
+
+
+def asarray_strict(value) -> np.ndarray:
+    """``np.asarray(value)``, where a ragged nested list is a ``ValueError`` on every numpy version
+    (numpy ≥ 1.24 raises one; older versions only warn and build an object array)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", _RAGGED_WARNING)
+        try:
+            return np.asarray(value)
+        except _RAGGED_WARNING as exc:
+            raise ValueError(f"ragged nested sequence ({exc})") from None
 
 #: largest element count a helpers function allocates for one array (keeps a typo like
 #: ``n_samples=10**9`` from freezing the notebook: it is refused with a message instead)
@@ -54,7 +69,7 @@ def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool 
         raise TypeError(f"{name} must be an array of real numbers (a list, tuple or numpy array), "
                         f"got {_kind(value)}")
     try:
-        raw = np.asarray(value)
+        raw = asarray_strict(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a rectangular array of real numbers; got a ragged or "
                          f"malformed {type(value).__name__} ({exc})") from None
@@ -156,7 +171,7 @@ def as_mask(name: str, value, shapes) -> np.ndarray:
 def _all_bools(value) -> bool:
     if isinstance(value, (list, tuple)):
         try:
-            raw = np.asarray(value)
+            raw = asarray_strict(value)
         except (TypeError, ValueError):
             return False
         return raw.dtype.kind == "b"
@@ -322,7 +337,7 @@ def token_ids(name: str, value, vocab_size: int, *, min_length: int = 1) -> np.n
     if value is None or isinstance(value, (str, bytes, dict, set)):
         raise TypeError(f"{name} must be a list or array of integer token ids, got {_kind(value)}")
     try:
-        raw = np.asarray(value)
+        raw = asarray_strict(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a flat list of integer token ids, got a ragged {type(value).__name__}") from None
     if raw.dtype.kind not in "iu" and not (raw.size == 0 and raw.dtype.kind == "f"):
@@ -365,7 +380,7 @@ def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
         return {}
     by_layer: dict = {}
     for pair in _entries(name, value, "(layer, head) pairs"):
-        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or np.ndim(pair) == 0 or len(pair) != 2:
             raise TypeError(f"{name} must hold (layer, head) pairs, got {pair!r}")
         layer = _index(name, pair[0], num_layers, "layer")
         by_layer.setdefault(layer, set()).add(_index(name, pair[1], num_heads, "head"))

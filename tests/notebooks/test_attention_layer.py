@@ -67,3 +67,17 @@ def test_layer_explorer_each_control():
     assert len(e.panel.lines.get_segments()) == 4
     e.controls["rope"].value = True
     assert not np.allclose(e.state["attn"], attn)
+
+
+def test_the_readout_says_when_a_slider_is_at_its_maximum():
+    """A key press at a slider's end changes nothing visible: the readout says so (issue 22)."""
+    from helpers.render.controls import AT_MAX
+
+    e = widgets.attention_layer_explorer()
+    n = e.controls["n"]
+    assert f"查询头 {AT_MAX}（32）" in e.readout.value  # 32 heads is the default and the last option
+    assert f"长度 n {AT_MAX}" not in e.readout.value
+    e.set(n=n.max)
+    assert f"长度 n {AT_MAX}（{n.max}）" in e.readout.value
+    e.set(n=n.max - 1, heads=8)
+    assert AT_MAX not in e.readout.value

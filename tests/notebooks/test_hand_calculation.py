@@ -56,7 +56,7 @@ def test_hand_explorer_k_and_v_of_any_token(token):
     # switching token keeps the edit; reset restores the article's numbers
     e.actions["token"].value = "假"
     np.testing.assert_allclose(e.state.weights, w)
-    e.actions["reset"].click()
+    e.reset_button.click()
     assert [round(x, 3) for x in e.state.weights] == [0.179, 0.735, 0.043, 0.043]
     assert [round(x, 3) for x in e.state.output] == [1.648, 0.087]
 

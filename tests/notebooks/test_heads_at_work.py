@@ -65,24 +65,47 @@ def test_later_head_is_the_layer_above_the_induction_head_and_its_ablation_is_sh
     assert ex.check("12-2", 1, study=late) is True
 
 
-def test_heads_explorer_controls_show_the_studys_numbers(study):
+def test_heads_explorer_controls_show_the_studys_numbers_and_the_scans_three_removals(study):
+    from helpers import head_scan
+
+    scan = head_scan.load()
     e = widgets.heads_explorer()
     for score in heads.SCORES:
         for rank in (1, 2, 3):
             e.set(score=score, rank=rank)
             head = study.top(score, rank)[-1]
-            loss = study.second_copy_loss_without([head])
-            want = [round(study.scores[s][head], 3) for s in heads.SCORES]
-            want += [round(study.second_copy_loss, 3), round(loss, 3), round(loss - study.second_copy_loss, 3)]
+            change = [float(scan.single_change(kind).mean(axis=-1)[head]) for kind in heads.ABLATIONS]
+            want = [round(study.scores[s][head], 3) for s in heads.SCORES] + [round(c, 3) for c in change]
             assert shown_numbers(e.readout.value) == want
             np.testing.assert_array_equal(e.panel.image.get_array(), study.weights[0][head])
             title = e.panel.title.get_text()  # the static preview shows the settings too
             assert f"第 {head[0]} 层第 {head[1]} 个头" in title
             assert all(f"{study.scores[s][head]:.2f}" in title for s in heads.SCORES)
-            assert f"（{loss - study.second_copy_loss:+.2f}）" in title
+            assert all(f"{c:+.2f}" in title for c in change)
     before = e.renders
     e.controls["rank"].value = 1
     assert e.renders == before + 1 and e.state["head"] == study.top("induction", 1)[0]
+    e.set(score="previous", rank=1)  # 11.1: zero-ablation small, the mean ≈ 0 (read from the scan, not rerun)
+    assert e.state["head"] == (11, 1) and abs(e.state["mean"]) < 0.1 < e.state["zero"]
+
+
+def test_null_figure_marks_each_value_with_its_percentile_and_checks_its_panels():
+    from helpers.figures.heads_at_work import null_figure
+
+    null = np.arange(100.0)
+    fig = null_figure([("t", null, {"a": 49.5, "b": 200.0})], "x（nats）")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == ["对照（100 个）", "a：+49.50（第 50 百分位）", "b：+200.00（第 100 百分位）"]
+    assert ax.get_xlim()[1] > 200.0  # a mark far outside the null stays inside the axes
+    assert ax.get_xlabel() == "x（nats）" and ax.get_ylabel() == "个数"
+    assert len(null_figure([("a", null, {}), ("b", null, {})], "x").axes) == 2
+    with pytest.raises(TypeError, match="panels"):
+        null_figure([], "x")
+    with pytest.raises(TypeError, match="panel"):
+        null_figure([("t", null)], "x")
+    with pytest.raises(ValueError, match="marks"):
+        null_figure([("t", null, {str(i): float(i) for i in range(5)})], "x")
 
 
 def test_exercises_read_the_notebooks_cached_study(study, capsys):

@@ -45,3 +45,28 @@ def test_qkv_explorer_token_picker_loads_rows_of_x():
         e.actions["token"].value = token
         np.testing.assert_array_equal(e.state["x"], example.X[example.query_index(token)])
         np.testing.assert_array_equal(e.state["q"], example.running_qkv().q[example.query_index(token)])
+
+
+def test_the_picker_says_custom_once_the_sliders_leave_every_tokens_row():
+    from helpers.explorers.qkv import CUSTOM
+
+    e = widgets.qkv_explorer()
+    picker = e.actions["token"]
+    assert picker.value == "申请"
+    e.set(x0=1.0)  # [1, 0, 0, 1]: no token's input
+    assert picker.value == CUSTOM and e.values["x0"] == 1.0  # showing 自定义 loads nothing
+    assert "申请" not in e.panel.ax.get_title()
+    e.set(x0=2.0, x3=0.0)  # 假's row: the picker follows
+    assert picker.value == "假" and e.panel.ax.get_title().endswith("（假）")
+    picker.value = CUSTOM  # choosing 自定义 by hand changes nothing
+    assert e.values == {"x0": 2.0, "x1": 0.0, "x2": 0.0, "x3": 0.0}
+
+
+def test_k_is_drawn_over_a_wider_v_so_equal_k_and_v_both_show():
+    e = widgets.qkv_explorer()
+    e.actions["token"].value = "怎么"  # x = 疑问 alone: k = v = [0, 1]
+    np.testing.assert_array_equal(e.state["k"], e.state["v"])
+    q_arrow, k_arrow, v_arrow = e.panel.arrows
+    order = e._animated
+    assert order.index(k_arrow) > order.index(v_arrow)  # animated artists are drawn in list order
+    assert k_arrow.arrow_patch.get_linewidth() < v_arrow.arrow_patch.get_linewidth()

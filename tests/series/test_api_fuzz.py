@@ -71,6 +71,9 @@ EXEMPT_MODULES = {
                          "answer with a Chinese hint and never raise; that contract (not ValueError) is tested with "
                          "correct, wrong, near-boundary and malformed answers in tests/series/test_exercises.py. NOTE: the data functions of 10's module (softmax_backward, "
                          "kind_only_weights, slowdown_by_d) do not yet validate their arguments",
+    "helpers.render.code_check": "the engine behind helpers.exercises.check_code: it runs a learner's function and "
+                                 "answers whatever it does with a Chinese message, never raising (not ValueError by "
+                                 "design); tests/unit/test_code_check.py and tests/series/test_code_exercises.py",
     "helpers.render.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its "
                               "own Malformed (a Chinese hint) by design, and judge() never raises; tests/unit/test_answers.py",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "

@@ -155,10 +155,10 @@ def expect_learning(value):
 
 
 def expect_heads(value):
-    from helpers import heads
+    from helpers import head_scan, heads
 
-    study = heads.study()
-    return r3([study.second_copy_loss_without([study.top("induction", int(value))[-1]])])
+    head = heads.study().top("induction", int(value))[-1]
+    return r3([head_scan.load().single_change("zero").mean(axis=-1)[head]])  # the explorer reads the scan
 
 
 def expect_circuit(value):
@@ -185,7 +185,7 @@ CASES = {
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
     "11_learning_a_circuit.ipynb": [(0, 0, "ArrowRight", ".repeat", expect_circuit)],
-    "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".loss", expect_heads)],
+    "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".zero", expect_heads)],
 }
 
 

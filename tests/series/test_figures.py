@@ -90,6 +90,14 @@ def test_a_clean_figure_passes():
     assert figure_problems(fig) == []
 
 
+def test_legend_entries_told_apart_by_line_style_need_no_colour_distance():
+    fig, ax = small_figure()
+    ax.plot([0, 1], [0.2, 0.3], color=helpers.render.palette.PINK, label="q")
+    ax.plot([0, 1], [0.6, 0.7], "--", color=helpers.render.palette.GREEN, label="k")
+    ax.legend(loc="lower right")
+    assert figure_problems(fig) == []
+
+
 @pytest.mark.parametrize("defect, expected", [
     (lambda ax: (ax.bar([0, 1], [0.4, 1.6]), ax.set_ylim(0, 1)), "extends past the axes limits"),
     (lambda ax: ax.plot([0, 1], [0, 5]) and ax.set_ylim(0, 1), "outside the axes limits"),
@@ -102,6 +110,9 @@ def test_a_clean_figure_passes():
     (lambda ax: (ax.bar([0], [1], color=helpers.render.palette.GREEN), ax.set_title("分数（灰）")), "names 灰"),
     (lambda ax: (ax.plot([0, 0.4, 0.42, 1], [0, 0, 1, 1], label="a line with a jump"), ax.legend(loc="upper left")),
      "runs through the legend text"),
+    (lambda ax: (ax.plot([0, 1], [0.2, 0.3], color=helpers.render.palette.PINK, label="q"),
+                 ax.plot([0, 1], [0.6, 0.7], color=helpers.render.palette.GREEN, label="k"),
+                 ax.legend(loc="lower right")), "differ only by colour, ΔE00 4.9 < 10 under deuteranopia"),
 ])
 def test_the_check_finds_each_kind_of_defect(defect, expected):
     fig, ax = small_figure()

@@ -16,7 +16,7 @@ def fake_weights(prev_share):
 
 
 class FakeStudy:
-    """The attributes of a :class:`helpers.heads.HeadStudy` the 11-x exercises read, without the model:
+    """The attributes of a :class:`helpers.heads.HeadStudy` the 12-x exercises read, without the model:
     4 layers × 3 heads, induction strongest at layer ``induction_layer``, previous-token at layer 1
     (first) and layer 3 (second: after the induction head unless ``induction_layer`` is 3)."""
 
@@ -47,7 +47,7 @@ class FakeStudy:
 
 def exercise_context(key):
     """The context an exercise's solve function needs (the notebook passes it), made without the model."""
-    if key.startswith("11-"):
+    if key.startswith("12-"):
         return {"study": FakeStudy()}
     if key == "09-1":
         weights = fake_weights(0.9)

@@ -14,6 +14,9 @@ problem:
 - a text is smaller than ``MIN_PT`` points at the displayed size;
 - an axis with tick labels has no axis label (colorbars included);
 - a colour word in a title or legend (橙, 绿, 紫, 灰…) names a colour no artist in that axes has;
+- two entries of one legend differ only by colour (same kind of mark, line style and marker) and
+  their colours are closer than ``helpers.render.colour_vision.MIN_DELTA_E`` (CIEDE2000) for
+  normal vision or simulated protanopia, deuteranopia or tritanopia (issue 22);
 - a plotted data line runs through a legend entry's text (08's eviction plot: the orange jump
   crossed both labels); reference lines spanning the axes (axhline/axvline) are not checked.
 
@@ -99,6 +102,7 @@ def figure_problems(fig, *, draw=None, min_pt: float = MIN_PT, display_scale: fl
             problems += _lines_through_legend(ax, renderer)
     problems += _unlabelled_axes(fig, [t[0] for t in texts])
     problems += _colour_words(fig, texts)
+    problems += _legend_colours(fig)
     return problems
 
 
@@ -289,4 +293,45 @@ def _colour_words(fig, texts) -> list:
             if f"（{word}）" in s or f"{word}色" in s or f"{word}线" in s or f"{word}柱" in s or f"{word}点" in s:
                 if colour not in present:
                     problems.append(f"text {s!r} names {word} ({colour}) but no artist there has that colour")
+    return problems
+
+
+def _handle_look(handle):
+    """``(colour, look)`` of a legend handle: its hex colour and what else tells it apart."""
+    from matplotlib.colors import to_hex
+
+    try:
+        if hasattr(handle, "get_linestyle") and hasattr(handle, "get_marker"):  # a line
+            return to_hex(handle.get_color()), ("line", handle.get_linestyle(), handle.get_marker())
+        if hasattr(handle, "get_hatch") and hasattr(handle, "get_facecolor"):  # a patch or collection
+            face = np.atleast_2d(np.asarray(handle.get_facecolor(), dtype=float))
+            if face.size == 0 or face[0][3] == 0:
+                face = np.atleast_2d(np.asarray(handle.get_edgecolor(), dtype=float))
+            return to_hex(face[0]), (type(handle).__name__, handle.get_hatch())
+    except (ValueError, TypeError, IndexError):
+        pass
+    return None, None
+
+
+def _legend_colours(fig) -> list:
+    """One line per pair of legend entries told apart by colour alone that a reader with normal
+    vision or a simulated dichromacy sees within ``MIN_DELTA_E`` of each other."""
+    from helpers.render import colour_vision
+
+    problems = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        handles = getattr(legend, "legend_handles", None) or getattr(legend, "legendHandles", [])
+        entries = [(text.get_text(), *_handle_look(h)) for h, text in zip(handles, legend.get_texts())]
+        for (sa, ca, la), (sb, cb, lb) in itertools.combinations(entries, 2):
+            if ca is None or cb is None or ca == cb or la != lb:
+                continue
+            for vision in colour_vision.VISIONS:
+                d = colour_vision.delta_e(ca, cb, vision)
+                if d < colour_vision.MIN_DELTA_E:
+                    problems.append(f"legend entries {sa!r} ({ca}) and {sb!r} ({cb}) differ only by colour, "
+                                    f"ΔE00 {d:.1f} < {colour_vision.MIN_DELTA_E:g} under {vision} vision")
+                    break
     return problems

@@ -69,3 +69,30 @@ def test_compute_args_changes_nothing():
     np.testing.assert_array_equal(e.k, k)
     np.testing.assert_array_equal(e.v, v)
     assert first["k"][1] == (2.5, k[1, 1])
+
+
+def test_a_set_inside_someone_elses_hold_leaves_the_update_to_them():
+    e = widgets.query_weights_explorer()
+    before = e.renders
+    with e.holding():
+        e.set(q1=2.0)
+        e.set(q2=-1.0)
+        assert e.renders == before
+    e.update()
+    assert e.renders == before + 1 and e.state["q"].tolist() == [2.0, -1.0]
+
+
+def test_restore_defaults_is_the_button_and_survives_a_full_memo():
+    from helpers.explorers.index import QueryWeightsExplorer
+    from helpers.render.explorer import RESET_LABEL
+
+    class Small(QueryWeightsExplorer):
+        memo_bytes = 60_000  # about one PNG: the initial state is pushed out
+
+    e = Small()
+    png, values = e.png, dict(e.values)
+    for q in np.linspace(-3, 3, 13):
+        e.set(q1=float(round(q, 1)), q2=float(round(-q, 1)))
+    e.reset_button.click()  # recomputed when the memo lost it: the same picture
+    assert e.reset_button.description == RESET_LABEL
+    assert e.values == values and e.png == png

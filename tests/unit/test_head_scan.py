@@ -54,6 +54,20 @@ def test_the_scan_holds_what_the_study_measures(tiny_scan):
     assert scan.tracked_after["zero"][1, 0, 1, j] == np.float32(after[tracked[j]])
 
 
+def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan):
+    study, _, path = tiny_scan
+    scan = head_scan.load(path)
+    head = study.top("induction", 1)[0]
+    after = study.intervene([(0, 1)], "mean")["scores"]["induction"].mean(axis=0)[head]
+    assert scan.score_after((0, 1), "induction", head, "mean") == pytest.approx(float(np.float32(after)))
+    with pytest.raises(ValueError, match="head must be one of the tracked"):
+        scan.score_after((0, 1), "induction", (5, 5))
+    with pytest.raises(ValueError, match="removed"):
+        scan.score_after((7, 0), "induction", head)
+    with pytest.raises(ValueError, match="score"):
+        scan.score_after((0, 1), "sink", head)
+
+
 def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
     _, arrays, _ = tiny_scan
     with pytest.raises(ValueError, match="path must be an existing head scan file.*make heads-scan"):
@@ -67,14 +81,22 @@ def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
         head_scan.load(tiny_scan[2]).draw_change(3)
 
 
+#: how closely a recomputed entry matches the stored one (see the test below)
+TOLERANCE = 1e-4
+
+
 @pytest.mark.slow
-def test_stored_entries_recompute_to_1e_6_with_the_real_model(smollm2):
+def test_stored_entries_recompute_with_the_real_model(smollm2):
+    """On the machine that wrote the scan every entry recomputes to < 1e-6; another CPU's SIMD/BLAS
+    kernels round the float32 forward differently (measured with OPENBLAS_CORETYPE=Haswell
+    NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL": ≈ 2e-5), so the test allows 1e-4 — far below the
+    ≥ 0.01 nats any table prints."""
     scan = head_scan.load()
     assert int(scan.length) == head_scan.SETUP["length"]
     assert tuple(scan.seeds) == head_scan.SETUP["seeds"]
     assert tuple(scan.reference_seeds) == head_scan.SETUP["reference_seeds"]
     study = head_scan.scan_study()
-    np.testing.assert_allclose(scan.clean, head_scan.recompute(study, ("single", "zero", [])), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(scan.clean, head_scan.recompute(study, ("single", "zero", [])), rtol=0, atol=TOLERANCE)
     rng = np.random.default_rng(2026)  # a fresh choice of entries would do as well: every entry must match
     layers, n_heads = study.shape
     entries = []
@@ -91,4 +113,4 @@ def test_stored_entries_recompute_to_1e_6_with_the_real_model(smollm2):
     entries.append((("sets", "zero", top), scan.sets["zero"][s, i]))
     assert len(entries) >= 10
     for entry, stored in entries:
-        np.testing.assert_allclose(head_scan.recompute(study, entry), stored, rtol=0, atol=1e-6, err_msg=str(entry))
+        np.testing.assert_allclose(head_scan.recompute(study, entry), stored, rtol=0, atol=TOLERANCE, err_msg=str(entry))

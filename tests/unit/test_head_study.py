@@ -83,3 +83,42 @@ def test_study_arguments_are_checked(study):
     with pytest.raises(ValueError, match="resample needs at least as many reference_seeds"):
         heads.HeadStudy(model, length=T, seeds=(0, 1), reference_seeds=(5,), pool=range(256)).replacements(
             [(0, 0)], "resample")
+
+
+def test_composition_on_the_study_patches_one_input_and_reads_the_receivers_score(study):
+    rows = study.composition((0, 1), (1, 0))
+    assert [r["inputs"] for r in rows] == [("q",), ("k",), ("v",), ("q", "k", "v")]
+    clean = study.sequence_scores["induction"][:, 1, 0]
+    v = rows[2]
+    assert v["weights"].shape == (3, 2 * T + 1, 2 * T + 1)
+    np.testing.assert_allclose(v["induction"], clean, atol=1e-6)  # values never move a pattern
+    assert not np.allclose(rows[1]["induction"], clean, atol=1e-6)  # keys do
+    np.testing.assert_allclose(rows[1]["induction"], heads.induction_score(rows[1]["weights"], T))
+    assert v["first"].shape == v["second"].shape == (3,)
+    mean = study.composition((0, 1), (1, 0), "mean")
+    assert not np.allclose(mean[1]["induction"], rows[1]["induction"])  # the mean output stays in
+    with pytest.raises(ValueError, match="kind"):
+        study.composition((0, 1), (1, 0), "resample")
+    with pytest.raises(ValueError, match="sender"):
+        study.composition((1, 0), (0, 1))
+
+
+def test_logit_attribution_on_the_study_covers_the_loss_positions_once(study):
+    dla = study.logit_attribution()
+    assert dla.shape == (3, 2, 2, 2 * T - 2)
+    assert study.logit_attribution() is dla
+
+
+def test_output_constancy_is_one_for_a_constant_writer_and_small_for_a_token_reader():
+    rng = np.random.default_rng(0)
+    out = rng.normal(size=(50, 1, 2, 5, 4))
+    out[:, 0, 0] = np.arange(20.0).reshape(5, 4)  # the same vector at each position on every sequence
+    share = heads.output_constancy(out)
+    assert share.shape == (1, 2)
+    assert share[0, 0] == pytest.approx(1.0)
+    assert share[0, 1] < 0.1  # independent noise: the mean keeps about 1/50 of the energy
+    assert heads.output_constancy(np.zeros((3, 1, 1, 2, 2)))[0, 0] == 0.0
+    with pytest.raises(ValueError, match="outputs"):
+        heads.output_constancy(np.zeros((1, 1, 1, 2, 2)))
+    with pytest.raises(ValueError, match="outputs"):
+        heads.output_constancy(np.zeros((3, 2, 2)))

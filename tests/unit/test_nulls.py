@@ -30,3 +30,16 @@ def test_spread_is_seeded_and_its_interval_holds_the_mean():
     assert same["low"] == same["high"] == 1.5
     with pytest.raises(ValueError, match="level must be below 1"):
         nulls.spread(values, level=1.0)
+
+
+def test_spread_text_writes_the_mean_interval_and_percentile():
+    values = np.array([1.0, 2.0, 3.0])
+    s = nulls.spread(values)
+    assert nulls.spread_text(values) == f"+2.00 [{s['low']:+.2f}, {s['high']:+.2f}]"
+    assert nulls.spread_text(values, signed=False).startswith("2.00 [")
+    assert nulls.spread_text(values, np.arange(10.0)).endswith(" 25")  # 2.0 in 0…9: 2 below, one tie
+    assert nulls.spread_text(-values, digits=1).startswith("-2.0 [")
+    with pytest.raises(ValueError, match="digits"):
+        nulls.spread_text(values, digits=-1)
+    with pytest.raises(TypeError, match="signed"):
+        nulls.spread_text(values, signed="yes")

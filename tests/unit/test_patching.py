@@ -20,14 +20,21 @@ def clean():
     return model, ids, real_model.forward(model, ids, keep_inputs=True)
 
 
-def test_a_batch_is_bit_equal_to_one_sequence_at_a_time(clean):
+#: a batch and one sequence at a time take different BLAS paths on some numpy versions (1.23's
+#: stacked matmul): the same numbers to float32 round-off, not always the same bits
+SAME = dict(rtol=1e-5, atol=1e-6)
+
+
+def test_a_batch_is_one_sequence_at_a_time_to_float32_round_off(clean):
     model, ids, run = clean
     for b, row in enumerate(ids):
         one = real_model.forward(model, row, keep_inputs=True)
-        assert np.array_equal(one.logits, run.logits[b])
-        assert all(np.array_equal(w1, w[b]) for w1, w in zip(one.weights, run.weights))
-        assert all(np.array_equal(x1, x[b]) for x1, x in zip(one.layer_inputs, run.layer_inputs))
-        assert np.array_equal(one.final_residual, run.final_residual[b])
+        np.testing.assert_allclose(one.logits, run.logits[b], **SAME)
+        for w1, w in zip(one.weights, run.weights):
+            np.testing.assert_allclose(w1, w[b], **SAME)
+        for x1, x in zip(one.layer_inputs, run.layer_inputs):
+            np.testing.assert_allclose(x1, x[b], **SAME)
+        np.testing.assert_allclose(one.final_residual, run.final_residual[b], **SAME)
 
 
 def test_logits_at_computes_only_those_rows_and_losses_read_them(clean):
@@ -35,10 +42,10 @@ def test_logits_at_computes_only_those_rows_and_losses_read_them(clean):
     rows = [1, 4, 5]
     part = real_model.forward(model, ids, logits_at=rows)
     assert part.logits.shape == (3, 3, model.config.vocab_size)
-    assert np.array_equal(part.logits, run.logits[:, rows])
+    np.testing.assert_allclose(part.logits, run.logits[:, rows], **SAME)
     full = real_model.next_token_losses(run.logits, ids)
     picked = real_model.next_token_losses(part.logits, ids, positions=rows)
-    assert np.array_equal(picked, full[:, rows])
+    np.testing.assert_allclose(picked, full[:, rows], **SAME)
     with pytest.raises(ValueError, match="logits_at"):
         real_model.forward(model, ids, logits_at=[7])
     with pytest.raises(ValueError, match="last_only or logits_at"):

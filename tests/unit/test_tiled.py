@@ -51,3 +51,23 @@ def test_tiled_validation():
         tiled_attention(np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 2)), block=0)
     with pytest.raises(ValueError, match="k and v need the same number of rows"):
         tiled_attention(np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((3, 2)))
+
+
+def test_online_softmax_update_steps_to_the_softmax_and_checks_its_state():
+    from helpers import tiled
+
+    rng = np.random.default_rng(3)
+    scores, values = rng.standard_normal(10) * 3, rng.standard_normal((10, 2))
+    m, l, acc = -np.inf, 0.0, np.zeros(2)
+    for start in range(0, 10, 4):
+        m, l, acc = tiled.online_softmax_update(m, l, acc, scores[start:start + 4], values[start:start + 4])
+    assert m == scores.max()
+    assert np.allclose(acc / l, softmax(scores) @ values, rtol=1e-12, atol=1e-12)
+    steps = tiled.online_softmax_steps(scores, values, 4)
+    assert (steps[-1].running_max, steps[-1].running_sum) == (m, l)
+    with pytest.raises(ValueError, match="running_sum"):
+        tiled.online_softmax_update(-np.inf, 1.0, np.zeros(2), scores[:2], values[:2])
+    with pytest.raises(ValueError, match="values"):
+        tiled.online_softmax_update(0.0, 1.0, np.zeros(3), scores[:2], values[:2])
+    with pytest.raises(ValueError, match="running_max"):
+        tiled.online_softmax_update(np.nan, 1.0, np.zeros(2), scores[:2], values[:2])

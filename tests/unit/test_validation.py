@@ -269,3 +269,12 @@ def test_load_model_path_is_checked_before_reading():
         real_model.load_model(["model.gguf"])
     with pytest.raises(ValueError, match="path must be an existing GGUF file"):
         real_model.load_model("/nonexistent/model.gguf")
+
+
+def test_head_pairs_names_the_argument_for_a_numpy_scalar_or_a_0d_array():
+    from helpers.render.validation import head_pairs
+
+    for bad in (np.int64(1), np.array(1)):
+        with pytest.raises(TypeError, match="sender must hold"):
+            head_pairs("sender", [bad], 2, 2)
+    assert head_pairs("sender", [np.array([1, 0])], 2, 2) == {1: (0,)}

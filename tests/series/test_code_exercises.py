@@ -1,0 +1,271 @@
+"""Every code exercise (helpers.exercises.check_code, issue 27): the reference and the printed solution
+pass; each usual mistake is rejected with its own hint; the unfilled stub, a function that raises,
+returns None, loops, prints or modifies its input gets a hint, never a traceback; each exercise sits
+in its notebook with the stub's hint as the stored output and no solution in any output."""
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from paths import ROOT
+
+from helpers import exercises
+from helpers.exercises import CODE_EXERCISES
+from helpers.render import code_check
+
+KEYS = list(CODE_EXERCISES)
+#: code exercises whose cells the lead inserts into their notebook at merge (12 is rewritten elsewhere)
+AWAITING_NOTEBOOK: set = set()
+NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_attention_layer",
+               "07": "07_cost_of_length", "12": "12_heads_at_work"}
+
+
+def _function_name(exercise):
+    return exercise.signature.split("(")[0]
+
+
+def _solution(key):
+    """The printed solution, as a function (it calls no forbidden helper)."""
+    exercise = CODE_EXERCISES[key]
+    namespace = {}
+    exec(exercise.solution, namespace)  # noqa: S102 — our own solution text
+    return namespace[_function_name(exercise)]
+
+
+def _judge(key, fn, **changes):
+    exercise = dataclasses.replace(CODE_EXERCISES[key], **changes) if changes else CODE_EXERCISES[key]
+    ok, message, mistake = code_check.run(exercise, fn)
+    assert isinstance(message, str) and "Traceback" not in message
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in message)
+    return ok, message, mistake
+
+
+def test_five_exercises_where_their_ideas_are_taught():
+    assert set(KEYS) >= {"03-3", "05-3", "06-3", "07-3", "12-4"}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_reference_and_the_printed_solution_pass(key, capsys):
+    exercise = CODE_EXERCISES[key]
+    assert _judge(key, exercise.reference, forbidden=())[0] is True
+    ok, message, _ = _judge(key, _solution(key))
+    assert ok is True, message
+    exercises.solution(key)
+    assert exercise.solution in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_usual_mistake_is_rejected_with_its_own_hint(key):
+    exercise = CODE_EXERCISES[key]
+    wrong = [m for m in exercise.mistakes if m.wrong is not None]
+    assert len(wrong) >= 5
+    for mistake in wrong:
+        ok, message, _ = _judge(key, mistake.wrong)
+        assert ok is False, mistake.name
+        assert "提示：" + mistake.hint in message, (mistake.name, message)
+
+
+def _first_array(args):
+    return next(i for i, a in enumerate(args) if isinstance(a, np.ndarray))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_misbehaving_functions_get_a_hint_not_a_traceback(key):
+    exercise = dataclasses.replace(CODE_EXERCISES[key], reference=_solution(key))
+
+    def stub(*args):
+        ...
+
+    def raises(*args):
+        raise ZeroDivisionError("division by zero")
+
+    def none_later(*args):
+        none_later.calls += 1
+        return exercise.reference(*args) if none_later.calls == 1 else None
+    none_later.calls = 0
+
+    def loops(*args):
+        while True:
+            pass
+
+    def prints(*args):
+        print("调试 " * 5000)
+        return exercise.reference(*args)
+
+    def mutates(*args):
+        result = exercise.reference(*args)
+        args[_first_array(args)][...] = 0.0
+        return result
+
+    ok, message, _ = _judge(key, stub)
+    assert ok is None and message.startswith("⚠ 还没有写好")
+    ok, message, mistake = _judge(key, raises)
+    assert (ok, mistake) == (False, "error") and "ZeroDivisionError: division by zero" in message
+    ok, message, mistake = _judge(key, none_later)
+    assert (ok, mistake) == (False, "unreadable") and "None" in message
+    ok, message, mistake = _judge(key, loops, time_limit=0.2)
+    assert (ok, mistake) == (False, "timeout")
+    ok, message, _ = _judge(key, prints)
+    assert ok is True and "打印了" in message and len(message) < 600
+    ok, message, mistake = _judge(key, mutates)
+    assert (ok, mistake) == (False, "mutation")
+
+
+@pytest.mark.parametrize("key", [k for k in KEYS if k not in AWAITING_NOTEBOOK])
+def test_each_exercise_sits_in_its_notebook_with_the_stubs_hint_stored(key):
+    name = NOTEBOOK_OF[key[:2]]
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
+    call = f'helpers.exercises.check_code("{key}", {_function_name(CODE_EXERCISES[key])})'
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and call in "".join(c["source"])]
+    assert len(cells) == 1, f"{name} has no cell calling {call}"
+    source = "".join(cells[0]["source"])
+    assert "...  # 在这里写" in source
+    stored = "".join("".join(o.get("text", "")) for o in cells[0]["outputs"])
+    assert stored == code_check.run(CODE_EXERCISES[key], lambda *a: None)[1] + "\n"
+    shown = "".join("".join(o.get("text", "")) + json.dumps(o.get("data", {}), ensure_ascii=False)
+                    for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"])
+    body = [line for line in CODE_EXERCISES[key].solution.splitlines() if len(line.strip()) > 20]
+    assert not any(line.strip() in shown for line in body), "the solution shows in a stored output"
+
+
+def test_unknown_keys_and_non_functions_are_answered(capsys):
+    assert exercises.check_code("99-9", print) is None
+    assert exercises.solution("99-9") is None
+    assert exercises.check_code("03-3", None) is None
+    assert "⚠" in capsys.readouterr().out
+
+
+def test_a_failure_inside_the_checker_is_still_a_sentence(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("engine bug")
+    monkeypatch.setattr(code_check, "run", broken)
+    assert exercises.check_code("03-3", lambda x: x) is None
+    assert capsys.readouterr().out.startswith("⚠ 判分程序没能处理")
+
+
+# ---- the learner trial's findings (issue 27, second round) ---------------------------------------
+import helpers  # noqa: E402
+from helpers.attention import scaled_dot_product_attention as sdpa_alias  # noqa: E402
+
+
+def _gqa_with_helpers_repeat(q, k, v):
+    n_rep = q.shape[1] // k.shape[1]
+    k, v = helpers.layer.repeat_kv(k, n_rep), helpers.layer.repeat_kv(v, n_rep)
+    out, _ = helpers.scaled_dot_product_attention(*(np.swapaxes(a, 0, 1) for a in (q, k, v)), causal=True)
+    return np.swapaxes(out, 0, 1)
+
+
+CHEATS = {
+    "03-3": (lambda x: helpers.softmax(x), "helpers.softmax"),
+    "05-3": (lambda q, k, v: helpers.scaled_dot_product_attention(q, k, v, causal=True),
+             "helpers.scaled_dot_product_attention"),
+    "06-3": (_gqa_with_helpers_repeat, "helpers.layer.repeat_kv"),
+    "07-3": (lambda m, l, acc, s, v: helpers.tiled.online_softmax_update(m, l, acc, s, v),
+             "helpers.tiled.online_softmax_update"),
+    "12-4": (lambda A, T: float(helpers.heads.induction_score(A, T)), "helpers.heads.induction_score"),
+}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_calling_the_helper_the_exercise_asks_for_is_refused(key):
+    cheat, name = CHEATS[key]
+    ok, message, mistake = _judge(key, cheat)
+    assert (ok, mistake) == (False, "forbidden") and "✔" not in message
+    assert f"你的函数调用了 {name}" in message and "提示：" + CODE_EXERCISES[key].forbidden_hint in message
+
+
+def test_the_helper_is_noticed_under_another_name_and_through_other_helpers():
+    ok, _, mistake = _judge("05-3", lambda q, k, v: sdpa_alias(q, k, v, causal=True))
+    assert (ok, mistake) == (False, "forbidden")
+    ok, message, mistake = _judge("03-3", lambda x: helpers.scaled_dot_product_attention(x[None], x[None], x[None])[1][0])
+    assert (ok, mistake) == (False, "forbidden") and "helpers.softmax" in message
+    ok, _, mistake = _judge("12-4", lambda A, T: float(helpers.heads.all_scores(A, T)["induction"]))
+    assert (ok, mistake) == (False, "forbidden")
+
+
+def test_a_scalar_answer_is_asked_for_as_a_number():
+    def no_mean(A, T):
+        queries = np.arange(T + 1, 2 * T + 1)
+        return A[queries, queries - T + 1]
+    ok, message, mistake = _judge("12-4", no_mean)
+    assert (ok, mistake) == (False, "no_mean") and "提示：应返回一个数：把这 T 个权重取平均（.mean()）" in message
+    ok, message, _ = _judge("12-4", lambda A, T: "0.5")
+    assert ok is False and "返回值应是一个数，收到的是字符串（str）" in message and "数组" not in message
+    ok, message, _ = _judge("07-3", lambda m, l, acc, s, v: ("m", l, acc))
+    assert ok is False and "第 1 个返回值（m）应是一个数" in message
+    ok, message, _ = _judge("03-3", lambda x: "0.5")
+    assert ok is False and "返回值应是一个数组，收到的是字符串（str）" in message
+
+
+def test_lists_of_numbers_are_accepted_wherever_an_array_is_asked():
+    softmax, attention, online_step = _solution("03-3"), _solution("05-3"), _solution("07-3")
+    assert _judge("03-3", lambda x: softmax(x).tolist())[0] is True
+    assert _judge("05-3", lambda q, k, v: tuple(a.tolist() for a in attention(q, k, v)))[0] is True
+    assert _judge("07-3", lambda *a: [float(online_step(*a)[0]), float(online_step(*a)[1]), list(online_step(*a)[2])])[0] is True
+    assert _judge("12-4", lambda A, T: [_solution("12-4")(A, T)])[0] is True
+
+
+def test_dropping_the_last_query_is_named():
+    def range_excl(A, T):
+        return float(np.mean([A[i, i - T + 1] for i in range(T + 1, 2 * T)]))
+    ok, message, mistake = _judge("12-4", range_excl)
+    assert (ok, mistake) == (False, "drops_last") and "少算了最后一个查询 2T（range 不含终点）" in message
+
+
+def test_moving_heads_with_reshape_is_named():
+    def reshape_not_transpose(q, k, v):
+        n, h, d = q.shape
+        r = h // k.shape[1]
+        k, v = np.repeat(k, r, axis=1), np.repeat(v, r, axis=1)
+        out, _ = helpers.scaled_dot_product_attention(q.reshape(h, n, d), k.reshape(h, n, d), v.reshape(h, n, d), causal=True)
+        return out.reshape(n, h, d)
+    ok, message, mistake = _judge("06-3", reshape_not_transpose)
+    assert ok is False and mistake.startswith("reshape")
+    assert "reshape 会把数据打乱" in message and "挪头这一维要用 transpose/swapaxes" in message
+
+
+@pytest.mark.parametrize("order", ["l, m, acc", "acc, l, m", "m, acc, l"])
+def test_returning_the_online_state_in_another_order_is_named(order):
+    online_step = _solution("07-3")
+
+    def reordered(m, l, acc, s, v):
+        state = dict(zip(("m", "l", "acc"), online_step(m, l, acc, s, v)))
+        return tuple(state[name] for name in order.split(", "))
+    ok, message, mistake = _judge("07-3", reordered)
+    assert (ok, mistake[:5]) == (False, "order") and f"返回值的顺序不对：你返回的是 {order}" in message
+
+
+def test_the_messages_read_as_sentences():
+    attention = _solution("05-3")
+    _, message, _ = _judge("05-3", lambda q, k, v: attention(q, k, v)[0])
+    assert "例如 return out, weights）" in message and "收到的是一个数组" in message
+    assert "要写的是 attention(q, k, v)，返回两个数组：return out, weights。" in message
+    _, message, _ = _judge("06-3", lambda q, k, v: (q, q))
+    assert "要写的是 gqa_attention(q, k, v)，返回一个数组：每个查询头的输出，形状 (n, 查询头数, d)。" in message
+    _, message, _ = _judge("12-4", lambda A, T: "x")
+    assert "要写的是 induction_score(A, T)，返回一个数：归纳分数" in message
+    for key in KEYS:
+        text = code_check.returns_clause(CODE_EXERCISES[key])
+        assert not text.startswith("返回 ") and text.startswith(("返回", "按顺序返回")), text
+
+
+def test_a_wrong_number_of_arguments_states_the_signature():
+    def wrong_sig(A):
+        return 0.0
+    ok, message, mistake = _judge("12-4", wrong_sig)
+    assert (ok, mistake) == (False, "error") and "应为 induction_score(A, T)" in message and "wrong_sig(A)" in message
+
+
+def test_the_online_step_text_says_not_to_modify_acc_and_the_checker_agrees():
+    text = (ROOT / "notebook_sources" / "07_cost_of_length.md").read_text(encoding="utf-8")
+    exercise_text = text[text.index("**练习 3（写代码）**"):text.index('check_code("07-3"')]
+    assert "不要原地修改传进来的 `acc`" in exercise_text
+
+    def in_place(m, l, acc, s, v):
+        m_new = max(m, s.max())
+        c, p = np.exp(m - m_new), np.exp(s - m_new)
+        acc *= c
+        acc += p @ v
+        return m_new, l * c + p.sum(), acc
+    ok, message, mistake = _judge("07-3", in_place)
+    assert (ok, mistake) == (False, "mutation") and "改写了传进来的参数 acc" in message
