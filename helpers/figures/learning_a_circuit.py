@@ -35,7 +35,7 @@ def phase_change_figure(summary, *, vocab: int, ceiling: float):
     ax_loss.set_ylabel("损失（nats / token）")
     ax_loss.set_ylim(0, np.log(vocab) * 1.3)
     ax_loss.legend(fontsize=9, loc="center right")
-    ax_score.plot(steps, c["previous"], color=PREVIOUS_COLOUR, lw=2, label="第 0 层最好的前一个 token 分数")
+    ax_score.plot(steps, c["previous"], color=PREVIOUS_COLOUR, lw=2, ls="--", label="第 0 层最好的前一个 token 分数")
     ax_score.plot(steps, c["induction"], color=INDUCTION_COLOUR, lw=2, label="第 1 层最好的归纳分数")
     ax_score.axhline(ceiling, color=DARK_GREY, ls=":", lw=1.2, label=f"只靠位置能到的归纳分数（{ceiling:.2f}）")
     ax_score.set_ylim(0, 1.0)
