@@ -161,8 +161,9 @@ def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
                 if beyond.size:
                     extreme = beyond.max() if side == "right" else beyond.min()
                     edge = high if side == "right" else low
-                    text = (f"另有 {beyond.size} 个 {'>' if side == 'right' else '<'} {edge:+.2f}\n最{'大' if side == 'right' else '小'} {extreme:+.2f}")
-                    ax.annotate(text, xy=(edge, 0.55 * top), xytext=(-8 if side == "right" else 8, 0),
+                    text = (f"另有 {beyond.size} 个\n{'>' if side == 'right' else '<'} {edge:+.2f}\n"
+                            f"最{'大' if side == 'right' else '小'} {extreme:+.2f}")
+                    ax.annotate(text, xy=(edge, 0.62 * top), xytext=(-8 if side == "right" else 8, 0),
                                 textcoords="offset points", ha="right" if side == "right" else "left", va="center",
                                 fontsize=9)
                     ax.annotate("", xy=(edge, 0.45 * top), xytext=(edge - (high - low) * (0.12 if side == "right" else -0.12), 0.45 * top),

@@ -154,7 +154,7 @@ def test_null_figure_window_zooms_and_counts_what_lies_outside():
     ax = fig.axes[0]
     assert ax.get_xlim() == (-0.1, 0.3)
     texts = " ".join(t.get_text() for t in ax.texts)
-    assert "另有 2 个 > +0.30" in texts and "最大 +1.05" in texts and "另有 1 个 < -0.10" in texts
+    assert "另有 2 个\n> +0.30\n最大 +1.05" in texts and "另有 1 个\n< -0.10" in texts
     assert sum(p.get_height() for p in ax.patches if hasattr(p, "get_height") and p.get_width() < 0.1) == 100
     with pytest.raises(ValueError, match="must contain every marked value"):
         null_figure([("t", null, {"a": 0.9})], "x", window=(-0.1, 0.3))
