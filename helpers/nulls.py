@@ -49,3 +49,28 @@ def spread_text(values, null=None, *, digits: int = 2, signed: bool = True) -> s
     s = spread(values)
     text = f"{s['mean']:{f}} [{s['low']:{f}}, {s['high']:{f}}]"
     return text if null is None else f"{text} {percentile(s['mean'], null):.0f}"
+
+
+def ranks(values) -> np.ndarray:
+    """Ranks 1 … n of a 1-D sample (ties get the mean of their ranks)."""
+    values = as_real_array("values", values).ravel()
+    order = np.argsort(values, kind="stable")
+    r = np.empty(len(values))
+    r[order] = np.arange(1, len(values) + 1)
+    unique, counts = np.unique(values, return_counts=True)
+    for v in unique[counts > 1]:
+        r[values == v] = r[values == v].mean()
+    return r
+
+
+def rank_correlation(x, y) -> float:
+    """Spearman's rank correlation of two equally long samples (any shape, flattened): the
+    Pearson correlation of their ranks, in [−1, 1]."""
+    x, y = as_real_array("x", x).ravel(), as_real_array("y", y).ravel()
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"x and y must hold the same number (≥ 2) of values, got {len(x)} and {len(y)}")
+    rx, ry = ranks(x) - (len(x) + 1) / 2, ranks(y) - (len(y) + 1) / 2
+    denominator = np.sqrt((rx ** 2).sum() * (ry ** 2).sum())
+    if denominator == 0:
+        raise ValueError("x and y must each hold at least two different values (a constant sample has no ranks to correlate)")
+    return float((rx * ry).sum() / denominator)

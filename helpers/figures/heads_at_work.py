@@ -114,16 +114,25 @@ def copy_loss_figure(curves: dict, length: int):
 MARKS = ((ACCENT, "-"), (MUTED, "--"), (PINK, "-."), (BLACK, ":"))
 
 
-def null_figure(panels, xlabel: str, *, bins: int = 40):
+def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
     """Null distributions as histograms (bars in BASE), each with up to four marked values.
 
     ``panels`` is a list of ``(title, null, marks)``: ``null`` a 1-D sample (e.g. the loss change
     of every single head, or of every random set of k heads), ``marks`` ``{label: value}``. Each
     mark is a vertical line; its legend entry gives the value and its percentile in that panel's
-    null (:func:`helpers.nulls.percentile`), so the figure says what the text quotes."""
+    null (:func:`helpers.nulls.percentile`), so the figure says what the text quotes. ``window``
+    ``(low, high)`` zooms the x axis there (the bins span it); the null values outside it are not
+    drawn but counted, with the most extreme one, in an arrow label at that edge (percentiles still
+    use the whole null)."""
     if isinstance(panels, (str, bytes, dict)) or not isinstance(panels, (list, tuple)) or not panels:
         raise TypeError(f"panels must be a non-empty list of (title, null, marks) tuples, got {panels!r:.60}")
     bins = positive_int("bins", bins)
+    if window is not None:
+        if not isinstance(window, (list, tuple)) or len(window) != 2:
+            raise TypeError(f"window must be a (low, high) pair of numbers, got {window!r:.60}")
+        window = (finite_scalar("window[0]", window[0]), finite_scalar("window[1]", window[1]))
+        if window[0] >= window[1]:
+            raise ValueError(f"window must have low < high, got {window!r}")
     fig = new_figure(3.6 * len(panels) + 0.4, 4.3)
     axes = np.atleast_1d(fig.subplots(1, len(panels)))
     for ax, panel in zip(axes, panels):
@@ -134,10 +143,31 @@ def null_figure(panels, xlabel: str, *, bins: int = 40):
             raise ValueError(f"marks must hold at most {len(MARKS)} values per panel, got {len(marks)}")
         null = as_real_array("null", null).ravel()
         values = [finite_scalar(f"marks[{label!r}]", v) for label, v in marks.items()]
-        low, high = min([null.min(), *values]), max([null.max(), *values])
-        pad = 0.04 * (high - low or 1.0)
-        ax.hist(null, bins=np.linspace(low - pad, high + pad, bins + 1), color=BASE,
-                label=f"对照（{len(null)} 个）")
+        if window is None:
+            low, high = min([null.min(), *values]), max([null.max(), *values])
+            pad = 0.04 * (high - low or 1.0)
+            low, high = low - pad, high + pad
+        else:
+            low, high = window
+            outside = [v for v in values if not low <= v <= high]
+            if outside:
+                raise ValueError(f"window {window!r} must contain every marked value, got {outside[0]:+.3f}")
+        inside = null[(null >= low) & (null <= high)]
+        ax.hist(inside, bins=np.linspace(low, high, bins + 1), color=BASE, label=f"对照（{len(null)} 个）")
+        if window is not None:
+            ax.set_xlim(low, high)
+            top = ax.get_ylim()[1]
+            for side, beyond in (("right", null[null > high]), ("left", null[null < low])):
+                if beyond.size:
+                    extreme = beyond.max() if side == "right" else beyond.min()
+                    edge = high if side == "right" else low
+                    text = (f"另有 {beyond.size} 个\n{'>' if side == 'right' else '<'} {edge:+.2f}\n"
+                            f"最{'大' if side == 'right' else '小'} {extreme:+.2f}")
+                    ax.annotate(text, xy=(edge, 0.62 * top), xytext=(-8 if side == "right" else 8, 0),
+                                textcoords="offset points", ha="right" if side == "right" else "left", va="center",
+                                fontsize=9)
+                    ax.annotate("", xy=(edge, 0.45 * top), xytext=(edge - (high - low) * (0.12 if side == "right" else -0.12), 0.45 * top),
+                                arrowprops={"arrowstyle": "->", "color": BLACK, "lw": 1.2})
         for (label, value), (colour, style) in zip(marks.items(), MARKS):
             ax.axvline(value, color=colour, ls=style, lw=2.0,
                        label=f"{label}：{value:+.2f}（第 {percentile(value, null):.0f} 百分位）")

@@ -144,3 +144,19 @@ def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labe
         PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels[:-1])
     with pytest.raises(ValueError, match="every"):
         PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, every=0)
+
+
+def test_null_figure_window_zooms_and_counts_what_lies_outside():
+    from helpers.figures.heads_at_work import null_figure
+
+    null = np.concatenate([np.linspace(-0.05, 0.2, 100), [1.05, 0.5, -0.4]])
+    fig = null_figure([("t", null, {"a": 0.1})], "x", window=(-0.1, 0.3))
+    ax = fig.axes[0]
+    assert ax.get_xlim() == (-0.1, 0.3)
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "另有 2 个\n> +0.30\n最大 +1.05" in texts and "另有 1 个\n< -0.10" in texts
+    assert sum(p.get_height() for p in ax.patches if hasattr(p, "get_height") and p.get_width() < 0.1) == 100
+    with pytest.raises(ValueError, match="must contain every marked value"):
+        null_figure([("t", null, {"a": 0.9})], "x", window=(-0.1, 0.3))
+    with pytest.raises(ValueError, match="low < high"):
+        null_figure([("t", null, {})], "x", window=(0.3, -0.1))

@@ -43,3 +43,19 @@ def test_spread_text_writes_the_mean_interval_and_percentile():
         nulls.spread_text(values, digits=-1)
     with pytest.raises(TypeError, match="signed"):
         nulls.spread_text(values, signed="yes")
+
+
+def test_ranks_give_ties_their_mean_rank():
+    assert nulls.ranks([3.0, 1.0, 3.0, 2.0]).tolist() == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_rank_correlation_is_spearman():
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert nulls.rank_correlation(x, x ** 3) == pytest.approx(1.0)  # monotone, not linear
+    assert nulls.rank_correlation(x, -np.exp(x)) == pytest.approx(-1.0)
+    # hand-computed: ranks (1,2,3,4,5) vs (2,1,4,3,5) → 1 − 6·Σd²/(n(n²−1)) = 1 − 6·4/120 = 0.8
+    assert nulls.rank_correlation(x, [2.0, 1.0, 4.0, 3.0, 5.0]) == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="same number"):
+        nulls.rank_correlation(x, x[:3])
+    with pytest.raises(ValueError, match="different values"):
+        nulls.rank_correlation(x, np.ones(5))
