@@ -26,7 +26,7 @@ class CircuitExplorer(Explorer):
         import ipywidgets as widgets
 
         steps = [int(t) for t in self.history.steps]
-        return {"step": widgets.SelectionSlider(options=steps, value=steps[0], description="训练步数")}
+        return {"step": widgets.SelectionSlider(options=steps, value=steps[-1], description="训练步数")}
 
     def compute(self, step):
         h = self.history
