@@ -72,7 +72,7 @@ class CircuitPatterns:
 
     def __init__(self, fig, layers: int, heads: int, *, first: int, second: int, repeat: int, length: int):
         axes = np.atleast_2d(fig.subplots(layers, heads))
-        self.axes, self.meshes, self.titles = axes, [], []
+        self.axes, self.meshes, self.titles, self.marks = axes, [], [], []
         cmap = masked_viridis()
         j = np.arange(repeat - 1)
         for layer in range(layers):
@@ -80,9 +80,9 @@ class CircuitPatterns:
                 ax = axes[layer, head]
                 self.meshes.append(matrix_mesh(ax, np.full((length, length), np.nan), cmap=cmap))
                 for x in (first - 0.5, first + repeat - 0.5):
-                    ax.axvline(x, color=WHITE, lw=0.8, ls="--")
-                ax.axhline(second - 0.5, color=WHITE, lw=0.8, ls="--")
-                ax.plot(first + j + 1, second + j, "o", ms=4.5, mfc="none", mec=WHITE, mew=0.9)
+                    self.marks.append(ax.axvline(x, color=WHITE, lw=0.8, ls="--"))
+                self.marks.append(ax.axhline(second - 0.5, color=WHITE, lw=0.8, ls="--"))
+                self.marks.extend(ax.plot(first + j + 1, second + j, "o", ms=4.5, mfc="none", mec=WHITE, mew=0.9))
                 ticks = range(0, length, 8)
                 ax.set_xticks(ticks)
                 ax.set_yticks(ticks)
@@ -93,7 +93,8 @@ class CircuitPatterns:
 
     @property
     def artists(self) -> list:
-        return [*self.meshes, *self.titles]
+        """What an explorer animates, in drawing order: the marks after the meshes, so they stay on top."""
+        return [*self.meshes, *self.marks, *self.titles]
 
     def update(self, patterns, titles) -> None:
         flat = np.asarray(patterns, dtype=float).reshape(-1, *np.shape(patterns)[-2:])
