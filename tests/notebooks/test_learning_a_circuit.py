@@ -146,3 +146,32 @@ def test_bad_arguments_are_named():
         history.shown_index("all")
     with pytest.raises(ValueError, match="batch must hold a sequence with a repeat of 12"):
         history.shown_index(circuit.sequences(2, seed=0, task=circuit.Task(fixed=True)))
+
+
+def test_the_prose_about_the_curves_holds_in_every_seed():
+    """Cells 15–16: the steepest 200 steps fall several times more than the 200 before; the
+    previous-token score is still rising after the window; the other tokens' loss
+    rises during the drop and never goes below ln 32."""
+    for s in sweep.table("two_layers"):
+        start, end = s.drop
+        before = max(2 * start - end, 0)
+        fall = s.value_at("repeat_loss", start) - s.value_at("repeat_loss", end)
+        assert fall > 3 * (s.value_at("repeat_loss", before) - s.value_at("repeat_loss", start))
+        assert s.curves["previous"][-1] > s.value_at("previous", end) + 0.15
+        assert 0.5 < s.value_at("previous", end) < 0.6
+    run = sweep.table("two_layers")[0]
+    assert run.value_at("other_loss", run.drop[1]) > run.value_at("other_loss", run.drop[0]) + 0.1
+    assert run.curves["other_loss"].min() > np.log(32)      # never below guessing
+
+
+def test_the_pattern_panels_draw_their_marks_above_the_patterns():
+    """The explorer animates the meshes; the rings and dashed lines must be animated after them, or
+    the static preview hides them under the patterns."""
+    import matplotlib.figure
+
+    from helpers.figures.learning_a_circuit import CircuitPatterns
+
+    panels = CircuitPatterns(matplotlib.figure.Figure(), 2, 2, first=2, second=20, repeat=12, length=32)
+    artists = panels.artists
+    assert len(panels.marks) == 4 * 4
+    assert max(artists.index(m) for m in panels.meshes) < min(artists.index(m) for m in panels.marks)
