@@ -97,3 +97,10 @@ def test_learning_rate_moves_the_drop(runs):
     starts = {v: [s.drop[0] for s in runs[v]] for v in ("lr_high", "two_layers", "lr_low")}
     assert max(starts["lr_high"]) < min(starts["two_layers"]) and max(starts["two_layers"]) < min(starts["lr_low"])
     assert all(s.formed for v in ("lr_high", "lr_low") for s in runs[v])
+
+
+def test_every_stored_run_was_trained_in_the_pinned_environment():
+    """``make circuit-data`` trains every run under sweep.pinned_env, so the file is the same on any x86-64."""
+    from helpers.circuit import sweep
+
+    assert sweep.unpinned_runs() == []
