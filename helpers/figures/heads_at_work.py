@@ -72,13 +72,18 @@ class PatternPanel:
 
 
 def patterns_figure(patterns, titles, length: int):
-    """Several heads' patterns side by side (the top head of each score)."""
-    fig = new_figure(3.0 * len(patterns) + 0.6, 3.4)
-    axes = np.atleast_1d(fig.subplots(1, len(patterns)))
+    """Several heads' patterns side by side (the top head of each score); four or more wrap onto two
+    rows, so the figure stays within a page's width (≤ 3 panels in a row)."""
+    cols = len(patterns) if len(patterns) <= 3 else -(-len(patterns) // 2)
+    rows = -(-len(patterns) // cols)
+    fig = new_figure(3.0 * cols + 0.6, 3.4 * rows)
+    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
+    for ax in axes[len(patterns):]:
+        ax.set_axis_off()
     for ax, pattern, title in zip(axes, patterns, titles):
         panel = PatternPanel(ax, length, title=title)
         panel.update(pattern)
-    fig.colorbar(panel.image, ax=list(axes), fraction=0.02, label="权重")
+    fig.colorbar(panel.image, ax=list(axes[:len(patterns)]), fraction=0.02, label="权重")
     return fig
 
 

@@ -57,7 +57,7 @@ def table_cells(headers, rows, *, digits: int = 3) -> tuple[list[str], list[list
         raise TypeError(f"headers must be a non-empty list of column titles, got {type(headers).__name__} {headers!r:.60}")
     if not all(isinstance(h, str) for h in headers):
         raise TypeError(f"headers must be strings (column titles), got {list(headers)!r:.80}")
-    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__") or isinstance(rows, np.ndarray) and rows.ndim == 0:
         raise TypeError(f"rows must be a list of rows (each a list of cells), got {type(rows).__name__} {rows!r:.60}")
     rows = list(rows)
     for i, row in enumerate(rows):

@@ -184,7 +184,7 @@ CASES = {
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
     "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
-    "11_learning_a_circuit.ipynb": [(0, 0, "ArrowRight", ".repeat", expect_circuit)],
+    "11_learning_a_circuit.ipynb": [(0, 0, "ArrowLeft", ".repeat", expect_circuit)],  # opens at the last step
     "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".zero", expect_heads)],
 }
 
