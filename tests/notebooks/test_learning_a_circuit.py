@@ -79,7 +79,9 @@ def test_the_figures_draw_the_stored_curves():
     np.testing.assert_array_equal(lines["重复段里可预测的 token"].get_ydata(), run.curves["repeat_loss"])
     np.testing.assert_array_equal(lines["第 1 层最好的归纳分数"].get_ydata(), run.curves["induction"])
     assert loss_ax.patches and score_ax.patches           # the drop window, shaded in both
-    x0, x1 = loss_ax.patches[0].get_x(), loss_ax.patches[0].get_x() + loss_ax.patches[0].get_width()
+    band = loss_ax.patches[0]  # a Rectangle on matplotlib ≥ 3.9, a Polygon before: read its outline
+    extent = band.get_path().transformed(band.get_patch_transform()).get_extents()
+    x0, x1 = extent.x0, extent.x1
     assert (x0, x1) == run.drop
     fig = plots.sweep_figure({"两层": sweep.table("two_layers"), "一层": sweep.table("one_layer")})
     assert len(fig.axes[0].get_lines()) == 10
