@@ -48,9 +48,12 @@ test: setup-test lint
 lint: setup-test
 	$(PY) -m ruff check .
 
-# The inner loop: everything but the slow items (model, browser, nbval, figure scans, fuzz), < 60 s.
+# The inner loop: everything but the slow items (model, browser, nbval, figure scans, fuzz), in parallel, < 60 s
+# on 2 cores: pytest-xdist runs one worker per logical core (at most FAST_WORKERS_MAX; -n 0 = in-process).
+FAST_WORKERS ?= logical
+FAST_WORKERS_MAX ?= 8
 test-fast: setup-test
-	$(PY) -m pytest tests -m "not slow" -q
+	$(PY) -m pytest tests -m "not slow" -q -n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)
 
 # Only strict nbval over notebooks/.
 nbval: setup-test
