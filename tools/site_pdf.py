@@ -4,13 +4,18 @@
 
     python tools/site_pdf.py [OUT]     default dist/attention-lab.pdf
 
-Each notebook starts a page; the PDF has a printed table of contents (links) and an outline
-(bookmarks) from the headings; Chromium embeds the subset of every font it draws with, so the
+Each notebook starts a page; the PDF has a printed table of contents (links, and the page each
+notebook starts on: printed once, the pages read back from the PDF's named destinations with
+poppler's ``pdfinfo -dests``, written into the contents, printed again until they agree) and an
+outline (bookmarks) from the headings; Chromium embeds the subset of every font it draws with, so the
 Chinese text needs no font on the reader's machine. Served on 127.0.0.1; any request elsewhere is
 refused and fails the build.
 """
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -77,8 +82,51 @@ def print_font(single: Path) -> Path:
     return out
 
 
+# Writes each start page into the printed table of contents (the list after the cover's 目录);
+# returns how many entries it numbered.
+NUMBER_CONTENTS = """(pages) => {
+  const label = [...document.querySelectorAll("p > strong")].find(s => s.textContent.trim() === "目录");
+  const list = label && label.parentElement.nextElementSibling;
+  if (!list || list.tagName !== "OL") return 0;
+  let numbered = 0;
+  for (const entry of list.querySelectorAll(":scope > li > p")) {
+    const link = entry.querySelector('a[href^="#document-"]');
+    const name = link && link.getAttribute("href").slice("#document-".length);
+    if (!(name in pages)) continue;
+    let page = entry.querySelector(".attnlab-toc-page");
+    if (!page) {
+      entry.classList.add("attnlab-toc-entry");
+      const leader = document.createElement("span");
+      leader.className = "attnlab-toc-leader";
+      page = document.createElement("span");
+      page.className = "attnlab-toc-page";
+      entry.append(leader, page);
+    }
+    page.textContent = String(pages[name]);
+    numbered += 1;
+  }
+  return numbered;
+}"""
+PDF_OPTIONS = dict(format="A4", print_background=True, outline=True, tagged=True, display_header_footer=True,
+                   header_template="<span></span>", footer_template=FOOTER,
+                   margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+PRINTS = 3  # at most: the numbers are written, then checked by printing again
+
+
+def start_pages(pdf: Path) -> dict[str, int] | None:
+    """{notebook: the page it starts on} from PDF's named destinations ``document-<name>`` (poppler's
+    ``pdfinfo -dests``); None when poppler is not installed."""
+    tool = shutil.which("pdfinfo")
+    if tool is None:
+        return None
+    listing = subprocess.run([tool, "-dests", str(pdf)], check=True, capture_output=True, text=True).stdout
+    found = re.findall(r'^\s*(\d+)\s+\[[^\]]*\]\s+"document-([^"]+)"\s*$', listing, flags=re.M)
+    return {name: int(page) for page, name in found}
+
+
 def print_pdf(single: Path, out: Path, browser=None) -> None:
-    """Print single/index.html to OUT; BROWSER: a running Chromium to use (else one is started)."""
+    """Print single/index.html to OUT, its table of contents numbered with each notebook's first page;
+    BROWSER: a running Chromium to use (else one is started)."""
     if browser is None:
         reason = chromium.missing()
         if reason:
@@ -92,9 +140,22 @@ def print_pdf(single: Path, out: Path, browser=None) -> None:
         page.goto(f"{base}/index.html", wait_until="load")
         page.evaluate("document.fonts.ready.then(() => true)")
         page.emulate_media(media="print")
-        page.pdf(path=str(out), format="A4", print_background=True, outline=True, tagged=True,
-                 display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
-                 margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+        written = None
+        for _ in range(PRINTS):
+            page.pdf(path=str(out), **PDF_OPTIONS)
+            pages = start_pages(out)
+            if pages is None:
+                print("pdf: the table of contents has no page numbers (they are read back with pdfinfo: "
+                      "apt-get install poppler-utils)")
+                break
+            if pages == written:
+                break
+            if len(pages) != len(site_build.NOTEBOOKS) or page.evaluate(NUMBER_CONTENTS, pages) != len(pages):
+                raise SystemExit(f"the print version should have one start page and one contents entry per "
+                                 f"notebook ({len(site_build.NOTEBOOKS)}); found the pages of {sorted(pages)}")
+            written = pages
+        else:
+            raise SystemExit(f"the contents' page numbers did not settle in {PRINTS} prints: {written}")
         page.close()
     if outside:
         out.unlink()

@@ -386,6 +386,24 @@ def test_pdf_has_every_notebook_and_a_plausible_length(pdf):
 
 
 @pytest.mark.browser
+def test_pdf_contents_give_the_page_each_notebook_starts_on_and_its_link_lands_there(pdf):
+    from notebooks import title
+
+    # where each notebook's link (contents, footers, outline) lands: its named destination's page
+    dests = dict((name, int(page)) for page, name in re.findall(
+        r'^\s*(\d+)\s+\[[^\]]*\]\s+"document-([^"]+)"', poppler("pdfinfo", "-dests", str(pdf)), flags=re.M))
+    assert sorted(dests) == sorted(NOTEBOOKS), dests
+    contents = [squash(line) for line in poppler("pdftotext", "-layout", "-f", "1", "-l", "2", str(pdf), "-").splitlines()]
+    for name in NOTEBOOKS:
+        page = dests[name]
+        # letters and digits only: the heading's hyphen is not in the text layer (SmolLM2‐135M → SmolLM2135M)
+        top = re.sub(r"[\W_]", "", poppler("pdftotext", "-f", str(page), "-l", str(page), str(pdf), "-"))
+        assert top.startswith(re.sub(r"[\W_]", "", title(name))), f"{name}'s link lands on page {page}: {top[:40]!r}"
+        entry = [line for line in contents if squash(title(name)) in line and line.endswith(str(page))]
+        assert entry, f"the contents do not give page {page} for {name}"
+
+
+@pytest.mark.browser
 def test_pdf_fonts_are_embedded_with_the_cjk_font_named(pdf):
     rows = poppler("pdffonts", str(pdf)).splitlines()[2:]
     assert rows
