@@ -45,7 +45,7 @@ from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
 from .task import TASK, Task
-from .train import Run, eval_batch, train
+from .train import DROP_WINDOW, Run, eval_batch, steepest_drop, train
 
 STEPS = 2000
 SEEDS = (0, 1, 2, 3, 4)
@@ -124,6 +124,24 @@ class Summary:
         if step not in self.steps:
             raise ValueError(f"step must be one of the evaluated steps (0, {self.steps[1]}, …, {self.steps[-1]}), got {step}")
         return float(self.curves[name][list(self.steps).index(step)])
+
+    def window(self, width: int = DROP_WINDOW) -> tuple:
+        """``(start, end)``: the ``width`` steps over which the repeated tokens' loss fell the most
+        (``width`` = :data:`helpers.circuit.train.DROP_WINDOW` gives the stored :attr:`drop`)."""
+        return steepest_drop(self.steps, self.curves["repeat_loss"], width)
+
+    def share_of_top(self, name: str, step: int) -> float:
+        """The curve ``name`` at ``step`` as a share of its highest value over the whole run."""
+        top = float(self.curves[choice("name", name, CURVES)].max())
+        if top <= 0:
+            raise ValueError(f"name must be a curve with a positive maximum, got {name!r} (maximum {top:g})")
+        return self.value_at(name, step) / top
+
+    def reaches(self, name: str, share: float = 0.98) -> int:
+        """The first evaluated step at which the curve ``name`` reaches ``share`` of its highest value."""
+        share = finite_scalar("share", share, low=0, high=1, low_open=True)
+        curve = self.curves[choice("name", name, CURVES)]
+        return int(self.steps[np.argmax(curve >= share * curve.max())])
 
 
 def summarize(variant: str, seed: int, run) -> Summary:

@@ -38,6 +38,34 @@ def test_two_layers_the_drop_and_both_scores_rise_across_it_on_every_seed(runs):
         assert abs(s.curves["other_loss"][-1] - np.log(32)) < 0.3
 
 
+def test_the_stored_drop_is_the_200_step_window_and_wider_windows_start_no_later(runs):
+    for s in runs["two_layers"]:
+        assert s.window() == s.window(200) == s.drop
+        starts = [s.window(width)[0] for width in (200, 300, 400)]
+        assert starts == sorted(starts, reverse=True) and starts[-1] < starts[0]   # wider → earlier (or the same)
+        assert all(end - start == width for (start, end), width in
+                   zip((s.window(w) for w in (200, 300, 400)), (200, 300, 400)))
+
+
+def test_share_of_top_and_reaches_read_the_stored_curves(runs):
+    s = runs["two_layers"][0]
+    prev = s.curves["previous"]
+    step = s.reaches("previous", 0.98)
+    i = list(s.steps).index(step)
+    assert prev[i] >= 0.98 * prev.max() and np.all(prev[:i] < 0.98 * prev.max())
+    assert s.reaches("previous", 1.0) == int(s.steps[np.argmax(prev)])
+    assert s.share_of_top("previous", int(s.steps[np.argmax(prev)])) == 1.0
+    assert s.share_of_top("induction", 0) == pytest.approx(s.curves["induction"][0] / s.curves["induction"].max())
+    with pytest.raises(ValueError, match="share must be"):
+        s.reaches("previous", 1.5)
+    with pytest.raises(ValueError, match="share must be"):
+        s.reaches("previous", 0)
+    with pytest.raises(ValueError, match="name must be"):
+        s.share_of_top("accuracy", 0)
+    with pytest.raises(ValueError, match="step must be one of the evaluated steps"):
+        s.share_of_top("previous", 13)
+
+
 def test_key_patch_breaks_induction_query_and_value_patches_do_not(runs):
     for s in runs["two_layers"]:
         clean, k, q, v = (s.patches[name] for name in ("clean", "k", "q", "v"))
