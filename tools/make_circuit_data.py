@@ -64,12 +64,14 @@ def _history(out: str) -> None:
 
 def merge(parts: list, out: str, fill_from=None) -> None:
     """The parts' runs, in the order a single run writes them, with the one stored prefix, into ``out``."""
-    runs, prefixes, unpinned = {}, [], []
+    runs, prefixes, finals, unpinned = {}, [], [], []
     for part in parts:
         loaded = dict(sweep.load(part))
         loaded.pop("_unpinned")
         if loaded.pop("_prefix") is not None:
             prefixes.append(sweep.load(part)["_prefix"])
+        if loaded.pop("_final") is not None:
+            finals.append(sweep.load(part)["_final"])
         for variant, summaries in loaded.items():
             runs.update({(variant, s.seed): s for s in summaries})
     missing = [(v, seed) for v in sweep.VARIANTS for seed in sweep.VARIANTS[v][3] if (v, seed) not in runs]
@@ -79,10 +81,11 @@ def merge(parts: list, out: str, fill_from=None) -> None:
             runs[(v, seed)] = next(s for s in old[v] if s.seed == seed)
         unpinned, missing = missing, []
         print(f"filled {len(unpinned)} runs from {fill_from} (unpinned): {unpinned}", flush=True)
-    if missing or len(prefixes) != 1:
-        raise SystemExit(f"make_circuit_data --merge: missing runs {missing}, {len(prefixes)} prefix checkpoints (need 1)")
+    if missing or len(prefixes) != 1 or len(finals) != 1:
+        raise SystemExit(f"make_circuit_data --merge: missing runs {missing}, {len(prefixes)} prefix and "
+                         f"{len(finals)} final checkpoints (need 1 each)")
     sweep.save(out, [runs[(v, seed)] for v in sweep.VARIANTS for seed in sweep.VARIANTS[v][3]], prefixes[0],
-               unpinned=unpinned)
+               final=finals[0], unpinned=unpinned)
     print(f"wrote {out} ({os.path.getsize(out) / 1024:.0f} KiB) from {len(parts)} parts", flush=True)
 
 
@@ -109,14 +112,14 @@ def main() -> None:
     if args.history:
         _history(args.history)
         return
-    summaries, prefix_model = [], None
+    summaries, prefix_model, final_model = [], None, None
     started, cpu = time.time(), time.process_time()
     for variant in args.variants:
         for seed in sweep.VARIANTS[variant][3]:
             t0, c0 = time.time(), time.process_time()
             run, summary = sweep.run_variant(variant, seed, steps=args.steps)
             if variant == "two_layers" and seed == 0:
-                prefix_model = run.checkpoints[sweep.PREFIX_STEP]
+                prefix_model, final_model = run.checkpoints[sweep.PREFIX_STEP], run.checkpoints[run.steps]
             summaries.append(summary)
             c = summary.curves
             print(f"{variant:20s} seed {seed}: drop {summary.drop[0]:4d}→{summary.drop[1]:4d} "
@@ -126,10 +129,10 @@ def main() -> None:
                   f"formed {summary.formed}; patches {summary.patches}; transfer {summary.transfer}; "
                   f"{time.time() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU", flush=True)
             if args.part:   # a part keeps what it has so far (a long sweep split over processes)
-                sweep.save(args.out, summaries, prefix_model)
+                sweep.save(args.out, summaries, prefix_model, final=final_model)
     if prefix_model is None and not args.part:
         raise SystemExit("the two_layers variant (seed 0) must be among --variants: its prefix checkpoint is stored")
-    sweep.save(args.out, summaries, prefix_model)
+    sweep.save(args.out, summaries, prefix_model, final=final_model)
     print(f"wrote {args.out} ({os.path.getsize(args.out) / 1024:.0f} KiB) in {time.time() - started:.0f} s wall, "
           f"{time.process_time() - cpu:.0f} s CPU", flush=True)
 

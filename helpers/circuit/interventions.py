@@ -2,6 +2,9 @@
 
 - **Ablation** (as notebook 12 does on SmolLM2): a head's output is not added to the stream;
   everything downstream runs on what is left.
+- **Mean ablation**: a head's output is replaced, position by position, by its mean over the
+  batch — what is left of the head is what it writes whatever the sequence, so the stream stays
+  near the states training saw (zeroing can push it where it never was).
 - **Composition patching**: layer 1 reads the stream in three places — its queries, its keys and
   its values. To ask which of them needs a layer-0 head, recompute only that one from the stream
   *without* the head's output and leave the other two, the residual stream itself and the
@@ -10,7 +13,7 @@
   induction — K-composition (Elhage et al. 2021) — while patching the queries changes much less.
 
 :func:`composition_effects` runs the three patches (and, as a reference, the clean model) for one
-layer-0 head; :func:`ablation_effects` removes every head alone.
+layer-0 head; :func:`ablation_effects` removes every head alone; :func:`mean_ablate` averages heads out.
 """
 from __future__ import annotations
 
@@ -36,6 +39,13 @@ def ablate(model: Model, batch: Batch, heads) -> HeadScores:
     """Scores and losses with ``heads`` (``(layer, head)`` pairs) zeroed."""
     model, batch = _check(model, batch)
     return head_scores(model, batch, ablate=heads)
+
+
+def mean_ablate(model: Model, batch: Batch, heads) -> HeadScores:
+    """Scores and losses with the output of ``heads`` (``(layer, head)`` pairs) replaced by its mean
+    over ``batch``'s sequences, at each position."""
+    model, batch = _check(model, batch)
+    return head_scores(model, batch, average=heads)
 
 
 def patch(model: Model, batch: Batch, head, into) -> HeadScores:

@@ -20,8 +20,9 @@ With ``positions="residual"`` (GPT-2's way) they are added to the token embeddin
 everywhere.
 
 :func:`forward` keeps every intermediate (:class:`Cache`) for the backward pass
-(:mod:`helpers.circuit.backprop`) and takes two interventions for
-:mod:`helpers.circuit.interventions`: ``ablate`` (heads whose output is not added) and ``patch``
+(:mod:`helpers.circuit.backprop`) and takes three interventions for
+:mod:`helpers.circuit.interventions`: ``ablate`` (heads whose output is not added), ``average``
+(heads whose output is replaced by its mean over the batch, position by position) and ``patch``
 (later layers' queries, keys or values read a stream *without* some heads' outputs).
 """
 from __future__ import annotations
@@ -158,11 +159,13 @@ class Cache:
         return float(self.token_losses().mean())
 
 
-def forward(model: Model, tokens, *, ablate=None, patch=None) -> Cache:
+def forward(model: Model, tokens, *, ablate=None, patch=None, average=None) -> Cache:
     """Run the model on ``tokens`` (``(B, n)`` ids, or one sequence ``(n,)``), keeping every
     intermediate.
 
-    ``ablate``: ``(layer, head)`` pairs whose output is not added to the stream. ``patch``:
+    ``ablate``: ``(layer, head)`` pairs whose output is not added to the stream. ``average``:
+    ``(layer, head)`` pairs whose output is replaced, at every position, by its mean over the
+    sequences of ``tokens`` (mean ablation: the stream stays near where training kept it). ``patch``:
     ``(heads, into)`` — every later layer computes its ``into`` projections (a subset of
     ``"q"``, ``"k"``, ``"v"``) from the stream minus the outputs of ``heads``; everything else
     (the other projections, the stream itself, the unembedding) still sees those heads.
@@ -172,14 +175,18 @@ def forward(model: Model, tokens, *, ablate=None, patch=None) -> Cache:
     tokens = _check_tokens(tokens, config)
     ablated = head_pairs("ablate", ablate, config.layers, config.heads)
     removed, into = _check_patch(patch, config)
-    return _forward(model.params, config, tokens, ablated, removed, into)
+    averaged = head_pairs("average", average, config.layers, config.heads)
+    if averaged and len(tokens) < 2:
+        raise ValueError(f"average needs at least 2 sequences to take a mean over, got {len(tokens)}")
+    return _forward(model.params, config, tokens, ablated, removed, into, averaged)
 
 
-def _forward(p: dict, config: Config, tokens: np.ndarray, ablated=None, removed=None, into=()) -> Cache:
+def _forward(p: dict, config: Config, tokens: np.ndarray, ablated=None, removed=None, into=(),
+             averaged=None) -> Cache:
     b, n = tokens.shape
     d_model, h, dh = config.d_model, config.heads, config.d_head
     mask = causal_mask(n)
-    cache = Cache(config, tokens, p, intervened=bool(ablated or removed))
+    cache = Cache(config, tokens, p, intervened=bool(ablated or removed or averaged))
     pos = p["W_pos"][:n]
     x = p["W_E"][tokens] + (pos if config.positions == "residual" else 0.0)
     minus = 0.0   # the removed heads' outputs so far (patch)
@@ -196,6 +203,9 @@ def _forward(p: dict, config: Config, tokens: np.ndarray, ablated=None, removed=
         z = weights @ v                                            # (B, H, n, d)
         if ablated and layer in ablated:                           # out_h = z_h W_O[h] = 0
             z[:, list(ablated[layer])] = 0.0
+        if averaged and layer in averaged:                         # out_h = its mean over the batch, per position
+            heads = list(averaged[layer])
+            z[:, heads] = z[:, heads].mean(axis=0, keepdims=True)
         for name, value in zip(("q", "k", "v", "weights", "z"), (q, k, v, weights, z)):
             getattr(cache, name).append(value)
         if removed and layer in removed:

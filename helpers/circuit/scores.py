@@ -88,11 +88,11 @@ class HeadScores:
         return head, float(row[head])
 
 
-def head_scores(model: Model, batch, *, ablate=None, patch=None) -> HeadScores:
+def head_scores(model: Model, batch, *, ablate=None, patch=None, average=None) -> HeadScores:
     """Run ``model`` on ``batch`` (with an optional intervention, see :func:`helpers.circuit.forward`)
     and score every head."""
     batch = _check_batch(batch)
-    cache = forward(model, batch.tokens, ablate=ablate, patch=patch)
+    cache = forward(model, batch.tokens, ablate=ablate, patch=patch, average=average)
     return scores_of(cache, batch)
 
 

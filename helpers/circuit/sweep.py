@@ -19,7 +19,8 @@ control the key patch with the other layer-0 head, and the three patches for the
 duplicate-token head of layer 0 (the other way to find "last time"). Training every run takes minutes, so the results
 are stored in ``helpers/data/circuit_sweep.npz`` (``make circuit-data`` regenerates it with this
 module) together with the ``two_layers`` seed-0 parameters at step :data:`PREFIX_STEP`, which
-the tests retrain and compare bit for bit.
+the tests retrain and compare bit for bit, and at the last step (:func:`final_checkpoint`: the
+trained model the notebook takes apart with interventions the stored numbers do not cover).
 
 **One arithmetic on every x86-64 CPU.** The same code gives different last bits on different CPUs:
 OpenBLAS picks its kernels by CPU, numpy dispatches AVX2/AVX-512 loops, and glibc's ``exp``/``log``
@@ -45,7 +46,7 @@ from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
 from .task import TASK, Task
-from .train import Run, eval_batch, train
+from .train import DROP_WINDOW, Run, eval_batch, steepest_drop, train
 
 STEPS = 2000
 SEEDS = (0, 1, 2, 3, 4)
@@ -125,6 +126,24 @@ class Summary:
             raise ValueError(f"step must be one of the evaluated steps (0, {self.steps[1]}, …, {self.steps[-1]}), got {step}")
         return float(self.curves[name][list(self.steps).index(step)])
 
+    def window(self, width: int = DROP_WINDOW) -> tuple:
+        """``(start, end)``: the ``width`` steps over which the repeated tokens' loss fell the most
+        (``width`` = :data:`helpers.circuit.train.DROP_WINDOW` gives the stored :attr:`drop`)."""
+        return steepest_drop(self.steps, self.curves["repeat_loss"], width)
+
+    def share_of_top(self, name: str, step: int) -> float:
+        """The curve ``name`` at ``step`` as a share of its highest value over the whole run."""
+        top = float(self.curves[choice("name", name, CURVES)].max())
+        if top <= 0:
+            raise ValueError(f"name must be a curve with a positive maximum, got {name!r} (maximum {top:g})")
+        return self.value_at(name, step) / top
+
+    def reaches(self, name: str, share: float = 0.98) -> int:
+        """The first evaluated step at which the curve ``name`` reaches ``share`` of its highest value."""
+        share = finite_scalar("share", share, low=0, high=1, low_open=True)
+        curve = self.curves[choice("name", name, CURVES)]
+        return int(self.steps[np.argmax(curve >= share * curve.max())])
+
 
 def summarize(variant: str, seed: int, run) -> Summary:
     """The :class:`Summary` of a finished :class:`helpers.circuit.train.Run`."""
@@ -187,17 +206,19 @@ def _check_path(path) -> str:
     return os.fspath(path)
 
 
-def save(path, summaries, prefix: Model, *, unpinned=()) -> None:
+def save(path, summaries, prefix: Model, *, final: Model | None = None, unpinned=()) -> None:
     """Write ``summaries`` and the prefix checkpoint to ``path`` (an ``.npz``; ``prefix=None``: a part
-    of the sweep without it, see ``tools/make_circuit_data.py --merge``). ``unpinned``: the
-    ``(variant, seed)`` runs that were trained outside :func:`pinned_env` (recorded, see :func:`unpinned_runs`)."""
+    of the sweep without it, see ``tools/make_circuit_data.py --merge``); ``final``: the same run's
+    parameters at its last step. ``unpinned``: the ``(variant, seed)`` runs that were trained outside
+    :func:`pinned_env` (recorded, see :func:`unpinned_runs`)."""
     path = _check_path(path)
     if (isinstance(summaries, (str, bytes, dict)) or not isinstance(summaries, (list, tuple))
             or not summaries or not all(isinstance(s, Summary) for s in summaries)):
         raise TypeError(f"summaries must be a non-empty list of helpers.circuit.sweep.Summary, got {summaries!r:.60}")
-    if prefix is not None and not isinstance(prefix, Model):
-        raise TypeError(f"prefix must be a helpers.circuit.Model (the stored checkpoint) or None (a part of the "
-                        f"sweep, merged later), got {type(prefix).__name__}")
+    for name, model in (("prefix", prefix), ("final", final)):
+        if model is not None and not isinstance(model, Model):
+            raise TypeError(f"{name} must be a helpers.circuit.Model (the stored checkpoint) or None (a part of the "
+                            f"sweep, merged later), got {type(model).__name__}")
     arrays, meta = {}, []
     for s in summaries:
         tag = f"{s.variant}/{s.seed}"
@@ -211,6 +232,8 @@ def save(path, summaries, prefix: Model, *, unpinned=()) -> None:
                      "patches": s.patches, "ablations": s.ablations, "transfer": s.transfer, "heads": s.heads})
     for name, value in (prefix.params.items() if prefix is not None else ()):
         arrays[f"prefix/{name}"] = value
+    for name, value in (final.params.items() if final is not None else ()):
+        arrays[f"checkpoint/{name}"] = value
     unpinned = sorted([str(v), int(seed)] for v, seed in unpinned)
     arrays["meta"] = np.array(json.dumps({"runs": meta, "steps": STEPS, "prefix_step": PREFIX_STEP, "unpinned": unpinned,
                                           "variants": {k: [str(v[0]), str(v[1]), v[2], list(v[3])]
@@ -247,7 +270,9 @@ def _load(path) -> dict:
                               {k: tuple(v) for k, v in m["ablations"].items()}, m["transfer"], m["heads"])
             out.setdefault(m["variant"], []).append(summary)
         prefix = {key.split("/", 1)[1]: data[key] for key in data.files if key.startswith("prefix/")}
+        final = {key.split("/", 1)[1]: data[key] for key in data.files if key.startswith("checkpoint/")}
     out["_prefix"] = Model(CONFIG, prefix) if prefix else None
+    out["_final"] = Model(CONFIG, final) if final else None
     out["_unpinned"] = [tuple(r) for r in meta.get("unpinned", [])]
     return out
 
@@ -255,6 +280,15 @@ def _load(path) -> dict:
 def prefix_checkpoint() -> Model:
     """The stored ``two_layers`` seed-0 parameters at step :data:`PREFIX_STEP` (float64)."""
     return load()["_prefix"]
+
+
+def final_checkpoint() -> Model:
+    """The stored ``two_layers`` seed-0 parameters at step :data:`STEPS` (float64): the trained model
+    whose patches and ablations :func:`table` holds."""
+    model = load()["_final"]
+    if model is None:
+        raise ValueError("the stored sweep holds no final checkpoint: run make circuit-data")
+    return model
 
 
 def unpinned_runs() -> list:

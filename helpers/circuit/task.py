@@ -137,6 +137,24 @@ class Batch:
         inside = (i >= self.second[:, None]) & (i < (self.second + self.repeat)[:, None])
         return np.where(inside, i - (self.second - self.first)[:, None], -1)
 
+    @cached_property
+    def ambiguous(self) -> np.ndarray:
+        """One bool per induction pair (:attr:`induction_pairs`): the query's token occurs more than
+        once before the query, so "the last time this token occurred" need not be the aligned ``first + j``."""
+        seq, query, _ = self.induction_pairs
+        before = np.arange(self.task.length)[None, :] < query[:, None]
+        same = self.tokens[seq] == self.tokens[seq, query][:, None]
+        return (same & before).sum(axis=1) > 1
+
+    def most_repeated(self, row: int = 0) -> tuple:
+        """``(token, in the first copy, in the whole sequence)``: the token that occurs most often in
+        the first copy of sequence ``row`` (the smallest id on a tie) and how often."""
+        row = integer("row", row, low=0, high=len(self) - 1)
+        f, r = int(self.first[row]), int(self.repeat[row])
+        counts = np.bincount(self.tokens[row, f:f + r], minlength=self.task.vocab)
+        token = int(np.argmax(counts))
+        return token, int(counts[token]), int(np.count_nonzero(self.tokens[row] == token))
+
     def marked(self, row: int = 0) -> str:
         """Sequence ``row`` as text: two-digit token ids, each copy inside 「 」."""
         row = integer("row", row, low=0, high=len(self) - 1)

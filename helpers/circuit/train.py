@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..render.threads import one_blas_thread
-from ..render.validation import integer, positive_float, positive_int
+from ..render.validation import as_float_array, integer, positive_float, positive_int
 from ..render.validation import seed as check_seed
 from ..training import Adam
 from .backprop import _backward
@@ -82,25 +82,33 @@ class Run:
 
     def drop(self, window: int = DROP_WINDOW) -> tuple:
         """``(start, end)``: the ``window`` steps (between evaluated steps) over which the loss on the
-        repeated tokens fell the most — the phase change when there is one."""
-        window = positive_int("window", window)
-        steps = np.array(self.eval_steps)
-        loss = self.curve("repeat_loss")
-        best, span = None, None
-        for i, start in enumerate(steps):
-            j = np.searchsorted(steps, start + window)
-            if j < len(steps) and steps[j] == start + window and (best is None or loss[j] - loss[i] < best):
-                best, span = loss[j] - loss[i], (int(start), int(steps[j]))
-        if span is None:
-            raise ValueError(f"window must be a multiple of the evaluation interval within the run's "
-                             f"{self.steps} steps, got {window}")
-        return span
+        repeated tokens fell the most — the phase change when there is one (:func:`steepest_drop`)."""
+        return steepest_drop(self.eval_steps, self.curve("repeat_loss"), window)
 
     def at(self, step: int) -> HeadScores:
         """The evaluation at ``step`` (one of :attr:`eval_steps`)."""
         if step not in self.eval_steps:
             raise ValueError(f"step must be one of the evaluated steps (every few steps), got {step!r}")
         return self.evals[self.eval_steps.index(step)]
+
+
+def steepest_drop(steps, loss, window: int = DROP_WINDOW) -> tuple:
+    """``(start, end)``: the pair of evaluated ``steps`` exactly ``window`` apart over which ``loss``
+    (one value per step) fell the most; the earliest such pair on a tie."""
+    window = positive_int("window", window)
+    steps = np.asarray(steps)
+    if steps.ndim != 1 or steps.dtype.kind not in "iu" or len(steps) < 2 or np.any(np.diff(steps) <= 0):
+        raise TypeError(f"steps must be a 1-D increasing integer array of evaluated steps, got {steps!r:.60}")
+    loss = as_float_array("loss", loss, shape=(len(steps),))
+    best, span = None, None
+    for i, start in enumerate(steps):
+        j = np.searchsorted(steps, start + window)
+        if j < len(steps) and steps[j] == start + window and (best is None or loss[j] - loss[i] < best):
+            best, span = loss[j] - loss[i], (int(start), int(steps[j]))
+    if span is None:
+        raise ValueError(f"window must be a multiple of the evaluation interval within the run's "
+                         f"{int(steps[-1])} steps, got {window}")
+    return span
 
 
 def eval_batch(task: Task = TASK) -> Batch:

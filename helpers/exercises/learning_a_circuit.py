@@ -66,7 +66,7 @@ def _induction_look(**_):
 def _fixed_target(**_):
     task = Task(fixed=True)
     query, key = task.fixed_second, task.fixed_first + 1
-    return [query, key], (f"固定版本：第一遍从 {task.fixed_first} 开始，第二遍从 {task.fixed_second} 开始，"
+    return [query, key], (f"（位置从 0 数起。）固定版本：第一遍从 {task.fixed_first} 开始，第二遍从 {task.fixed_second} 开始，"
                           f"重复 {task.max_repeat} 个。查询 second + 0 = {query}，它的 token 上次出现在 "
                           f"first + 0 = {task.fixed_first}，目标是后一个位置 {key}。每条序列都一样，"
                           f"所以“往前 {query - key} 个位置”这条位置规则就够了。")

@@ -1,5 +1,7 @@
 """``11_learning_a_circuit``: a step slider over the stored checkpoints → all four heads' patterns
-on one sequence (the copies and the induction targets marked), their scores and both losses.
+on one sequence (the copies and the induction targets marked), their scores and both losses — the
+losses and the best scores also in the figure's title, so the static preview (no kernel) says which
+step it shows and what was measured there.
 
 Every entry comes precomputed from :func:`helpers.circuit.history.load`, so a move picks arrays
 and redraws; nothing is trained or run again.
@@ -7,7 +9,7 @@ and redraws; nothing is trained or run again.
 from __future__ import annotations
 
 from ..circuit import history
-from ..figures.learning_a_circuit import CircuitPatterns, head_titles
+from ..figures.learning_a_circuit import CircuitPatterns, head_titles, step_summary
 from ..render.explorer import Explorer
 from ..render.format import fmt
 
@@ -39,10 +41,13 @@ class CircuitExplorer(Explorer):
         layers, heads = self.history.patterns.shape[1:3]
         self.panels = CircuitPatterns(fig, layers, heads, first=int(b.first[0]), second=int(b.second[0]),
                                       repeat=int(b.repeat[0]), length=self.history.patterns.shape[-1])
-        self.animate(*self.panels.artists)
+        self.summary = fig.suptitle(" \n ", fontsize=10)
+        self.animate(*self.panels.artists, self.summary)
 
     def draw(self, s):
         self.panels.update(s["patterns"], head_titles(s["previous"], s["induction"]))
+        self.summary.set_text("\n".join(step_summary(s["step"], s["repeat_loss"], s["other_loss"],
+                                                      s["previous"], s["induction"])))
 
     def describe(self, s):
         best_prev = max(range(s["previous"].shape[1]), key=lambda h: s["previous"][0][h])

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..render.format import fmt
 from ..render.palette import ACCENT, BASE, DARK_GREY, LIGHT_GREY, MUTED, PINK, WHITE
 from ..render.panels import future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
+from ..render.validation import positive_int
 
 #: the colours of the four curves (the notebook's prose names them with colour_word)
 REPEAT_COLOUR, OTHER_COLOUR, PREVIOUS_COLOUR, INDUCTION_COLOUR = ACCENT, MUTED, BASE, PINK
@@ -47,19 +49,24 @@ def phase_change_figure(summary, *, vocab: int, ceiling: float):
     return fig
 
 
-def sweep_figure(runs: dict, *, name: str = "repeat_loss", ylabel: str = "重复段的损失（nats / token）"):
-    """One curve per seed of each variant (``{label: [Summary, …]}``, up to three variants)."""
+def sweep_figure(runs: dict, *, name: str = "repeat_loss", ylabel: str = "重复段的损失（nats / token）",
+                 vocab: int | None = None):
+    """One curve per seed of each variant (``{label: [Summary, …]}``, up to three variants);
+    ``vocab``: a dashed line at the loss of guessing, ln ``vocab`` (as in :func:`phase_change_figure`)."""
     fig = new_figure(7.6, 3.2)
     ax = fig.add_subplot()
     for (label, summaries), colour in zip(runs.items(), (ACCENT, MUTED, BASE)):
         for i, s in enumerate(summaries):
             ax.plot(s.steps, s.curves[name], color=colour, lw=1.3, alpha=0.9,
                     label=f"{label}（{len(summaries)} 个种子）" if i == 0 else None)
+    if vocab is not None:
+        vocab = positive_int("vocab", vocab)
+        ax.axhline(np.log(vocab), color=DARK_GREY, ls="--", lw=1, label=f"瞎猜（ln {vocab}）")
     ax.set_xlabel("训练步数")
     ax.set_ylabel(ylabel)
     ax.set_xlim(0, max(s.steps[-1] for ss in runs.values() for s in ss))
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=9, loc="upper right")
+    ax.legend(fontsize=9, loc="center right")   # the right half between the two groups of curves is empty
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 
@@ -103,6 +110,15 @@ class CircuitPatterns:
             title.set_text(text)
 
 
+def step_summary(step: int, repeat_loss: float, other_loss: float, previous, induction) -> list:
+    """The two lines that sum up one checkpoint (plain text, for a figure title): the step and both
+    losses, then the best previous-token score of layer 0 and the best induction score of the last layer."""
+    p, i = int(np.argmax(previous[0])), int(np.argmax(induction[-1]))
+    return [f"第 {step} 步 · 重复段的损失 {fmt(repeat_loss)} · 其余 token 的损失 {fmt(other_loss)}",
+            f"第 0 层最好的前一个 token 分数（头 {p}）{fmt(previous[0][p])} · "
+            f"第 {len(induction) - 1} 层最好的归纳分数（头 {i}）{fmt(induction[-1][i])}"]
+
+
 def head_titles(previous, induction) -> list:
     """One title per head: its layer and number, and its two scores (arrays ``(layers, heads)``)."""
     layers, heads = np.shape(previous)
@@ -110,14 +126,17 @@ def head_titles(previous, induction) -> list:
             for layer in range(layers) for head in range(heads)]
 
 
-def patterns_at_figure(history, step: int, sequence):
-    """The four heads' patterns at ``step`` on the shown sequence (a :class:`Batch` of one)."""
+def patterns_at_figure(history, step: int, sequence, *, note: str | None = None):
+    """The four heads' patterns at ``step`` on the shown sequence (a :class:`Batch` of one);
+    ``note``: what that step is (say, "骤降开始"), in brackets after the step in the title."""
+    if note is not None and (not isinstance(note, str) or not note.strip()):
+        raise TypeError(f"note must be a non-empty string or None, got {type(note).__name__} {note!r:.60}")
     fig = new_figure(6.4, 6.0)
     i = history.index(step)
     panels = CircuitPatterns(fig, *history.patterns.shape[1:3], first=int(sequence.first[0]),
                              second=int(sequence.second[0]), repeat=int(sequence.repeat[0]),
                              length=history.patterns.shape[-1])
     panels.update(history.patterns[i], head_titles(history.previous[i], history.induction[i]))
-    fig.suptitle(f"第 {step} 步", fontsize=10)
+    fig.suptitle(f"第 {step} 步" + (f"（{note}）" if note else ""), fontsize=10)
     return fig
 

@@ -85,6 +85,39 @@ def test_the_figures_draw_the_stored_curves():
     assert (x0, x1) == run.drop
     fig = plots.sweep_figure({"两层": sweep.table("two_layers"), "一层": sweep.table("one_layer")})
     assert len(fig.axes[0].get_lines()) == 10
+    fig = plots.sweep_figure({"两层": sweep.table("two_layers"), "一层": sweep.table("one_layer")}, vocab=32)
+    lines = fig.axes[0].get_lines()
+    guess = [line for line in lines if line.get_label() == "瞎猜（ln 32）"]
+    assert len(lines) == 11 and len(guess) == 1 and guess[0].get_linestyle() == "--"
+    np.testing.assert_allclose(guess[0].get_ydata(), np.log(32))
+    assert "瞎猜（ln 32）" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    with pytest.raises(ValueError, match="vocab must be"):
+        plots.sweep_figure({"两层": sweep.table("two_layers")}, vocab=0)
+
+
+def test_the_pattern_figures_say_which_step_they_show():
+    h, shown = history.load(), history.shown_sequence()
+    assert plots.patterns_at_figure(h, 350, shown, note="骤降开始")._suptitle.get_text() == "第 350 步（骤降开始）"
+    assert plots.patterns_at_figure(h, 0, shown)._suptitle.get_text() == "第 0 步"
+    with pytest.raises(TypeError, match="note must be"):
+        plots.patterns_at_figure(h, 0, shown, note=3)
+
+
+def test_the_explorers_picture_names_its_step_and_numbers():
+    """The static preview (no kernel) is the explorer's figure: its title carries the step, both losses
+    and the two best scores — the same numbers as the readout under the live view."""
+    e = widgets.circuit_explorer()
+    h = history.load()
+    for step in (int(h.steps[-1]), 350):
+        e.set(step=step)
+        i = h.index(step)
+        title = e.summary.get_text()
+        assert title.startswith(f"第 {step} 步 · ")
+        assert shown_numbers(title.replace(f"第 {step} 步", "")) == shown_numbers(e.readout.value)
+        assert f"{h.repeat_loss[i]:.3f}" in title and f"{h.induction[i][1].max():.3f}" in title
+    e.restore_defaults()
+    assert e.summary.get_text().startswith(f"第 {int(h.steps[-1])} 步")
+    assert e.summary in e._animated                       # redrawn on every move, drawn in the preview
 
 
 def check(key, answer):
@@ -161,6 +194,14 @@ def test_the_prose_about_the_curves_holds_in_every_seed():
         assert fall > 3 * (s.value_at("repeat_loss", before) - s.value_at("repeat_loss", start))
         assert s.curves["previous"][-1] > s.value_at("previous", end) + 0.15
         assert 0.5 < s.value_at("previous", end) < 0.6
+        # the second table: at the window's end the induction score is past nine tenths of its top, the
+        # previous-token score at seven tenths and more; it reaches 98 % of its top some hundreds to a
+        # thousand-odd steps later; a wider window starts no later
+        assert s.share_of_top("induction", end) >= 0.9
+        assert 0.7 <= s.share_of_top("previous", end) < 0.8
+        assert 500 <= s.reaches("previous", 0.98) - end < 2000
+        starts = [s.window(width)[0] for width in (200, 300, 400)]
+        assert starts == sorted(starts, reverse=True)
     run = sweep.table("two_layers")[0]
     assert run.value_at("other_loss", run.drop[1]) > run.value_at("other_loss", run.drop[0]) + 0.1
     assert run.curves["other_loss"].min() > np.log(32)      # never below guessing

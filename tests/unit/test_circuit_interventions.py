@@ -40,6 +40,29 @@ def test_composition_effects_patch_one_projection_each(model_and_batch):
         np.testing.assert_array_equal(effects[name].previous[0], clean.previous[0])
 
 
+def test_mean_ablation_replaces_the_heads_output_by_its_mean_over_the_batch(model_and_batch):
+    model, batch = model_and_batch
+    clean = circuit.forward(model, batch.tokens)
+    averaged = circuit.forward(model, batch.tokens, average=[(0, 1)])
+    out = clean.head_outputs(0)[:, 1]                                     # (B, n, D)
+    np.testing.assert_allclose(averaged.head_outputs(0)[:, 1], np.broadcast_to(out.mean(axis=0), out.shape),
+                               atol=1e-12)
+    np.testing.assert_array_equal(averaged.head_outputs(0)[:, 0], clean.head_outputs(0)[:, 0])
+    mean = interventions.mean_ablate(model, batch, [(0, 1)])
+    assert mean.repeat_loss == scores.repeat_losses(averaged, batch)[0]
+    zero = interventions.ablate(model, batch, [(0, 1)])
+    assert len({mean.repeat_loss, zero.repeat_loss, scores.head_scores(model, batch).repeat_loss}) == 3
+    # a batch of one sequence repeated: the mean is the output itself, so nothing changes
+    same = circuit.Batch(batch.task, np.repeat(batch.tokens[:1], 4, axis=0), *(np.repeat(getattr(batch, n)[:1], 4)
+                                                                             for n in ("first", "second", "repeat")))
+    assert interventions.mean_ablate(model, same, [(0, 0), (1, 1)]).repeat_loss == pytest.approx(
+        scores.head_scores(model, same).repeat_loss, abs=1e-12)
+    with pytest.raises(ValueError, match="average needs at least 2 sequences"):
+        circuit.forward(model, batch.tokens[:1], average=[(0, 1)])
+    with pytest.raises(ValueError, match="average"):
+        interventions.mean_ablate(model, batch, [(2, 0)])
+
+
 def test_bad_input_is_named(model_and_batch):
     model, batch = model_and_batch
     with pytest.raises(ValueError, match="below the last"):

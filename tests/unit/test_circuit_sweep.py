@@ -38,6 +38,85 @@ def test_two_layers_the_drop_and_both_scores_rise_across_it_on_every_seed(runs):
         assert abs(s.curves["other_loss"][-1] - np.log(32)) < 0.3
 
 
+def test_the_stored_drop_is_the_200_step_window_and_wider_windows_start_no_later(runs):
+    for s in runs["two_layers"]:
+        assert s.window() == s.window(200) == s.drop
+        starts = [s.window(width)[0] for width in (200, 300, 400)]
+        assert starts == sorted(starts, reverse=True) and starts[-1] < starts[0]   # wider → earlier (or the same)
+        assert all(end - start == width for (start, end), width in
+                   zip((s.window(w) for w in (200, 300, 400)), (200, 300, 400)))
+
+
+def test_share_of_top_and_reaches_read_the_stored_curves(runs):
+    s = runs["two_layers"][0]
+    prev = s.curves["previous"]
+    step = s.reaches("previous", 0.98)
+    i = list(s.steps).index(step)
+    assert prev[i] >= 0.98 * prev.max() and np.all(prev[:i] < 0.98 * prev.max())
+    assert s.reaches("previous", 1.0) == int(s.steps[np.argmax(prev)])
+    assert s.share_of_top("previous", int(s.steps[np.argmax(prev)])) == 1.0
+    assert s.share_of_top("induction", 0) == pytest.approx(s.curves["induction"][0] / s.curves["induction"].max())
+    with pytest.raises(ValueError, match="share must be"):
+        s.reaches("previous", 1.5)
+    with pytest.raises(ValueError, match="share must be"):
+        s.reaches("previous", 0)
+    with pytest.raises(ValueError, match="name must be"):
+        s.share_of_top("accuracy", 0)
+    with pytest.raises(ValueError, match="step must be one of the evaluated steps"):
+        s.share_of_top("previous", 13)
+
+
+def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(runs):
+    """The stored step-2000 parameters give the stored numbers again (to round-off: this CPU's own
+    kernels, not the pinned ones), so the notebook can take the same model apart in other ways."""
+    from helpers.circuit import interventions, train
+
+    model, batch, s = sweep.final_checkpoint(), train.eval_batch(), runs["two_layers"][0]
+    assert model.config == circuit.CONFIG
+    for name, value in model.params.items():
+        assert value.dtype == np.float64 and np.isfinite(value).all(), name
+    clean = interventions.ablation_effects(model, batch)
+    for key, pair in s.ablations.items():
+        k = key if key == "clean" else (int(key[1]), int(key[3]))
+        np.testing.assert_allclose((clean[k].repeat_loss, clean[k].induction[-1].max()), pair, rtol=1e-9)
+    k = interventions.patch(model, batch, (0, s.heads["previous"]), "k")
+    np.testing.assert_allclose((k.repeat_loss, k.induction[-1].max()), s.patches["k"], rtol=1e-9)
+    # the notebook's mean ablation of the other layer-0 head: the repeat loss still falls (not an artefact
+    # of zeroing), and both ablations make the other tokens' loss much worse
+    other = 1 - s.heads["previous"]
+    mean = interventions.mean_ablate(model, batch, [(0, other)])
+    assert -0.15 < mean.repeat_loss - s.ablations["clean"][0] < -0.05
+    assert mean.other_loss - clean["clean"].other_loss > 0.5
+    assert clean[(0, other)].other_loss - clean["clean"].other_loss > 0.5
+
+
+def test_save_keeps_the_final_checkpoint_and_merge_carries_it(runs, tmp_path):
+    import importlib.util
+
+    from paths import ROOT
+
+    prefix, final = runs["_prefix"], runs["_final"]
+    two = runs["two_layers"]
+    rest = [s for v in sweep.VARIANTS if v != "two_layers" for s in runs[v]]
+    sweep.save(tmp_path / "a.npz", two, prefix, final=final)
+    sweep.save(tmp_path / "b.npz", rest, None)
+    back = sweep.load(tmp_path / "a.npz")
+    assert all(np.array_equal(back["_final"].params[k], final.params[k]) for k in final.params)
+    assert sweep.load(tmp_path / "b.npz")["_final"] is None
+    spec = importlib.util.spec_from_file_location("make_circuit_data", ROOT / "tools" / "make_circuit_data.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    tool.merge([str(tmp_path / "a.npz"), str(tmp_path / "b.npz")], str(tmp_path / "all.npz"))
+    merged = sweep.load(tmp_path / "all.npz")
+    assert all(np.array_equal(merged["_final"].params[k], final.params[k]) for k in final.params)
+    assert (tmp_path / "all.npz").read_bytes() == (ROOT / "helpers" / "data" / sweep.DATA).read_bytes()
+    sweep.save(tmp_path / "c.npz", two, prefix)                   # a part without the final checkpoint
+    with pytest.raises(SystemExit, match="0 final checkpoints"):
+        tool.merge([str(tmp_path / "c.npz"), str(tmp_path / "b.npz")], str(tmp_path / "bad.npz"))
+    with pytest.raises(TypeError, match="final must be"):
+        sweep.save(tmp_path / "d.npz", two, prefix, final="seed 0")
+
+
 def test_key_patch_breaks_induction_query_and_value_patches_do_not(runs):
     for s in runs["two_layers"]:
         clean, k, q, v = (s.patches[name] for name in ("clean", "k", "q", "v"))

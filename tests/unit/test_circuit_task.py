@@ -50,6 +50,39 @@ def test_predictable_entries_and_induction_pairs():
     assert np.all(key < query)
 
 
+def test_ambiguous_marks_queries_whose_token_occurred_more_than_once_before():
+    batch = circuit.sequences(50, 7)
+    seq, query, _ = batch.induction_pairs
+    for n in range(len(seq)):
+        b, q = seq[n], query[n]
+        earlier = int(np.count_nonzero(batch.tokens[b, :q] == batch.tokens[b, q]))
+        assert earlier >= 1                                   # the first copy always holds it once
+        assert batch.ambiguous[n] == (earlier > 1)
+    assert 0 < batch.ambiguous.mean() < 1
+    # a hand-made batch: no token repeats inside the sequence except the copy itself → nothing ambiguous
+    task = circuit.Task(vocab=32, length=12, min_repeat=4, max_repeat=4)
+    tokens = np.array([[0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7]])
+    clean = circuit.Batch(task, tokens, [4], [8], [4])
+    assert not clean.ambiguous.any() and len(clean.ambiguous) == 3
+    tokens = np.array([[5, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7]])      # 5 also at position 0
+    twice = circuit.Batch(task, tokens, [4], [8], [4])
+    np.testing.assert_array_equal(twice.ambiguous, [False, True, False])
+
+
+def test_most_repeated_counts_the_first_copy_and_the_whole_sequence():
+    task = circuit.Task(vocab=32, length=12, min_repeat=4, max_repeat=4)
+    tokens = np.array([[9, 9, 3, 9, 3, 9, 0, 0, 9, 3, 9, 3]])
+    batch = circuit.Batch(task, tokens, [2], [8], [4])
+    assert batch.most_repeated(0) == (3, 2, 4)               # 3 and 9 tie in the copy: the smaller id
+    demo = circuit.sequences(3, seed=0)
+    token, in_first, in_all = demo.most_repeated(0)
+    f, r = demo.first[0], demo.repeat[0]
+    assert in_first == np.count_nonzero(demo.tokens[0, f:f + r] == token) == np.bincount(demo.tokens[0, f:f + r]).max()
+    assert in_all == np.count_nonzero(demo.tokens[0] == token) >= 2 * in_first
+    with pytest.raises(ValueError, match="row must be"):
+        demo.most_repeated(3)
+
+
 def test_seeded_and_draws_differ():
     a, b = circuit.sequences(10, 7), circuit.sequences(10, 7)
     np.testing.assert_array_equal(a.tokens, b.tokens)

@@ -90,6 +90,23 @@ def test_drop_is_the_window_of_the_steepest_fall():
         run.drop(30)
 
 
+def test_steepest_drop_on_plain_arrays():
+    steps = np.arange(0, 300, 25)
+    loss = np.array([3.0, 3.0, 2.9, 2.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8])
+    assert train.steepest_drop(steps, loss, 50) == (50, 100)
+    assert train.steepest_drop(steps, loss, 25) == (75, 100)         # 2.0 → 1.0, the largest single fall
+    assert train.steepest_drop(steps, loss, 100) == (25, 125)        # 2.1 from 25 and from 50: the earliest
+    assert train.steepest_drop(steps, [1.0] * 12, 50) == (0, 50)
+    with pytest.raises(ValueError, match="window must be a multiple"):
+        train.steepest_drop(steps, loss, 400)
+    with pytest.raises(ValueError, match="loss must"):
+        train.steepest_drop(steps, loss[:-1], 50)
+    with pytest.raises(TypeError, match="steps must be"):
+        train.steepest_drop(steps[::-1], loss, 50)
+    with pytest.raises(ValueError, match="window must be"):
+        train.steepest_drop(steps, loss, 0)
+
+
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="agree on vocab and length"):
         train.train(circuit.CONFIG, circuit.Task(vocab=64), steps=1)
