@@ -22,7 +22,7 @@ from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, 
 from .render.validation import as_real_array, head_pairs, one_of
 
 __all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",
-           "composition_screen"]
+           "composition_screen", "pattern_change"]
 
 
 def head_write(model, layer: int, head: int, z) -> np.ndarray:
@@ -101,7 +101,30 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     return results
 
 
-def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict:
+def pattern_change(a, b, queries=None) -> np.ndarray:
+    """How far pattern ``b`` moved from pattern ``a`` (both ``(…, n, n)``, rows = queries, each a
+    distribution over keys): the total-variation distance ``½ Σ_j |a[i, j] − b[i, j]|`` of each
+    query row ``i`` (the share of the weight that has to move), averaged over ``queries`` (positions;
+    default every row) → ``(…)``. 0: the same pattern; 1: no key in common."""
+    a = as_real_array("a", a, keep_float_dtype=True)
+    b = as_real_array("b", b, keep_float_dtype=True)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.shape != b.shape:
+        raise ValueError(f"a and b must be attention patterns of the same shape (…, n, n), got {a.shape} and {b.shape}")
+    n = a.shape[-1]
+    if queries is None:
+        rows = np.arange(n)
+    else:
+        from .render.validation import index
+
+        if isinstance(queries, (str, bytes, dict)) or not hasattr(queries, "__iter__"):
+            raise TypeError(f"queries must be a list of query positions, got {queries!r:.60}")
+        rows = np.array([index("queries", q, n) for q in queries], dtype=np.int64)
+        if not len(rows):
+            raise ValueError("queries must name at least one query position, got none")
+    return 0.5 * np.abs(b[..., rows, :] - a[..., rows, :]).sum(axis=-1).mean(axis=-1)
+
+
+def composition_screen(model, layer_inputs, sender, *, replacement=None, queries=None) -> dict:
     """Which later heads read ``sender``, and through which input: for every head of every later
     layer, its pattern and output recomputed with the sender's direct write removed from its
     queries only, keys only, values only (``replacement`` as in :func:`composition`). Nothing
@@ -110,7 +133,9 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict
     Returns ``{"pattern": (layers, heads, 3), "output": (layers, heads, 3)}`` for the inputs
     ``q, k, v``: the mean total-variation distance between the receiver's clean and patched
     attention rows (0 = the same pattern, 1 = disjoint), and ``‖Δz‖ / ‖z‖``, the relative change of
-    its output. Layers up to the sender's hold 0 (nothing there can read it)."""
+    its output. Layers up to the sender's hold 0 (nothing there can read it). ``queries`` (positions)
+    restricts the mean distance to those query rows (e.g. a repeated sequence's second copy, where
+    an induction head's rows can change); default every row."""
     model = _model(model)
     cfg = model.config
     (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
@@ -121,6 +146,8 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict
     write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
     if replacement is not None:
         write = write - head_write(model, s_layer, s_head, replacement)
+    if queries is not None:
+        pattern_change(np.eye(x_s.shape[-2]), np.eye(x_s.shape[-2]), queries)  # checks queries before the work
     pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))
     output = np.zeros_like(pattern)
     for layer in range(s_layer + 1, cfg.num_layers):
@@ -132,6 +159,6 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict
             for j, name in enumerate(INPUTS):
                 streams = {f"x_{c}": removed if c == name else x for c in INPUTS}
                 run = head_attention(model, layer, head, **streams)
-                pattern[layer, head, j] = 0.5 * np.abs(run.weights - base.weights).sum(axis=-1).mean()
+                pattern[layer, head, j] = pattern_change(base.weights, run.weights, queries).mean()
                 output[layer, head, j] = np.sqrt(np.sum((run.z - base.z) ** 2)) / norm
     return {"pattern": pattern, "output": output}
