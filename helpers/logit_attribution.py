@@ -13,10 +13,10 @@ Induction heads attend, on the second copy, to the token after the first occurre
 current one, i.e. to the correct next token: if they copy it, their direct share of *its* logit
 is large (Olsson et al. 2022 call this the copying half of an induction head).
 
-:func:`direct_path_loss_change` turns the same direct path into a loss: the head's write is taken
-out of the final residual stream only (the norm's scale still frozen, nothing upstream rerun),
-the softmax recomputed over the whole vocabulary. It measures what the direct path does to the
-loss — the target's logit *and* every competitor's — to set beside a full ablation.
+:func:`direct_path_losses` turns the same direct path into a loss: the head's write is taken out
+of the final residual stream only (the norm's scale still frozen, nothing upstream rerun), the
+softmax recomputed over the whole vocabulary. Minus the clean run's losses, it is what the direct
+path does to the loss — the target's logit *and* every competitor's — to set beside a full ablation.
 """
 from __future__ import annotations
 
@@ -87,12 +87,13 @@ def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) 
     return out
 
 
-def direct_path_loss_change(model, ids, layer_inputs, final_residual, head, positions) -> np.ndarray:
-    """How much the next-token loss rises at each of ``positions`` when ``head``'s write
-    (``(layer, head)``) is removed from the **final** residual stream only: the final norm's scale
-    frozen at the clean run's, the later layers not rerun (they keep reading the head), the log of
-    the softmax over the whole vocabulary recomputed. ``(batch, len(positions))`` in nats; 0 where
-    the head's direct path does nothing. Arguments as in :func:`head_logit_attribution`."""
+def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions) -> np.ndarray:
+    """The next-token loss at each of ``positions`` with ``head``'s write (``(layer, head)``)
+    removed from the **final** residual stream only: the final norm's scale frozen at the clean
+    run's, the later layers not rerun (they keep reading the head), ``−log softmax`` over the whole
+    vocabulary. ``(batch, len(positions))`` in nats; minus the clean run's losses at the same
+    positions (``next_token_losses``) it is the loss change due to the head's direct path alone
+    (the frozen norm reproduces the clean losses). Arguments as in :func:`head_logit_attribution`."""
     from . import real_model
     from .patching import head_attention, head_write
     from .render.validation import head_pairs
@@ -118,10 +119,7 @@ def direct_path_loss_change(model, ids, layer_inputs, final_residual, head, posi
     write = head_write(model, layer, h, head_attention(model, layer, h, layer_inputs[layer]).z[:, pos])
     targets = ids[:, pos + 1]
 
-    def losses(stream):  # −log softmax(logits)[target], over the whole vocabulary
-        logits = (stream * scale[:, pos, None] * model.final_norm).astype(np.float32) @ model.embed.T
-        top = logits.max(axis=-1, keepdims=True)
-        log_total = top[..., 0] + np.log(np.exp(logits - top).sum(axis=-1, dtype=np.float64))
-        return log_total - np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
-
-    return losses(x - write) - losses(x)
+    logits = ((x - write) * scale[:, pos, None] * model.final_norm).astype(np.float32) @ model.embed.T
+    top = logits.max(axis=-1, keepdims=True)
+    log_total = top[..., 0] + np.log(np.exp(logits - top).sum(axis=-1, dtype=np.float64))
+    return log_total - np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]

@@ -176,7 +176,8 @@ def test_the_residual_gap_is_mostly_position_and_18_6_acts_through_later_layers(
     gaps = [control.mean() - (second + scan.set_change("induction", 8, kind)).mean() for kind in heads.ABLATIONS]
     assert all(0.2 < g < 1.6 for g in gaps) and min(gaps) == gaps[0]  # zero-ablation the closest
     receiver = study.top("induction", 1)[0]
-    direct = logit_attribution.direct_path_loss_change(study.model, study.batch, study.layer_inputs,
-                                                       study.final_residual, receiver, study.loss_positions[t - 1:])
+    rows = study.loss_positions[t - 1:]
+    direct = logit_attribution.direct_path_losses(study.model, study.batch, study.layer_inputs,
+                                                  study.final_residual, receiver, rows) - study.losses[:, rows]
     assert direct.shape == (len(study.seeds), t - 1) and direct.mean() < 0.0
     assert scan.single_change("zero")[receiver].mean() > 1.5
