@@ -22,7 +22,7 @@ from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, 
 from .render.validation import as_real_array, head_pairs, one_of
 
 __all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",
-           "composition_screen", "pattern_change"]
+           "composition_screen", "pattern_change", "receiver_pattern"]
 
 
 def head_write(model, layer: int, head: int, z) -> np.ndarray:
@@ -35,6 +35,13 @@ def head_write(model, layer: int, head: int, z) -> np.ndarray:
     if z.shape[-1] != d:
         raise ValueError(f"z must be a head's output of shape (…, n, {d}), got {z.shape}")
     return z @ model.blocks[layer].attention.w_o[head * d:(head + 1) * d]
+
+
+def _sender_write(model, x_s, s_layer: int, s_head: int, replacement):
+    """What removing the sender takes out of the stream: its write, or its write minus the write of
+    ``replacement`` (e.g. its mean output) when it is replaced rather than zeroed."""
+    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
+    return write if replacement is None else write - head_write(model, s_layer, s_head, replacement)
 
 
 #: what "the sender removed" means for the receiver's input: its direct write subtracted, or
@@ -82,10 +89,7 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
         raise ValueError(f"inputs must be a non-empty list of non-empty tuples of {INPUTS}, got {inputs!r}")
     path = one_of("path", path, PATHS)
     if path == "direct":
-        write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
-        if replacement is not None:
-            write = write - head_write(model, s_layer, s_head, replacement)
-        removed = x_r - write
+        removed = x_r - _sender_write(model, x_s, s_layer, s_head, replacement)
     else:
         switch = ({"ablate": [(s_layer, s_head)]} if replacement is None
                   else {"replace": {(s_layer, s_head): replacement}})
@@ -124,6 +128,29 @@ def pattern_change(a, b, queries=None) -> np.ndarray:
     return 0.5 * np.abs(b[..., rows, :] - a[..., rows, :]).sum(axis=-1).mean(axis=-1)
 
 
+def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), replacement=None) -> np.ndarray:
+    """``receiver``'s attention pattern, ``(batch, n, n)``, with ``sender``'s direct write removed from
+    the inputs named in ``inputs`` (of ``q, k, v``) only — the ``"weights"`` of :func:`composition`
+    (``path="direct"``) without running the layers above: a head's own pattern depends only on the
+    stream entering its layer. ``replacement`` as in :func:`composition`."""
+    model = _model(model)
+    cfg = model.config
+    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
+    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], cfg.num_layers, cfg.num_heads).items()
+    if s_layer >= r_layer:
+        raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
+                         f"got sender {sender} and receiver {receiver}")
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__") or not inputs or not set(inputs) <= set(INPUTS):
+        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {inputs!r}")
+    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
+    x = _residual("layer_inputs[receiver layer]", model, layer_inputs[r_layer], x_s.shape)
+    removed = x - _sender_write(model, x_s, s_layer, s_head, replacement)
+    return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in inputs else x for c in INPUTS}).weights
+
+
 def composition_screen(model, layer_inputs, sender, *, replacement=None, queries=None) -> dict:
     """Which later heads read ``sender``, and through which input: for every head of every later
     layer, its pattern and output recomputed with the sender's direct write removed from its
@@ -143,9 +170,7 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
         raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
                         f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
     x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
-    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
-    if replacement is not None:
-        write = write - head_write(model, s_layer, s_head, replacement)
+    write = _sender_write(model, x_s, s_layer, s_head, replacement)
     if queries is not None:
         pattern_change(np.eye(x_s.shape[-2]), np.eye(x_s.shape[-2]), queries)  # checks queries before the work
     pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))

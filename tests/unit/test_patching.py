@@ -219,3 +219,23 @@ def test_the_composition_screen_can_average_over_chosen_query_rows_only(clean):
         patching.composition_screen(model, run.layer_inputs, (0, 1), queries=[])
     with pytest.raises(TypeError, match="queries must be a list"):
         patching.composition_screen(model, run.layer_inputs, (0, 1), queries="3")
+
+
+def test_the_receivers_pattern_alone_is_compositions_weights_without_the_layers_above(clean):
+    model, ids, run = clean
+    for inputs in (("k",), ("q",), ("q", "k", "v")):
+        (full,) = patching.composition(model, ids, run.layer_inputs, (0, 1), (1, 0), inputs=(inputs,))
+        alone = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=inputs)
+        np.testing.assert_allclose(alone, full["weights"], atol=1e-6)
+    assert not np.allclose(alone, run.weights[1][:, 0], atol=1e-6)  # removing the sender moved it
+    values = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=("v",))
+    np.testing.assert_allclose(values, run.weights[1][:, 0], atol=1e-6)  # values never move a pattern
+    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    same = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), replacement=z)
+    np.testing.assert_allclose(same, run.weights[1][:, 0], atol=1e-6)  # replaced by itself: nothing removed
+    with pytest.raises(ValueError, match="sender must sit in an earlier layer"):
+        patching.receiver_pattern(model, run.layer_inputs, (1, 1), (1, 0))
+    with pytest.raises(ValueError, match="inputs must be a non-empty tuple"):
+        patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=("x",))
+    with pytest.raises(ValueError, match="inputs must be a non-empty tuple"):
+        patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs="k")
