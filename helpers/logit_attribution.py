@@ -87,6 +87,7 @@ def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) 
     return out
 
 
+@with_one_blas_thread  # like head_logit_attribution: one core, no waiting on a second BLAS thread
 def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions) -> np.ndarray:
     """The next-token loss at each of ``positions`` with ``head``'s write (``(layer, head)``)
     removed from the **final** residual stream only: the final norm's scale frozen at the clean
