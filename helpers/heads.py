@@ -106,6 +106,19 @@ def repeated_sequence(pool, length: int, seed: int) -> np.ndarray:
     return np.concatenate([[FIRST_TOKEN], r, r]).astype(np.int64)
 
 
+def unrepeated_sequence(pool, length: int, seed: int) -> np.ndarray:
+    """The control for :func:`repeated_sequence`: ``[FIRST_TOKEN]`` then ``2·length`` distinct ids
+    drawn from ``pool`` (seeded), the same layout and length but nothing repeated."""
+    length = positive_int("length", length)
+    pool = np.asarray(pool)
+    if pool.ndim != 1 or len(pool) < 2 * length:
+        raise ValueError(f"pool must be a 1-D array of at least 2·length = {2 * length} token ids, got shape {pool.shape}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
+    r = np.random.default_rng(seed).choice(pool, size=2 * length, replace=False)
+    return np.concatenate([[FIRST_TOKEN], r]).astype(np.int64)
+
+
 def copy_losses(losses, length: int) -> tuple:
     """``(first, second)``: mean loss of predicting tokens 2…T of the first copy and of the second
     copy, from per-token losses (``2T`` values per sequence, entry ``i`` predicts token ``i+1``).
@@ -214,6 +227,7 @@ class HeadStudy:
         self._ablated: dict = {}
         self._reference = None
         self._dla = None
+        self._unrepeated = None
 
     @property
     def first_copy_loss(self) -> float:
@@ -334,6 +348,20 @@ class HeadStudy:
             self._dla = head_logit_attribution(self.model, self.batch, self.layer_inputs, self.final_residual,
                                                self.loss_positions)
         return self._dla
+
+    def unrepeated_losses(self) -> np.ndarray:
+        """The no-repetition control: per-token losses at the second copy's positions (predicting
+        tokens ``T+2 … 2T``, as :func:`copy_losses` reads them) on sequences laid out like the study's
+        but with ``2T`` distinct random tokens (:func:`unrepeated_sequence`, seeds ``2000 + seed``),
+        full model: ``(seeds, T − 1)`` (computed once). What these positions cost with nothing to copy."""
+        if self._unrepeated is None:
+            from . import real_model
+
+            ids = np.stack([unrepeated_sequence(self.pool, self.length, 2000 + s) for s in self.seeds])
+            rows = self.loss_positions[self.length - 1:]
+            run = real_model.forward(self.model, ids, logits_at=rows)
+            self._unrepeated = real_model.next_token_losses(run.logits, ids, positions=rows)
+        return self._unrepeated
 
     def second_copy_loss_without(self, heads) -> float:
         """Second-copy loss (mean over the sequences) with ``heads`` ablated."""

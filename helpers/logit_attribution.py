@@ -12,6 +12,11 @@ does through the unembedding alone, not through later layers that read it.
 Induction heads attend, on the second copy, to the token after the first occurrence of the
 current one, i.e. to the correct next token: if they copy it, their direct share of *its* logit
 is large (Olsson et al. 2022 call this the copying half of an induction head).
+
+:func:`direct_path_losses` turns the same direct path into a loss: the head's write is taken out
+of the final residual stream only (the norm's scale still frozen, nothing upstream rerun), the
+softmax recomputed over the whole vocabulary. Minus the clean run's losses, it is what the direct
+path does to the loss — the target's logit *and* every competitor's — to set beside a full ablation.
 """
 from __future__ import annotations
 
@@ -80,3 +85,42 @@ def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) 
             z = head_attention(model, layer, head, layer_inputs[layer]).z[:, pos]
             out[:, layer, head] = np.sum(head_write(model, layer, head, z) * reader, axis=-1)
     return out
+
+
+@with_one_blas_thread  # like head_logit_attribution: one core, no waiting on a second BLAS thread
+def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions) -> np.ndarray:
+    """The next-token loss at each of ``positions`` with ``head``'s write (``(layer, head)``)
+    removed from the **final** residual stream only: the final norm's scale frozen at the clean
+    run's, the later layers not rerun (they keep reading the head), ``−log softmax`` over the whole
+    vocabulary. ``(batch, len(positions))`` in nats; minus the clean run's losses at the same
+    positions (``next_token_losses``) it is the loss change due to the head's direct path alone
+    (the frozen norm reproduces the clean losses). Arguments as in :func:`head_logit_attribution`."""
+    from . import real_model
+    from .patching import head_attention, head_write
+    from .render.validation import head_pairs
+
+    model = _model(model)
+    ids = real_model._id_rows(model, ids)
+    if ids.ndim != 2:
+        raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
+    cfg = model.config
+    (layer, (h,)), = head_pairs("head", [head], cfg.num_layers, cfg.num_heads).items()
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    if isinstance(positions, (str, bytes, dict)) or not hasattr(positions, "__iter__"):
+        raise TypeError(f"positions must be a list of positions, got {positions!r:.60}")
+    pos = np.array([index("positions", p, ids.shape[1] - 1) for p in positions], dtype=np.int64)
+    if not len(pos):
+        raise ValueError("positions must name at least one position, got none")
+    scale = frozen_scale(model, final_residual)
+    if scale.shape != ids.shape:
+        raise ValueError(f"final_residual must cover the ids {ids.shape}, got {np.shape(final_residual)}")
+    x = np.asarray(final_residual, dtype=np.float64)[:, pos]
+    write = head_write(model, layer, h, head_attention(model, layer, h, layer_inputs[layer]).z[:, pos])
+    targets = ids[:, pos + 1]
+
+    logits = ((x - write) * scale[:, pos, None] * model.final_norm).astype(np.float32) @ model.embed.T
+    top = logits.max(axis=-1, keepdims=True)
+    log_total = top[..., 0] + np.log(np.exp(logits - top).sum(axis=-1, dtype=np.float64))
+    return log_total - np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]

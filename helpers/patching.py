@@ -22,7 +22,7 @@ from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, 
 from .render.validation import as_real_array, head_pairs, one_of
 
 __all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",
-           "composition_screen"]
+           "composition_screen", "pattern_change", "receiver_pattern"]
 
 
 def head_write(model, layer: int, head: int, z) -> np.ndarray:
@@ -35,6 +35,13 @@ def head_write(model, layer: int, head: int, z) -> np.ndarray:
     if z.shape[-1] != d:
         raise ValueError(f"z must be a head's output of shape (…, n, {d}), got {z.shape}")
     return z @ model.blocks[layer].attention.w_o[head * d:(head + 1) * d]
+
+
+def _sender_write(model, x_s, s_layer: int, s_head: int, replacement):
+    """What removing the sender takes out of the stream: its write, or its write minus the write of
+    ``replacement`` (e.g. its mean output) when it is replaced rather than zeroed."""
+    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
+    return write if replacement is None else write - head_write(model, s_layer, s_head, replacement)
 
 
 #: what "the sender removed" means for the receiver's input: its direct write subtracted, or
@@ -82,10 +89,7 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
         raise ValueError(f"inputs must be a non-empty list of non-empty tuples of {INPUTS}, got {inputs!r}")
     path = one_of("path", path, PATHS)
     if path == "direct":
-        write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
-        if replacement is not None:
-            write = write - head_write(model, s_layer, s_head, replacement)
-        removed = x_r - write
+        removed = x_r - _sender_write(model, x_s, s_layer, s_head, replacement)
     else:
         switch = ({"ablate": [(s_layer, s_head)]} if replacement is None
                   else {"replace": {(s_layer, s_head): replacement}})
@@ -101,7 +105,53 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     return results
 
 
-def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict:
+def pattern_change(a, b, queries=None) -> np.ndarray:
+    """How far pattern ``b`` moved from pattern ``a`` (both ``(…, n, n)``, rows = queries, each a
+    distribution over keys): the total-variation distance ``½ Σ_j |a[i, j] − b[i, j]|`` of each
+    query row ``i`` (the share of the weight that has to move), averaged over ``queries`` (positions;
+    default every row) → ``(…)``. 0: the same pattern; 1: no key in common."""
+    a = as_real_array("a", a, keep_float_dtype=True)
+    b = as_real_array("b", b, keep_float_dtype=True)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.shape != b.shape:
+        raise ValueError(f"a and b must be attention patterns of the same shape (…, n, n), got {a.shape} and {b.shape}")
+    n = a.shape[-1]
+    if queries is None:
+        rows = np.arange(n)
+    else:
+        from .render.validation import index
+
+        if isinstance(queries, (str, bytes, dict)) or not hasattr(queries, "__iter__"):
+            raise TypeError(f"queries must be a list of query positions, got {queries!r:.60}")
+        rows = np.array([index("queries", q, n) for q in queries], dtype=np.int64)
+        if not len(rows):
+            raise ValueError("queries must name at least one query position, got none")
+    return 0.5 * np.abs(b[..., rows, :] - a[..., rows, :]).sum(axis=-1).mean(axis=-1)
+
+
+def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), replacement=None) -> np.ndarray:
+    """``receiver``'s attention pattern, ``(batch, n, n)``, with ``sender``'s direct write removed from
+    the inputs named in ``inputs`` (of ``q, k, v``) only — the ``"weights"`` of :func:`composition`
+    (``path="direct"``) without running the layers above: a head's own pattern depends only on the
+    stream entering its layer. ``replacement`` as in :func:`composition`."""
+    model = _model(model)
+    cfg = model.config
+    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
+    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], cfg.num_layers, cfg.num_heads).items()
+    if s_layer >= r_layer:
+        raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
+                         f"got sender {sender} and receiver {receiver}")
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__") or not inputs or not set(inputs) <= set(INPUTS):
+        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {inputs!r}")
+    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
+    x = _residual("layer_inputs[receiver layer]", model, layer_inputs[r_layer], x_s.shape)
+    removed = x - _sender_write(model, x_s, s_layer, s_head, replacement)
+    return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in inputs else x for c in INPUTS}).weights
+
+
+def composition_screen(model, layer_inputs, sender, *, replacement=None, queries=None) -> dict:
     """Which later heads read ``sender``, and through which input: for every head of every later
     layer, its pattern and output recomputed with the sender's direct write removed from its
     queries only, keys only, values only (``replacement`` as in :func:`composition`). Nothing
@@ -110,7 +160,9 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict
     Returns ``{"pattern": (layers, heads, 3), "output": (layers, heads, 3)}`` for the inputs
     ``q, k, v``: the mean total-variation distance between the receiver's clean and patched
     attention rows (0 = the same pattern, 1 = disjoint), and ``‖Δz‖ / ‖z‖``, the relative change of
-    its output. Layers up to the sender's hold 0 (nothing there can read it)."""
+    its output. Layers up to the sender's hold 0 (nothing there can read it). ``queries`` (positions)
+    restricts the mean distance to those query rows (e.g. a repeated sequence's second copy, where
+    an induction head's rows can change); default every row."""
     model = _model(model)
     cfg = model.config
     (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
@@ -118,9 +170,9 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict
         raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
                         f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
     x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
-    write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
-    if replacement is not None:
-        write = write - head_write(model, s_layer, s_head, replacement)
+    write = _sender_write(model, x_s, s_layer, s_head, replacement)
+    if queries is not None:
+        pattern_change(np.eye(x_s.shape[-2]), np.eye(x_s.shape[-2]), queries)  # checks queries before the work
     pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))
     output = np.zeros_like(pattern)
     for layer in range(s_layer + 1, cfg.num_layers):
@@ -132,6 +184,6 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None) -> dict
             for j, name in enumerate(INPUTS):
                 streams = {f"x_{c}": removed if c == name else x for c in INPUTS}
                 run = head_attention(model, layer, head, **streams)
-                pattern[layer, head, j] = 0.5 * np.abs(run.weights - base.weights).sum(axis=-1).mean()
+                pattern[layer, head, j] = pattern_change(base.weights, run.weights, queries).mean()
                 output[layer, head, j] = np.sqrt(np.sum((run.z - base.z) ** 2)) / norm
     return {"pattern": pattern, "output": output}

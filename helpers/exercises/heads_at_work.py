@@ -12,6 +12,10 @@ Each solve function takes the study as optional context (``study=``, a
 :func:`helpers.heads.study` — loaded once and cached, the same runs the notebook shows — so the
 expected answer and its working are computed at check time. Nothing here imports
 :mod:`helpers.exercises` (the package gathers this module).
+
+Two code exercises (:data:`CODE_EXERCISES`, checked by :func:`helpers.exercises.check_code`) follow
+the summary: ``"12-4"`` the induction score, ``"12-5"`` the screen's pattern-change measure (the
+mean total-variation distance of chosen query rows, :func:`helpers.patching.pattern_change`).
 """
 from __future__ import annotations
 
@@ -194,3 +198,76 @@ CODE_EXERCISES = {
                          forbidden_hint="用 A[queries, keys] 一次取出这 T 个权重（queries = T + 1 … 2T，keys = queries − T + 1），"
                                         "再取平均。"),
 }
+
+
+# ---- 12-5: how far a pattern moved (the screen's total-variation measure, written by the learner).
+# Synthetic causal patterns again: no model needed.
+def _pattern_cases():
+    rng = np.random.default_rng(1205)
+    one_hot = np.eye(5)
+    shifted = np.eye(5)[[0, 0, 1, 2, 3]]  # each query from 1 on moves all its weight one key back
+    clean, patched = _causal_rows(rng, 9), _causal_rows(rng, 9)
+    return [
+        Case("两个随机的因果注意力模式，n = 6，只看查询 2、3、5", (_causal_rows(rng, 6), _causal_rows(rng, 6), [2, 3, 5])),
+        Case("每一行都把全部权重挪到另一个键上（查询 1 … 4），n = 5", (one_hot, shifted, [1, 2, 3, 4])),
+        Case("两个随机的因果注意力模式，n = 9，第二遍的查询 5 … 8（T = 4）", (clean, patched, np.arange(5, 9))),
+        Case("同一个模式比它自己，n = 9，查询 0 … 8", (clean, clean.copy(), list(range(9)))),
+        Case("两个随机的因果注意力模式，n = 7，只看查询 6", (_causal_rows(rng, 7), _causal_rows(rng, 7), [6])),
+    ]
+
+
+def _pattern_reference(a, b, rows):
+    from ..patching import pattern_change
+
+    return float(pattern_change(a, b, rows))
+
+
+def _wrong_pattern_changes():
+    """The usual mistakes in measuring how far attention rows moved."""
+    def rows_of(a, b, rows):
+        rows = np.asarray(rows)
+        return np.asarray(a)[rows], np.asarray(b)[rows]
+
+    def per_row(a, b, rows, distance=lambda d: 0.5 * np.abs(d).sum(axis=-1), reduce=np.mean):
+        x, y = rows_of(a, b, rows)
+        return float(reduce(distance(y - x)))
+
+    return (
+        Mistake("no_half", "差了一倍：一行里挪走的权重和挪来的权重一样多，|A − B| 的和把每份挪动算了两次；"
+                           "总变差要乘 ½，这样两行完全不重叠时正好是 1。",
+                lambda a, b, r: per_row(a, b, r, lambda d: np.abs(d).sum(axis=-1))),
+        Mistake("signed", "没取绝对值：每一行的权重加起来都是 1，A − B 的正负两部分正好抵消，和永远是 0；"
+                          "要把每个键上的差取绝对值（np.abs）再加。", lambda a, b, r: per_row(a, b, r, lambda d: d.sum(axis=-1))),
+        Mistake("squared", "用的是差的平方和：总变差是差的绝对值之和的一半（½ Σ_j |A[i, j] − B[i, j]|），不平方。",
+                lambda a, b, r: per_row(a, b, r, lambda d: np.square(d).sum(axis=-1))),
+        Mistake("largest", "只取了一行里变得最多的那个键：总变差要把这一行所有键上的变化加起来（再乘 ½）。",
+                lambda a, b, r: per_row(a, b, r, lambda d: np.abs(d).max(axis=-1))),
+        Mistake("mean_over_keys", "在键这一维上取了平均：一行里要把所有键上的 |A − B| 加起来（sum），再乘 ½；"
+                                  "平均是对查询行取的。", lambda a, b, r: per_row(a, b, r, lambda d: 0.5 * np.abs(d).mean(axis=-1))),
+        Mistake("sum_rows", "对查询行求的是和，不是平均：每一行的距离在 0 到 1 之间，再对 rows 里的这些行取平均（np.mean）。",
+                lambda a, b, r: per_row(a, b, r, reduce=np.sum)),
+        Mistake("every_row", "没按 rows 挑行：只对 rows 里列出的查询行取平均（A[rows]、B[rows]），别的行不算。",
+                lambda a, b, r: per_row(a, b, np.arange(len(a)))),
+        Mistake("columns", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，rows 挑的是行（查询）：A[rows]，"
+                           "一行的权重加起来是 1；你挑的是列 A[:, rows]。",
+                lambda a, b, r: float(np.mean(0.5 * np.abs(np.asarray(b)[:, r] - np.asarray(a)[:, r]).sum(axis=0)))),
+    )
+
+
+PATTERN_SOLUTION = '''\
+import numpy as np
+
+
+def pattern_change(A, B, rows):
+    """A、B：同一个头的两个注意力模式 (n, n)（行 = 查询，每一行是键上的一个分布）。
+    返回 rows 里每个查询行的总变差距离 ½ Σ_j |A[i, j] − B[i, j]| 的平均。"""
+    moved = np.abs(B[rows] - A[rows])        # 只取 rows 这些查询行，每个键上的变化
+    return float(0.5 * moved.sum(axis=-1).mean())   # 一行里要挪走多少权重，再对这些行取平均
+'''
+
+CODE_EXERCISES["12-5"] = CodeExercise(
+    "自己写“模式变了多少”：两个注意力模式在指定查询行上的平均总变差距离", "pattern_change(A, B, rows)",
+    ("A", "B", "rows"), ("平均总变差距离",), _pattern_cases, _pattern_reference, _wrong_pattern_changes(),
+    PATTERN_SOLUTION, returns="返回一个数：rows 里这些查询行的总变差距离的平均（0 到 1 之间）",
+    forbidden=("helpers.patching.pattern_change", "helpers.patching.composition_screen"),
+    forbidden_hint="先取出 rows 这些行（A[rows]、B[rows]），每一行把各个键上变化的绝对值加起来再乘 ½，最后对这些行取平均。")

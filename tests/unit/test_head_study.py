@@ -122,3 +122,19 @@ def test_output_constancy_is_one_for_a_constant_writer_and_small_for_a_token_rea
         heads.output_constancy(np.zeros((1, 1, 1, 2, 2)))
     with pytest.raises(ValueError, match="outputs"):
         heads.output_constancy(np.zeros((3, 2, 2)))
+
+
+def test_the_unrepeated_control_has_the_studys_layout_with_nothing_repeated(study):
+    ids = heads.unrepeated_sequence(study.pool, T, 2000)
+    assert len(ids) == 2 * T + 1 and ids[0] == heads.FIRST_TOKEN and len(set(ids[1:].tolist())) == 2 * T
+    assert not np.array_equal(ids, heads.unrepeated_sequence(study.pool, T, 2001))
+    losses = study.unrepeated_losses()
+    assert losses.shape == (3, T - 1) and study.unrepeated_losses() is losses  # computed once
+    batch = np.stack([heads.unrepeated_sequence(study.pool, T, 2000 + s) for s in study.seeds])
+    by_hand = real_model.next_token_losses(real_model.forward(study.model, batch).logits, batch)
+    np.testing.assert_allclose(losses, by_hand[:, T + 1:], atol=1e-5)  # the second copy's loss positions
+    np.testing.assert_allclose(losses.mean(axis=-1), heads.copy_losses(by_hand, T)[1], atol=1e-5)
+    with pytest.raises(ValueError, match="at least 2·length = 8"):
+        heads.unrepeated_sequence(np.arange(7), T, 0)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        heads.unrepeated_sequence(study.pool, T, "0")

@@ -62,3 +62,30 @@ def test_arguments_are_checked(clean):
         la.head_logit_attribution(model, ids, run.layer_inputs, run.final_residual[:1], [1])
     with pytest.raises(ValueError, match="ids must be a \\(batch, n\\) array"):
         la.head_logit_attribution(model, ids[0], run.layer_inputs, run.final_residual, [1])
+
+
+def test_the_direct_path_losses_are_the_losses_with_the_write_taken_out_of_the_final_stream(clean):
+    model, ids, run = clean
+    positions = [0, 3, 4]
+    clean_losses = real_model.next_token_losses(run.logits, ids)
+    cut = la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 0), positions)
+    assert cut.shape == (2, 3)
+    scale = la.frozen_scale(model, run.final_residual)
+    write = patching.head_write(model, 1, 0, patching.head_attention(model, 1, 0, run.layer_inputs[1]).z)
+
+    def by_hand(stream):
+        logits = (stream * scale[..., None] * model.final_norm) @ model.embed.T.astype(np.float64)
+        return real_model.next_token_losses(logits, ids)[:, positions]
+
+    np.testing.assert_allclose(by_hand(run.final_residual), clean_losses[:, positions], atol=1e-4)  # frozen norm = model
+    np.testing.assert_allclose(cut, by_hand(run.final_residual - write), atol=1e-4)
+    assert np.abs(cut - clean_losses[:, positions]).max() > 1e-3  # the cut changes something
+    z = patching.head_attention(model, 1, 1, run.layer_inputs[1]).z  # another head: another write
+    other = la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 1), positions)
+    np.testing.assert_allclose(other, by_hand(run.final_residual - patching.head_write(model, 1, 1, z)), atol=1e-4)
+    with pytest.raises(ValueError, match="head"):
+        la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (2, 0), positions)
+    with pytest.raises(ValueError, match="positions must be a position in -5…4, got 5"):
+        la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 0), [5])
+    with pytest.raises(ValueError, match="positions must name at least one"):
+        la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 0), [])

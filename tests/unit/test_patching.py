@@ -195,3 +195,47 @@ def test_the_composition_screen_finds_who_reads_the_sender_and_through_which_inp
     nothing = patching.composition_screen(model, run.layer_inputs, (0, 1), replacement=z)
     np.testing.assert_allclose(nothing["pattern"], 0.0, atol=1e-12)
     np.testing.assert_allclose(nothing["output"], 0.0, atol=1e-12)
+
+
+def test_the_composition_screen_can_average_over_chosen_query_rows_only(clean):
+    model, _, run = clean
+    every = patching.composition_screen(model, run.layer_inputs, (0, 1))
+    rows = [3, 4, 5]
+    some = patching.composition_screen(model, run.layer_inputs, (0, 1), queries=rows)
+    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    x = run.layer_inputs[1]
+    keys = patching.head_attention(model, 1, 1, x, x_k=x - patching.head_write(model, 0, 1, z))
+    base = patching.head_attention(model, 1, 1, x)
+    want = 0.5 * np.abs(keys.weights[:, rows] - base.weights[:, rows]).sum(-1).mean()
+    assert some["pattern"][1, 1, 1] == pytest.approx(want)
+    assert some["pattern"][1, 1, 1] != pytest.approx(every["pattern"][1, 1, 1])
+    # query 0 sees only itself: its row cannot move, so the mean over all rows is diluted by it
+    only_first = patching.composition_screen(model, run.layer_inputs, (0, 1), queries=[0])
+    np.testing.assert_allclose(only_first["pattern"], 0.0, atol=1e-12)
+    np.testing.assert_array_equal(some["output"], every["output"])
+    with pytest.raises(ValueError, match="queries must be a position"):
+        patching.composition_screen(model, run.layer_inputs, (0, 1), queries=[9])
+    with pytest.raises(ValueError, match="queries must name at least one"):
+        patching.composition_screen(model, run.layer_inputs, (0, 1), queries=[])
+    with pytest.raises(TypeError, match="queries must be a list"):
+        patching.composition_screen(model, run.layer_inputs, (0, 1), queries="3")
+
+
+def test_the_receivers_pattern_alone_is_compositions_weights_without_the_layers_above(clean):
+    model, ids, run = clean
+    for inputs in (("k",), ("q",), ("q", "k", "v")):
+        (full,) = patching.composition(model, ids, run.layer_inputs, (0, 1), (1, 0), inputs=(inputs,))
+        alone = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=inputs)
+        np.testing.assert_allclose(alone, full["weights"], atol=1e-6)
+    assert not np.allclose(alone, run.weights[1][:, 0], atol=1e-6)  # removing the sender moved it
+    values = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=("v",))
+    np.testing.assert_allclose(values, run.weights[1][:, 0], atol=1e-6)  # values never move a pattern
+    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    same = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), replacement=z)
+    np.testing.assert_allclose(same, run.weights[1][:, 0], atol=1e-6)  # replaced by itself: nothing removed
+    with pytest.raises(ValueError, match="sender must sit in an earlier layer"):
+        patching.receiver_pattern(model, run.layer_inputs, (1, 1), (1, 0))
+    with pytest.raises(ValueError, match="inputs must be a non-empty tuple"):
+        patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=("x",))
+    with pytest.raises(ValueError, match="inputs must be a non-empty tuple"):
+        patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs="k")
