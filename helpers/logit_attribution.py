@@ -50,16 +50,10 @@ def frozen_scale(model, final_residual) -> np.ndarray:
     return 1.0 / np.sqrt(np.mean(np.square(x, dtype=np.float64), axis=-1) + model.eps)
 
 
-@with_one_blas_thread
-def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) -> np.ndarray:
-    """Every head's direct share of the logit of the **next token** at each of ``positions``.
-
-    ``ids`` ``(batch, n)``; ``layer_inputs`` and ``final_residual`` from the clean run
-    (``forward(..., keep_inputs=True)``). At position ``i`` the target is ``ids[i + 1]`` (on the
-    second copy of a repeated sequence: the token an induction head attends to). Returns
-    ``(batch, layers, heads, len(positions))`` in logit units (nats of log-odds)."""
+def _clean_run(model, ids, layer_inputs, final_residual, positions):
+    """The checked arguments both direct-path readings share: ``(model, ids (batch, n), positions as
+    int64, the final norm's frozen scale (batch, n))``."""
     from . import real_model
-    from .patching import head_attention, head_write
 
     model = _model(model)
     ids = real_model._id_rows(model, ids)
@@ -77,6 +71,21 @@ def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) 
     scale = frozen_scale(model, final_residual)
     if scale.shape != ids.shape:
         raise ValueError(f"final_residual must cover the ids {ids.shape}, got {np.shape(final_residual)}")
+    return model, ids, pos, scale
+
+
+@with_one_blas_thread
+def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) -> np.ndarray:
+    """Every head's direct share of the logit of the **next token** at each of ``positions``.
+
+    ``ids`` ``(batch, n)``; ``layer_inputs`` and ``final_residual`` from the clean run
+    (``forward(..., keep_inputs=True)``). At position ``i`` the target is ``ids[i + 1]`` (on the
+    second copy of a repeated sequence: the token an induction head attends to). Returns
+    ``(batch, layers, heads, len(positions))`` in logit units (nats of log-odds)."""
+    from .patching import head_attention, head_write
+
+    model, ids, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
+    cfg = model.config
     # what one unit written into the stream adds to the target's centred logit, per position
     reader = centred_unembedding(model, ids[:, pos + 1]) * model.final_norm * scale[:, pos, None]  # (b, P, hidden)
     out = np.empty((len(ids), cfg.num_layers, cfg.num_heads, len(pos)))
@@ -95,27 +104,12 @@ def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions
     vocabulary. ``(batch, len(positions))`` in nats; minus the clean run's losses at the same
     positions (``next_token_losses``) it is the loss change due to the head's direct path alone
     (the frozen norm reproduces the clean losses). Arguments as in :func:`head_logit_attribution`."""
-    from . import real_model
     from .patching import head_attention, head_write
     from .render.validation import head_pairs
 
-    model = _model(model)
-    ids = real_model._id_rows(model, ids)
-    if ids.ndim != 2:
-        raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
+    model, ids, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
     cfg = model.config
     (layer, (h,)), = head_pairs("head", [head], cfg.num_layers, cfg.num_heads).items()
-    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
-        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
-                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
-    if isinstance(positions, (str, bytes, dict)) or not hasattr(positions, "__iter__"):
-        raise TypeError(f"positions must be a list of positions, got {positions!r:.60}")
-    pos = np.array([index("positions", p, ids.shape[1] - 1) for p in positions], dtype=np.int64)
-    if not len(pos):
-        raise ValueError("positions must name at least one position, got none")
-    scale = frozen_scale(model, final_residual)
-    if scale.shape != ids.shape:
-        raise ValueError(f"final_residual must cover the ids {ids.shape}, got {np.shape(final_residual)}")
     x = np.asarray(final_residual, dtype=np.float64)[:, pos]
     write = head_write(model, layer, h, head_attention(model, layer, h, layer_inputs[layer]).z[:, pos])
     targets = ids[:, pos + 1]

@@ -9,7 +9,7 @@ and redraws; nothing is trained or run again.
 from __future__ import annotations
 
 from ..circuit import history
-from ..figures.learning_a_circuit import CircuitPatterns, head_titles, step_summary
+from ..figures.learning_a_circuit import CircuitPatterns, best_heads, head_titles, step_summary
 from ..render.explorer import Explorer
 from ..render.format import fmt
 
@@ -50,8 +50,7 @@ class CircuitExplorer(Explorer):
                                                       s["previous"], s["induction"])))
 
     def describe(self, s):
-        best_prev = max(range(s["previous"].shape[1]), key=lambda h: s["previous"][0][h])
-        best_ind = max(range(s["induction"].shape[1]), key=lambda h: s["induction"][-1][h])
+        best_prev, best_ind = best_heads(s["previous"], s["induction"])
         return (f"第 {s['step']} 步 · 重复段的损失 <span class='repeat'>{fmt(s['repeat_loss'])}</span> · "
                 f"其余 token 的损失 <span class='other'>{fmt(s['other_loss'])}</span><br>"
                 f"第 0 层最好的前一个 token 分数（头 {best_prev}）<span class='previous'>"

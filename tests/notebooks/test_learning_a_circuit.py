@@ -1,15 +1,14 @@
 """``11_learning_a_circuit``: what the notebook shows — its explorer's step slider, its figures, its exercises,
 and that the stored history is the same run as the stored sweep."""
-import contextlib
-import io
 import re
 
 import numpy as np
 import pytest
+from exercise_checks import check
 from explorer_checks import shown_numbers
 from series import NOTEBOOKS
 
-from helpers import circuit, exercises, plots, widgets
+from helpers import circuit, plots, widgets
 from helpers.circuit import history, sweep
 from helpers.exercises import learning_a_circuit as circuit_exercises
 
@@ -118,13 +117,6 @@ def test_the_explorers_picture_names_its_step_and_numbers():
     e.restore_defaults()
     assert e.summary.get_text().startswith(f"第 {int(h.steps[-1])} 步")
     assert e.summary in e._animated                       # redrawn on every move, drawn in the preview
-
-
-def check(key, answer):
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        ok = exercises.check(key, answer)
-    return ok, buffer.getvalue()
 
 
 def test_exercise_1_the_drop_comes_earlier_with_a_larger_learning_rate():

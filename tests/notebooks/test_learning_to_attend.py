@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 import pytest
+from exercise_checks import check
 from explorer_checks import shown_numbers
 
 from helpers import exercises, training, widgets
@@ -46,17 +47,6 @@ def test_learning_explorer_sentence_picker_and_memo():
     e.set(step=0)
     e.set(step=run.steps)
     assert e.state is first
-
-
-def check(key, answer):
-    """``(verdict, printed text)`` of ``helpers.exercises.check``."""
-    import contextlib
-    import io
-
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        ok = exercises.check(key, answer)
-    return ok, buffer.getvalue()
 
 
 def test_training_exercises_are_registered_with_the_others():
