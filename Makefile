@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan circuit-data
+	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan circuit-data test-kernels
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -54,6 +54,15 @@ FAST_WORKERS ?= logical
 FAST_WORKERS_MAX ?= 8
 test-fast: setup-test
 	$(PY) -m pytest tests -m "not slow" -q -n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)
+
+# The fast suite and strict nbval once per OpenBLAS kernel family this CPU can run (OPENBLAS_CORETYPE) and once
+# with numpy's SIMD dispatch limited, with the kernel each run used and a summary table; KERNELS=Haswell,Nehalem
+# picks families, KERNEL_SUITES=fast only the fast suite (tools/test_kernels.py).
+KERNELS ?= SkylakeX,Haswell,Zen,Sandybridge,Nehalem,Prescott,numpy-baseline
+KERNEL_SUITES ?= fast,nbval
+test-kernels: setup-test
+	$(PY) tools/test_kernels.py --families $(KERNELS) --suites $(KERNEL_SUITES) \
+		--fast-flags "-n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)" --nbval-flags "$(PYTEST_NBVAL)"
 
 # Only strict nbval over notebooks/.
 nbval: setup-test

@@ -11,7 +11,7 @@ from ..heads import SCORE_LABELS, SCORES, top_heads
 from ..nulls import percentile
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
 from ..render.panels import matrix_mesh
-from ..render.png import new_figure
+from ..render.png import new_figure, plotted
 from ..render.validation import as_real_array, finite_scalar, positive_int
 
 
@@ -87,6 +87,11 @@ def patterns_figure(patterns, titles, length: int):
     return fig
 
 
+#: what :func:`copy_loss_figure` rounds its losses to (nats): about half a pixel of its 2× PNG, so the
+#: last float32 bits another CPU's kernels give the live losses leave the figure alone
+LOSS_STEP = 0.01
+
+
 def copy_loss_figure(curves: dict, length: int):
     """Per-token loss along the repeated sequence, one line per condition (``{label: (2T,)}``);
     x is the position of the predicted token. The first curve is the reference (dashed, thick,
@@ -95,6 +100,7 @@ def copy_loss_figure(curves: dict, length: int):
     fig = new_figure(7.0, 4.0)
     ax = fig.add_subplot()
     x = np.arange(1, 2 * length + 1)
+    curves = {label: plotted(curve, LOSS_STEP) for label, curve in curves.items()}
     for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, MID_GREY))):
         style = dict(ls="--", lw=2.4, zorder=4, ms=4) if i == 0 else dict(lw=1.4, zorder=3, ms=3)
         ax.plot(x, curve, marker="o", color=color, label=label, **style)
@@ -114,6 +120,10 @@ def copy_loss_figure(curves: dict, length: int):
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 
+
+#: what :func:`null_figure` rounds the values it draws to (x units, nats): well under a pixel of any of
+#: its panels, so live values' last float32 bits leave the figure alone (its legend prints them unrounded)
+NULL_STEP = 1e-3
 
 #: the marked values of a null figure: colour and line style (distinct without colour too)
 MARKS = ((ACCENT, "-"), (MUTED, "--"), (PINK, "-."), (BLACK, ":"))
@@ -149,7 +159,7 @@ def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
         null = as_real_array("null", null).ravel()
         values = [finite_scalar(f"marks[{label!r}]", v) for label, v in marks.items()]
         if window is None:
-            low, high = min([null.min(), *values]), max([null.max(), *values])
+            low, high = (float(plotted(v, NULL_STEP)) for v in (min([null.min(), *values]), max([null.max(), *values])))
             pad = 0.04 * (high - low or 1.0)
             low, high = low - pad, high + pad
         else:
@@ -157,7 +167,7 @@ def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
             outside = [v for v in values if not low <= v <= high]
             if outside:
                 raise ValueError(f"window {window!r} must contain every marked value, got {outside[0]:+.3f}")
-        inside = null[(null >= low) & (null <= high)]
+        inside = plotted(null[(null >= low) & (null <= high)], NULL_STEP)
         ax.hist(inside, bins=np.linspace(low, high, bins + 1), color=BASE, label=f"对照（{len(null)} 个）")
         if window is not None:
             ax.set_xlim(low, high)
@@ -174,7 +184,7 @@ def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
                     ax.annotate("", xy=(edge, 0.45 * top), xytext=(edge - (high - low) * (0.12 if side == "right" else -0.12), 0.45 * top),
                                 arrowprops={"arrowstyle": "->", "color": BLACK, "lw": 1.2})
         for (label, value), (colour, style) in zip(marks.items(), MARKS):
-            ax.axvline(value, color=colour, ls=style, lw=2.0,
+            ax.axvline(plotted(value, NULL_STEP), color=colour, ls=style, lw=2.0,
                        label=f"{label}：{value:+.2f}（第 {percentile(value, null):.0f} 百分位）")
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(xlabel)

@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 
-from .validation import finite_scalar, instance, integer
+from .validation import as_real_array, finite_scalar, instance, integer, positive_float
 
 #: CSS pixels per figure inch when shown (a browser's 96 px per inch: points mean points)
 DPI = 96
@@ -40,6 +40,17 @@ def new_figure(width: float, height: float):
     fig = Figure(figsize=(width, height), dpi=RENDER_DPI, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
+
+
+def plotted(values, step: float) -> np.ndarray:
+    """``values`` rounded to multiples of ``step``, for a figure drawn from real-model numbers: another
+    CPU's BLAS kernels move their last float32 bits, and an antialiased line moved by a thousandth of
+    a pixel changes a few pixels' shades. ``step`` is what the figure can show (about a pixel), so
+    the same figure gives the same PNG on every CPU unless a value lies within that noise of a
+    rounding boundary."""
+    values = as_real_array("values", values, allow_empty=True)
+    step = positive_float("step", step)
+    return np.round(values / step) * step
 
 
 def figure_png(fig, dpi: int = RENDER_DPI) -> bytes:
