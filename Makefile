@@ -55,9 +55,10 @@ FAST_WORKERS_MAX ?= 8
 test-fast: setup-test
 	$(PY) -m pytest tests -m "not slow" -q -n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)
 
-# The fast suite and strict nbval once per OpenBLAS kernel family this CPU can run (OPENBLAS_CORETYPE) and once
-# with numpy's SIMD dispatch limited, with the kernel each run used and a summary table; KERNELS=Haswell,Nehalem
-# picks families, KERNEL_SUITES=fast only the fast suite (tools/test_kernels.py).
+# The fast suite and strict nbval under each OpenBLAS kernel family this CPU runs, and numpy's baseline SIMD.
+# One run per OPENBLAS_CORETYPE (a family the CPU lacks is skipped, saying why) and one with NPY_DISABLE_CPU_FEATURES,
+# each printing the kernel it used, then a summary table; KERNELS=Haswell,Nehalem picks families,
+# KERNEL_SUITES=fast only the fast suite (tools/test_kernels.py).
 KERNELS ?= SkylakeX,Haswell,Zen,Sandybridge,Nehalem,Prescott,numpy-baseline
 KERNEL_SUITES ?= fast,nbval
 test-kernels: setup-test

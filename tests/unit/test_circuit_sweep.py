@@ -6,6 +6,7 @@ seed, so a claim that holds for one lucky seed fails here.
 """
 import numpy as np
 import pytest
+from blas import assert_blas_close
 
 from helpers import circuit
 from helpers.circuit import sweep
@@ -67,20 +68,30 @@ def test_share_of_top_and_reaches_read_the_stored_curves(runs):
 
 
 def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(runs):
-    """The stored step-2000 parameters give the stored numbers again (to round-off: this CPU's own
-    kernels, not the pinned ones), so the notebook can take the same model apart in other ways."""
+    """The stored step-2000 parameters give every stored ablation and patch again (to round-off: this
+    CPU's own kernels, not the pinned ones), so the notebook can take the same model apart in other ways."""
     from helpers.circuit import interventions, train
 
     model, batch, s = sweep.final_checkpoint(), train.eval_batch(), runs["two_layers"][0]
     assert model.config == circuit.CONFIG
     for name, value in model.params.items():
         assert value.dtype == np.float64 and np.isfinite(value).all(), name
+    # this CPU's float64 kernels vs the pinned ones: sums over d_model, layer after layer, then the
+    # mean over every scored position of the batch
+    cfg = model.config
+    tol = {"dtype": np.float64, "reduction_size": max(cfg.d_model, batch.tokens.size), "depth": 2 * cfg.layers + 1}
     clean = interventions.ablation_effects(model, batch)
     for key, pair in s.ablations.items():
         k = key if key == "clean" else (int(key[1]), int(key[3]))
-        np.testing.assert_allclose((clean[k].repeat_loss, clean[k].induction[-1].max()), pair, rtol=1e-9)
-    k = interventions.patch(model, batch, (0, s.heads["previous"]), "k")
-    np.testing.assert_allclose((k.repeat_loss, k.induction[-1].max()), s.patches["k"], rtol=1e-9)
+        assert_blas_close((clean[k].repeat_loss, clean[k].induction[-1].max()), pair, err_msg=key, **tol)
+    prev, dup = s.heads["previous"], s.heads["duplicate"]
+    again = dict(interventions.composition_effects(model, batch, (0, prev)))
+    again["k_other"] = interventions.patch(model, batch, (0, 1 - prev), "k")
+    again |= {f"{name}_duplicate": e for name, e in interventions.composition_effects(model, batch, (0, dup)).items()
+              if name != "clean"}
+    assert set(again) == set(s.patches)
+    for name, pair in s.patches.items():
+        assert_blas_close((again[name].repeat_loss, again[name].induction[-1].max()), pair, err_msg=name, **tol)
     # the notebook's mean ablation of the other layer-0 head: the repeat loss still falls (not an artefact
     # of zeroing), and both ablations make the other tokens' loss much worse
     other = 1 - s.heads["previous"]
