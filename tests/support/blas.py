@@ -52,3 +52,9 @@ def forward_reductions(config) -> dict:
     the residual stream and attention run in float64 — two per layer plus the lm_head."""
     return {"dtype": np.float32, "reduction_size": max(config.hidden_size, config.intermediate_size),
             "depth": 2 * config.num_layers + 1}
+
+
+def lm_head_reductions(config) -> dict:
+    """:func:`assert_blas_close`'s arguments for two runs that differ only in which rows reach the
+    lm_head (``logits_at``, a fast path): one float32 matmul over ``hidden_size`` terms."""
+    return {"dtype": np.float32, "reduction_size": config.hidden_size}

@@ -1,7 +1,7 @@
 """tests/support/blas.py: the one tolerance for two computations that take different BLAS paths."""
 import numpy as np
 import pytest
-from blas import LAMBDA, assert_blas_close, blas_tolerance, forward_reductions
+from blas import LAMBDA, assert_blas_close, blas_tolerance, forward_reductions, lm_head_reductions
 
 from helpers.config import ModelConfig
 
@@ -44,3 +44,4 @@ def test_a_forwards_reductions_are_its_float32_matmuls():
     cfg = ModelConfig(name="t", hidden_size=8, num_layers=2, num_heads=2, num_kv_heads=1, head_dim=4,
                       intermediate_size=16, vocab_size=10, rope_theta=1e4, tie_word_embeddings=True, source="t")
     assert forward_reductions(cfg) == {"dtype": np.float32, "reduction_size": 16, "depth": 5}
+    assert lm_head_reductions(cfg) == {"dtype": np.float32, "reduction_size": 8}

@@ -7,7 +7,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS), str(TESTS / "support")]
-from blas import assert_blas_close, forward_reductions  # noqa: E402
+from blas import assert_blas_close, forward_reductions, lm_head_reductions  # noqa: E402
 from tiny_model import tiny_model  # noqa: E402
 
 from helpers import heads, patching, real_model  # noqa: E402
@@ -50,7 +50,7 @@ def test_intervening_on_nothing_is_the_clean_run_and_zero_is_ablate(study):
     assert np.array_equal(none["first"], first) and np.array_equal(none["second"], second)
     fast = study.intervene([(1, 0)])  # the lm_head only where the copy losses read
     full = study.intervene([(1, 0)], full_losses=True)
-    lm_head = {"dtype": np.float32, "reduction_size": study.model.config.hidden_size}  # fewer rows: another GEMM
+    lm_head = lm_head_reductions(study.model.config)  # fewer rows reach the lm_head: another GEMM
     assert_blas_close(fast["first"], full["first"], **lm_head)
     assert_blas_close(fast["second"], full["second"], **lm_head)
     assert np.array_equal(full["losses"], study.ablate([(1, 0)])["losses"])
@@ -136,8 +136,9 @@ def test_the_unrepeated_control_has_the_studys_layout_with_nothing_repeated(stud
     assert losses.shape == (3, T - 1) and study.unrepeated_losses() is losses  # computed once
     batch = np.stack([heads.unrepeated_sequence(study.pool, T, 2000 + s) for s in study.seeds])
     by_hand = real_model.next_token_losses(real_model.forward(study.model, batch).logits, batch)
-    np.testing.assert_allclose(losses, by_hand[:, T + 1:], atol=1e-5)  # the second copy's loss positions
-    np.testing.assert_allclose(losses.mean(axis=-1), heads.copy_losses(by_hand, T)[1], atol=1e-5)
+    lm_head = lm_head_reductions(study.model.config)  # fewer rows reach the lm_head: another GEMM
+    assert_blas_close(losses, by_hand[:, T + 1:], **lm_head)  # the second copy's loss positions
+    assert_blas_close(losses.mean(axis=-1), heads.copy_losses(by_hand, T)[1], **lm_head)
     with pytest.raises(ValueError, match="at least 2·length = 8"):
         heads.unrepeated_sequence(np.arange(7), T, 0)
     with pytest.raises(TypeError, match="seed must be an integer"):
