@@ -58,11 +58,11 @@ test-fast: setup-test
 # The fast suite and strict nbval under each OpenBLAS kernel family this CPU runs, and numpy's baseline SIMD.
 # One run per OPENBLAS_CORETYPE (a family the CPU lacks is skipped, saying why) and one with NPY_DISABLE_CPU_FEATURES,
 # each printing the kernel it used, then a summary table; KERNELS=Haswell,Nehalem picks families,
-# KERNEL_SUITES=fast only the fast suite (tools/test_kernels.py).
+# KERNEL_SUITES=fast only the fast suite (tools/kernel_families.py).
 KERNELS ?= SkylakeX,Haswell,Zen,Sandybridge,Nehalem,Prescott,numpy-baseline
 KERNEL_SUITES ?= fast,nbval
 test-kernels: setup-test
-	$(PY) tools/test_kernels.py --families $(KERNELS) --suites $(KERNEL_SUITES) \
+	$(PY) tools/kernel_families.py --families $(KERNELS) --suites $(KERNEL_SUITES) \
 		--fast-flags "-n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)" --nbval-flags "$(PYTEST_NBVAL)"
 
 # Only strict nbval over notebooks/.

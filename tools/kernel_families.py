@@ -6,7 +6,7 @@ that moves with the last float32 bit) fails here on the machine in front of you.
 kernel OpenBLAS actually loaded (threadpoolctl) and numpy's dispatched features in use; a family the
 CPU cannot run is skipped with the instruction set it lacks.
 
-Usage: python tools/test_kernels.py [--families Haswell,Nehalem] [--suites fast,nbval]
+Usage: python tools/kernel_families.py [--families Haswell,Nehalem] [--suites fast,nbval]
        [--fast-flags "-n 2"] [--nbval-flags "..."] [-- extra pytest arguments]
 """
 from __future__ import annotations

@@ -1,0 +1,35 @@
+"""tools/kernel_families.py (`make test-kernels`): which families run, what the table says."""
+import sys
+
+import kernel_families as kf
+
+
+def test_a_family_whose_instructions_the_cpu_lacks_is_skipped_with_the_reason(monkeypatch, capsys):
+    monkeypatch.setattr(kf, "cpu_flags", lambda: {"sse4_2", "ssse3", "pni"})
+    monkeypatch.setattr(kf, "run_suite", lambda *a: (_ for _ in ()).throw(AssertionError("must not run")))
+    monkeypatch.setattr(sys, "argv", ["kernel_families.py", "--families", "SkylakeX,Haswell", "--suites", "fast"])
+    assert kf.main() == 1  # nothing ran: not a pass
+    out = capsys.readouterr().out
+    assert "SkylakeX: skipped — this CPU lacks avx512f" in out and "Haswell: skipped — this CPU lacks avx2, fma" in out
+    assert "skipped: no avx2, fma" in out.splitlines()[-1]
+
+
+def test_each_run_reports_the_kernel_it_used_and_its_counts(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(kf, "cpu_flags", lambda: set().union(*kf.FAMILIES.values()))
+    monkeypatch.setattr(kf, "probe", lambda env: {"kernel": f"openblas {env.get('OPENBLAS_CORETYPE', 'Haswell')}",
+                                                  "dispatch": [], "all_dispatch": ["X86_V3"]})
+    monkeypatch.setattr(kf, "run_suite", lambda name, env, *a: {"passed": 3, "failed": 0, "skipped": 1, "rc": 0,
+                                                               "seconds": 2.0})
+    monkeypatch.setattr(sys, "argv", ["kernel_families.py", "--families", "Nehalem,Zen,numpy-baseline",
+                                      "--suites", "fast"])
+    assert kf.main() == 0
+    out = capsys.readouterr().out
+    assert "Nehalem: OpenBLAS kernel in use: openblas Nehalem" in out
+    assert "| ok 3p 0f 1s 2s" in out
+
+
+def test_counts_read_a_junit_report(tmp_path):
+    report = tmp_path / "r.xml"
+    report.write_text('<testsuites><testsuite tests="10" failures="1" errors="1" skipped="2"/></testsuites>')
+    assert kf.counts(report) == {"passed": 6, "failed": 2, "skipped": 2}
+    assert kf.counts(tmp_path / "missing.xml") == {"passed": 0, "failed": 0, "skipped": 0}
