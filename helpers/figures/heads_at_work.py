@@ -87,9 +87,10 @@ def patterns_figure(patterns, titles, length: int):
     return fig
 
 
-#: what :func:`copy_loss_figure` rounds its losses to (nats): about half a pixel of its 2× PNG, so the
-#: last float32 bits another CPU's kernels give the live losses leave the figure alone
-LOSS_STEP = 0.01
+#: what :func:`copy_loss_figure` rounds its losses to (nats): about half a pixel of its 2× PNG (its
+#: axis spans ≈ 0.036 nats a pixel), so the last float32 bits another CPU's kernels give the live
+#: losses (≈ 1e-4 nats at most) leave the figure alone
+LOSS_STEP = 0.02
 
 
 def copy_loss_figure(curves: dict, length: int):
