@@ -124,7 +124,7 @@ def test_stored_entries_recompute_with_the_real_model(smollm2):
     ======================  ================
 
     The tolerance, 5e-4, is four times the largest gap seen; the tables print 0.01 nats at their
-    finest. Under Nehalem, Sandybridge, SkylakeX and numpy's baseline SIMD this sample passes too."""
+    finest."""
     scan = head_scan.load()
     assert int(scan.length) == head_scan.SETUP["length"]
     assert tuple(scan.seeds) == head_scan.SETUP["seeds"]
