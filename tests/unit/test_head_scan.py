@@ -108,23 +108,22 @@ def _covering_sample(scan, study, rng) -> list:
 @pytest.mark.slow
 def test_stored_entries_recompute_with_the_real_model(smollm2):
     """Every kind of entry recomputes within head_scan.RECOMPUTE_TOLERANCE (the notebook's live
-    re-check uses the same constant). Measured on an AMD EPYC with OPENBLAS_CORETYPE=Haswell,
-    |recomputed − stored| in nats over 119 entries (every kind below, plus all 40 zero-ablated
-    random 8-head sets):
+    re-check uses the same constant). Measured on an AMD EPYC, |recomputed − stored| in nats over 119
+    entries (every kind below, plus all 40 zero-ablated random 8-head sets), per OPENBLAS_CORETYPE:
 
-    ======================  ================
-    entries                 Haswell
-    ======================  ================
-    clean                   1.4e-5
-    single heads            ≤ 5.2e-5
-    top-k sets              ≤ 4.8e-5
-    random 2/4-head sets    ≤ 5.8e-5
-    random 8-head sets      ≤ 1.2e-4 (#4)
-    tracked scores (0–1)    ≤ 3.3e-7
-    ======================  ================
+    ======================  ================  ========================
+    entries                 Haswell           Nehalem
+    ======================  ================  ========================
+    clean                   1.4e-5            9.6e-6
+    single heads            ≤ 5.2e-5          ≤ 3.9e-4 (resample 0.0)
+    top-k sets              ≤ 4.8e-5          ≤ 6.2e-5
+    random 2/4-head sets    ≤ 5.8e-5          ≤ 5.0e-5
+    random 8-head sets      ≤ 1.2e-4 (#4)     ≤ 9.7e-5
+    tracked scores (0–1)    ≤ 3.3e-7          ≤ 1.5e-7
+    ======================  ================  ========================
 
-    The tolerance, 5e-4, is four times the largest gap seen; the tables print 0.01 nats at their
-    finest."""
+    The two families differ from each other by up to 3.7e-4. The tolerance, 1e-3, is 2.5 times the
+    largest gap seen; the tables print 0.01 nats at their finest."""
     scan = head_scan.load()
     assert int(scan.length) == head_scan.SETUP["length"]
     assert tuple(scan.seeds) == head_scan.SETUP["seeds"]
