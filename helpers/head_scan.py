@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .heads import ABLATIONS, HeadStudy, random_heads, top_heads
-from .render.validation import head_pairs, instance, one_of, positive_int
+from .render.validation import head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
 
 #: where the scan lives (in the package: the notebook reads it offline)
 SCAN_PATH = Path(__file__).with_name("data") / "heads_scan.npz"
@@ -35,6 +35,8 @@ KS = (1, 2, 4, 8)
 DRAW_KS = (2, 4, 8)
 #: random sets drawn for each k in DRAW_KS
 DRAWS = 40
+#: most random sets compute() draws per k
+MAX_DRAWS = 1000
 #: ablation kinds the random sets are run with
 DRAW_KINDS = ABLATIONS
 #: the scores whose top-k sets are removed together
@@ -49,9 +51,8 @@ COPIES = ("first", "second")
 def random_set(k: int, draw: int, shape: tuple) -> list:
     """Random set number ``draw`` of ``k`` heads, drawn uniformly from all heads (seed
     ``50000 + 1000·k + draw``): the null that a top-k set is compared with."""
-    if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
-        raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
-    return random_heads(k, 50_000 + 1000 * positive_int("k", k) + int(draw), shape)
+    draw = nonneg_int("draw", draw)
+    return random_heads(k, 50_000 + 1000 * positive_int("k", k) + draw, shape)
 
 
 @lru_cache(maxsize=1)
@@ -87,7 +88,8 @@ def compute(study: HeadStudy, *, ks=KS, draw_ks=DRAW_KS, draws: int = DRAWS, kin
     given, is called with a short text after each group."""
     study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
     ks, draw_ks = tuple(positive_int("ks", k) for k in ks), tuple(positive_int("draw_ks", k) for k in draw_ks)
-    draws = positive_int("draws", draws)
+    draws = work_limit("draws", positive_int("draws", draws), MAX_DRAWS,
+                       "every random set is one forward pass per ablation kind; the stored scan has 40")
     kinds = tuple(one_of("kinds", k, ABLATIONS) for k in kinds)
     draw_kinds = tuple(one_of("draw_kinds", k, ABLATIONS) for k in draw_kinds)
     say = progress or (lambda text: None)
@@ -240,6 +242,7 @@ class Scan:
     def draw_set(self, k: int, draw: int) -> list:
         """The heads of random set ``draw`` of size ``k``."""
         i = list(self.draw_ks).index(one_of("k", k, tuple(int(x) for x in self.draw_ks)))
+        draw = integer("draw", draw, low=0, high=self.draw_heads.shape[1] - 1)
         return [tuple(int(v) for v in p) for p in self.draw_heads[i, draw, :k]]
 
 
@@ -250,9 +253,17 @@ def load(path=None) -> Scan:
     if not path.is_file():
         raise ValueError(f"path must be an existing head scan file, got {str(path)!r}; "
                          "regenerate it with `make heads-scan`")
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {name: data[name] for name in data.files}
-    if int(arrays.get("format", -1)) != FORMAT:
+    unreadable = (f"path must be a head scan .npz (written by `make heads-scan`), got {str(path)!r}, "
+                  "which numpy cannot read as one")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not hasattr(loaded, "files"):   # a plain .npy file is one array, not a scan
+            raise ValueError("one array")
+        with loaded as data:
+            arrays = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{unreadable} ({type(exc).__name__})") from None
+    if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
         raise ValueError(f"{path} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
                          "regenerate it with `make heads-scan`")
     return Scan(arrays)
