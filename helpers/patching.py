@@ -147,7 +147,7 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
     streams = _layer_inputs(model, layer_inputs)
-    picked = [inputs] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
+    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
     if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
         raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
     x_s, x = streams[s_layer], streams[r_layer]
