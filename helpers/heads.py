@@ -445,7 +445,7 @@ def study(length: int = 16, seeds=tuple(range(12))) -> HeadStudy:
     and its exercises so that every ablation is run once. The default is the study the stored
     scan (:data:`helpers.head_scan.SETUP`) was run on: 12 sequences of 16 random tokens."""
     length = positive_int("length", length, maximum=MAX_LENGTH)
-    seeds = _seed_list("seeds", tuple(entries("seeds", seeds, "seeds", limit=MAX_SEQUENCES)))
+    seeds = _seed_list("seeds", tuple(entries("seeds", seeds, "seeds")))
     _check_size(len(seeds), length)
     return _study(length, seeds)
 

@@ -200,10 +200,10 @@ def run(model: Model, tokens, *, ablate=None, patch=None, average=None, names: d
     averaged = head_pairs(names["average"], average, config.layers, config.heads)
     if averaged and len(tokens) < 2:
         raise ValueError(f"{names['average']} needs at least 2 sequences to take a mean over, got {len(tokens)}")
-    return checked_forward(model.params, config, tokens, ablated, removed, into, averaged)
+    return _checked_forward(model.params, config, tokens, ablated, removed, into, averaged)
 
 
-def checked_forward(p: dict, config: Config, tokens: np.ndarray, *args) -> Cache:
+def _checked_forward(p: dict, config: Config, tokens: np.ndarray, *args) -> Cache:
     """:func:`_forward` on checked arguments, refusing parameters whose logits overflow (a training
     run whose learning rate is too high gets there too)."""
     with quiet_overflow():
