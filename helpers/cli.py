@@ -60,14 +60,12 @@ def _read_record(folder: Path) -> dict:
     A record that is not one this command wrote stops the command: it decides what counts as edited."""
     path = folder / RECORD
     try:
-        text = path.read_text(encoding="utf-8")
+        files = json.loads(path.read_text(encoding="utf-8")).get("files", {})
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise _os_error(folder, exc) from None
-    try:
-        files = json.loads(text).get("files", {})
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError):   # not UTF-8, not JSON, not a JSON object
         files = None
     if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
         raise CommandError(f"“{_shown(path)}” 不是 attention-lab 写的记录（应该是 JSON，其中 \"files\" 是"
