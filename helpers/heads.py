@@ -393,7 +393,7 @@ class HeadStudy:
     def head_table(self, ranks: int = 3) -> list:
         """For the top ``ranks`` heads of every score: one dict per (score, rank) with the head,
         its three scores and the second-copy loss with that head alone ablated."""
-        ranks = positive_int("ranks", ranks)
+        ranks = positive_int("ranks", ranks, maximum=self.shape[0] * self.shape[1])
         rows = []
         for name in SCORES:
             for rank, head in enumerate(self.top(name, ranks), start=1):
@@ -410,6 +410,9 @@ class HeadStudy:
               for k in entries("ks", ks, "set sizes", limit=MAX_KS)]
         if not ks:
             raise ValueError("ks must hold at least one k, got none")
+        if 2 * max(ks) > self.shape[0] * self.shape[1]:
+            raise ValueError(f"ks must be at most {self.shape[0] * self.shape[1] // 2} (half the heads: the random "
+                             f"control draws k heads outside the top max(ks) induction heads), got {max(ks)}")
         draws = work_limit("draws", positive_int("draws", draws), MAX_CONTROL_DRAWS,
                            "every draw is one more run of the model per k")
         rows = []

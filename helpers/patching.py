@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, head_attention, head_output
+from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, head_attention
+from .real_model import _head_output as head_output
 from .render.validation import as_real_array, attention_rows, entries, head_pairs, one_of, positions, short_preview
 
 __all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",

@@ -394,11 +394,11 @@ def _head_outputs(model: Model, replace, shape: tuple) -> dict:
     checked = {}
     for key, z in replace.items():
         (layer, (head,)), = head_pairs("replace", [key], cfg.num_layers, cfg.num_heads).items()
-        checked[(layer, head)] = head_output(f"replace[{key}]", model, z, shape)
+        checked[(layer, head)] = _head_output(f"replace[{key}]", model, z, shape)
     return checked
 
 
-def head_output(name: str, model: Model, z, shape: tuple) -> np.ndarray:
+def _head_output(name: str, model: Model, z, shape: tuple) -> np.ndarray:
     """A head's output before o_proj put in place of its own: ``(n, head_dim)`` (every sequence) or
     ``(*shape, head_dim)`` (one per sequence), ``shape`` being the ids' shape."""
     z = as_real_array(name, z, keep_float_dtype=True)

@@ -18,7 +18,7 @@ layer-0 head; :func:`ablation_effects` removes every head alone; :func:`mean_abl
 from __future__ import annotations
 
 from ..render.validation import head_pairs
-from .model import PROJECTIONS, Model, _check_model, check_into
+from .model import PROJECTIONS, Model, _check_into, _check_model
 from .scores import HeadScores, head_scores, scores_with
 from .task import Batch
 
@@ -57,7 +57,7 @@ def patch(model: Model, batch: Batch, head, into) -> HeadScores:
     if layer == model.config.layers - 1:
         raise ValueError(f"head must be in a layer below the last ({model.config.layers - 1}): only later layers "
                          f"read its output, got layer {layer}")
-    return head_scores(model, batch, patch=([head], check_into(into)))
+    return head_scores(model, batch, patch=([head], _check_into(into)))
 
 
 def composition_effects(model: Model, batch: Batch, head) -> dict:

@@ -113,6 +113,13 @@ class Model:
 
     def copy(self, dtype=None) -> "Model":
         """A copy with its own arrays (``dtype``: convert them, e.g. ``np.float32`` to store)."""
+        if dtype is not None:
+            try:
+                kind = np.dtype(dtype).kind
+            except TypeError:
+                kind = None
+            if kind != "f":
+                raise TypeError(f"dtype must be None or a float dtype such as np.float32, got {dtype!r:.60}")
         return Model(self.config, {name: np.array(value, dtype=dtype) for name, value in self.params.items()})
 
 
@@ -308,10 +315,10 @@ def _check_patch(patch, config: Config, name: str = "patch", into_name: str = "p
         raise TypeError(f"{name} must be a pair (heads, into), e.g. ([(0, 1)], 'k'), got {patch!r:.60}")
     heads, into = patch
     removed = head_pairs(f"{name} heads", heads, config.layers, config.heads)
-    return removed, check_into(into, into_name)
+    return removed, _check_into(into, into_name)
 
 
-def check_into(into, name: str = "into") -> tuple:
+def _check_into(into, name: str = "into") -> tuple:
     """``"q"``, ``"k"``, ``"v"`` or a list of them → a tuple of projection names."""
     names = (into,) if isinstance(into, str) else into
     if isinstance(names, (bytes, dict)) or not isinstance(names, (tuple, list)) or not names:

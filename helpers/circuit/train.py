@@ -105,7 +105,12 @@ class Run:
 def steepest_drop(steps, loss, window: int = DROP_WINDOW) -> tuple:
     """``(start, end)``: the pair of evaluated ``steps`` exactly ``window`` apart over which ``loss``
     (one value per step) fell the most; the earliest such pair on a tie."""
-    window = positive_int("window", window)
+    return _steepest_drop(steps, loss, window, "window")
+
+
+def _steepest_drop(steps, loss, window, name: str) -> tuple:
+    """:func:`steepest_drop`, naming the window ``name`` (the caller's argument)."""
+    window = positive_int(name, window)
     steps = np.asarray(steps)
     if steps.ndim != 1 or steps.dtype.kind not in "iu" or len(steps) < 2 or np.any(np.diff(steps) <= 0):
         raise TypeError(f"steps must be a 1-D increasing integer array of evaluated steps, got {steps!r:.60}")
@@ -116,7 +121,7 @@ def steepest_drop(steps, loss, window: int = DROP_WINDOW) -> tuple:
         if j < len(steps) and steps[j] == start + window and (best is None or loss[j] - loss[i] < best):
             best, span = loss[j] - loss[i], (int(start), int(steps[j]))
     if span is None:
-        raise ValueError(f"window must be a multiple of the evaluation interval within the run's "
+        raise ValueError(f"{name} must be a multiple of the evaluation interval within the run's "
                          f"{int(steps[-1])} steps, got {window}")
     return span
 

@@ -139,6 +139,15 @@ def test_composition_with_a_wrong_shaped_replacement_names_replacement(clean):
             call()
 
 
+def test_run_variant_names_its_own_arguments_before_training():
+    from helpers.circuit import sweep
+
+    with pytest.raises(ValueError, match=r"^steps must be >= 200, got 2"):   # was: window must be …
+        sweep.run_variant("two_layers", 0, steps=2)
+    with pytest.raises(TypeError, match=r"^seed must be an integer"):
+        sweep.run_variant("two_layers", 0.5, steps=200)
+
+
 def test_circuit_train_checkpoints_must_be_a_list():
     with pytest.raises(TypeError, match=r"^checkpoints must be a list of steps, got int 5"):
         circuit_train.train(CONFIG, TASK, steps=2, checkpoints=5)
