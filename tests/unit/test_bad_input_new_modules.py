@@ -71,7 +71,7 @@ def test_direct_path_losses_on_an_overflowing_residual_is_an_error_not_log_vocab
 
 def test_pattern_change_refuses_rows_that_are_not_weights_and_stays_in_0_1():
     with pytest.raises(ValueError, match=r"^b must be attention patterns"):
-        patching.pattern_change(np.eye(3), np.full((3, 3), 10 / 3))   # was 5.0, outside the documented 0–1
+        patching.pattern_change(np.eye(3), np.full((3, 3), 10 / 3))   # a distance of 5.0 otherwise
     with pytest.raises(ValueError, match=r"^a must be attention patterns"):
         patching.pattern_change(-np.eye(3), np.eye(3))
     disjoint = patching.pattern_change(np.eye(3), np.roll(np.eye(3), 1, axis=1).astype(np.float32))
@@ -142,7 +142,7 @@ def test_composition_with_a_wrong_shaped_replacement_names_replacement(clean):
 def test_run_variant_names_its_own_arguments_before_training():
     from helpers.circuit import sweep
 
-    with pytest.raises(ValueError, match=r"^steps must be >= 200, got 2"):   # was: window must be …
+    with pytest.raises(ValueError, match=r"^steps must be >= 200, got 2"):   # the summary's window needs 200 steps
         sweep.run_variant("two_layers", 0, steps=2)
     with pytest.raises(TypeError, match=r"^seed must be an integer"):
         sweep.run_variant("two_layers", 0.5, steps=200)
@@ -192,7 +192,7 @@ def test_logit_attribution_names_layer_inputs_not_x_q(clean):
 def test_spread_refuses_more_resamples_than_it_can_draw_quickly_and_says_why():
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"^resamples × len\(values\) must be at most 10,000,000 \(every resample"):
-        nulls.spread(np.ones(100), resamples=1_000_000)   # took 15 s and ~1.6 GB unguarded
+        nulls.spread(np.ones(100), resamples=1_000_000)   # 10⁸ draws: 15 s and ~1.6 GB
     assert time.perf_counter() - start < 1.0
     assert nulls.spread(np.ones(100), resamples=100_000)["n"] == 100   # the limit itself is allowed
 
@@ -224,7 +224,7 @@ def _printed(key, answer) -> str:
 
 
 @pytest.mark.parametrize("key, answer, shown", [
-    ("02-3", "x" * 1_000_000, "answer"),          # a choice: was echoed in full (1,000,031 characters)
+    ("02-3", "x" * 1_000_000, "answer"),          # a choice
     ("05-1", "1" + "x" * 1_000_000, "answer"),    # a number with an unreadable unit
     ("k" * 1_000_000, "1", "key"),                # an unknown exercise key
     (["a"] * 100_000, "1", "key"),                # a key that is not text
