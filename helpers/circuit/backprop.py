@@ -25,7 +25,7 @@ from ..gradcheck import central_differences
 from ..render.validation import finite_result, positive_int, quiet_overflow
 from ..render.validation import seed as check_seed
 from ..training import relative_error, softmax_backward
-from .model import Cache, Config, Model, _check_model, _check_tokens, _forward, _merge, _checked_forward, init_model
+from .model import Cache, Config, Model, _check_model, _check_tokens, _checked_forward, _forward, _merge, init_model
 
 #: the sizes of the gradient check (small: one forward pass per parameter entry and direction)
 CHECK_CONFIG = Config(vocab=7, length=8, d_model=8, heads=2, layers=2)

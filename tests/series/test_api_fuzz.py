@@ -153,7 +153,7 @@ def _valid_values():
         "raw": [[1.0, 2.0, 3.0, 4.0]], "vectors": [example.X], "fixed": [[1, 1, 0, 0]],
         "n": [1, 4, 8], "d": [2, 4], "trials": [5], "block": [2], "window": [2], "keep_first": [1],
         "n_queries": [3], "n_keys": [4], "n_before": [2], "n_extra": [2], "n_samples": [50], "n_max": [20],
-        "delta": [2.0], "sigma": [0.5], "strength": [3.0], "value_scale": [0.5], "step": [0.5],
+        "delta": [2.0], "sigma": [0.5], "strength": [3.0], "value_scale": [0.5], "step": [0.5, 100, 0],
         "config": [config.LLAMA_3_1_8B], "shape": [shape], "model": [model], "ids": [[1, 2, 3]],
         "seq": [reading.sink_sequence(6, 4)], "cache": [layer.LayerCache()], "caches": [None],
         "positions": [[0, 1, 2, 3]], "theta": [10000.0], "rope_theta": [10000.0], "head_dim": [4],
@@ -169,7 +169,7 @@ def _valid_values():
         # notebooks 11–12's methods
         "score": ["induction", "previous"], "kind": ["zero", "mean"], "copy": ["second"], "heads": [[(0, 1)], 2],
         "head": [(0, 1)], "sender": [(0, 1)], "receiver": [(1, 0)], "removed": [(0, 1)], "row": [0],
-        "step": [100, 0], "share": [0.5], "draws": [1], "ks": [(1,)], "exclude_top": [1], "ranks": [1],
+        "share": [0.5], "draws": [1], "ks": [(1,)], "exclude_top": [1], "ranks": [1],
         "into": ["k"], "draw": [0],
     }
 
