@@ -36,6 +36,7 @@ from ..render.validation import (
     as_float_array,
     choice,
     finite_result,
+    float_dtype,
     head_pairs,
     integer,
     positive_int,
@@ -114,12 +115,7 @@ class Model:
     def copy(self, dtype=None) -> "Model":
         """A copy with its own arrays (``dtype``: convert them, e.g. ``np.float32`` to store)."""
         if dtype is not None:
-            try:
-                kind = np.dtype(dtype).kind
-            except TypeError:
-                kind = None
-            if kind != "f":
-                raise TypeError(f"dtype must be None or a float dtype such as np.float32, got {dtype!r:.60}")
+            float_dtype("dtype", dtype)
         return Model(self.config, {name: np.array(value, dtype=dtype) for name, value in self.params.items()})
 
 

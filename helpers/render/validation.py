@@ -315,6 +315,17 @@ def seed(name: str, value) -> int:
     return integer(name, value, low=0, high=2 ** 64 - 1)
 
 
+def float_dtype(name: str, value) -> np.dtype:
+    """A floating numpy dtype (``np.float32``, ``"float64"``, …)."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind != "f":
+        raise TypeError(f"{name} must be a floating type such as numpy.float32 or numpy.float64, got {_kind(value)}")
+    return dtype
+
+
 def boolean(name: str, value) -> bool:
     """``True``/``False`` (Python or numpy booleans only)."""
     if not isinstance(value, (bool, np.bool_)):
