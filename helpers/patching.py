@@ -171,15 +171,15 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
     model = _model(model)
     cfg = model.config
     (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
-    streams = _layer_inputs(model, layer_inputs)
-    x_s = streams[s_layer]
+    clean = _layer_inputs(model, layer_inputs)
+    x_s = clean[s_layer]
     write = _sender_write(model, x_s, s_layer, s_head, replacement)
     if queries is not None:
         positions("queries", queries, x_s.shape[-2])  # checked before the work
     pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))
     output = np.zeros_like(pattern)
     for layer in range(s_layer + 1, cfg.num_layers):
-        x = streams[layer]
+        x = clean[layer]
         removed = x - write
         for head in range(cfg.num_heads):
             base = head_attention(model, layer, head, x)

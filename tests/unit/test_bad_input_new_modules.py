@@ -243,3 +243,17 @@ def test_short_preview_keeps_short_values_and_cuts_long_ones_with_type_and_lengt
     long = validation.short_preview("é" * 10_000)
     assert long.startswith("str of 10,000 characters: 'éé") and long.endswith("…") and len(long) <= 200
     assert validation.short_preview(list(range(1000))).startswith("list of 1,000 entries: [0, 1, 2")
+
+
+def test_the_composition_screen_reads_every_later_layer_once_its_inputs_are_checked():
+    """A model with more than two layers after the sender: every later layer's stream is read."""
+    model = tiny_model()
+    ids = np.array([[1, 2, 3, 4, 5, 6]])
+    run = real_model.forward(model, ids, keep_inputs=True)
+    three = [run.layer_inputs[0], run.layer_inputs[1], run.layer_inputs[1]]
+    deep = type(model).__new__(type(model))
+    deep.__dict__.update(model.__dict__)
+    deep.blocks = [model.blocks[0], model.blocks[1], model.blocks[1]]
+    deep.config = type(model.config)(**{**model.config.__dict__, "num_layers": 3})
+    screen = patching.composition_screen(deep, three, (0, 1))
+    assert screen["pattern"].shape == (3, 2, 3) and np.isfinite(screen["pattern"]).all()
