@@ -6,9 +6,10 @@
 
 A copy the learner has edited is never overwritten without ``--force``: DIR keeps a small record
 (``.attention-lab.json``) of what was copied, so an unedited older copy is updated and an edited one
-is not. Bad input (a file where the folder should be, a folder that cannot be written) ends in one
-sentence in Chinese and English and exit status 2; edited copies without ``--force``, or JupyterLab
-missing for ``lab``, exit 1.
+is not. Bad input (a file where the folder should be, a folder that cannot be written, an empty
+folder name, a path over 4,095 bytes or a name over 255, a ``.attention-lab.json`` this command did
+not write) ends in one sentence in Chinese and English, exit status 2 and nothing written; edited
+copies without ``--force``, or JupyterLab missing for ``lab``, exit 1.
 """
 from __future__ import annotations
 
@@ -55,31 +56,80 @@ def _sha(data: bytes) -> str:
 
 
 def _read_record(folder: Path) -> dict:
+    """``{file name: sha256}`` of what was last copied into ``folder`` (``{}`` when there is no record).
+    A record that is not one this command wrote stops the command: it decides what counts as edited."""
+    path = folder / RECORD
     try:
-        return json.loads((folder / RECORD).read_text(encoding="utf-8")).get("files", {})
-    except (OSError, ValueError, AttributeError):
+        files = json.loads(path.read_text(encoding="utf-8")).get("files", {})
+    except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise _os_error(folder, exc) from None
+    except (ValueError, AttributeError):   # not UTF-8, not JSON, not a JSON object
+        files = None
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise CommandError(f"“{_shown(path)}” 不是 attention-lab 写的记录（应该是 JSON，其中 \"files\" 是"
+                           f"“文件名 → 校验值”的字典）：删掉这个文件再运行（笔记本不会丢）。"
+                           f" / {_shown(path)} is not a record written by attention-lab; delete it and run again.")
+    return files
+
+
+#: the longest path and file name the command accepts (Linux's PATH_MAX and NAME_MAX, in bytes)
+MAX_PATH_BYTES = 4096
+MAX_NAME_BYTES = 255
+
+
+def _shown(path) -> str:
+    """A path as a message shows it: at most 80 characters."""
+    text = str(path)
+    return text if len(text) <= 80 else text[:40] + "…" + text[-39:]
+
+
+def _check_path_text(text: str) -> None:
+    """Refuse an empty folder name and paths or names too long for the file system, before anything is read."""
+    if not text.strip():
+        raise CommandError("文件夹名是空的：写一个文件夹名（例如 attention-lab notebooks 注意力实验室），"
+                           "或者不写，用默认的文件夹。 / The folder name is empty.")
+    if "\0" in text:
+        raise CommandError("文件夹名里有空字符（\\0）：换一个文件夹名再运行。 / The folder name holds a NUL character.")
+    encoded = os.fsencode(text)
+    if len(encoded) >= MAX_PATH_BYTES:
+        raise CommandError(f"文件夹路径太长（{len(encoded):,} 字节，最多 {MAX_PATH_BYTES - 1:,} 字节）：换一个短一点的路径。"
+                           f" / The path is {len(encoded):,} bytes long; the limit is {MAX_PATH_BYTES - 1:,}.")
+    for part in Path(text).parts:
+        size = len(os.fsencode(part))
+        if size > MAX_NAME_BYTES:
+            raise CommandError(f"路径里有一个名字太长（{size} 字节，最多 {MAX_NAME_BYTES} 字节）：“{_shown(part)}”，"
+                               f"换一个短一点的名字。 / A name in the path is {size} bytes long; the limit is "
+                               f"{MAX_NAME_BYTES}.")
 
 
 def _check_folder(folder: Path) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise CommandError(f"“{folder}” 是一个文件，不是文件夹：换一个文件夹名再运行。"
-                           f" / {folder} is a file, not a folder.")
+    try:
+        is_file = folder.exists() and not folder.is_dir()
+    except OSError as exc:
+        raise _os_error(folder, exc) from None
+    if is_file:
+        raise CommandError(f"“{_shown(folder)}” 是一个文件，不是文件夹：换一个文件夹名再运行。"
+                           f" / {_shown(folder)} is a file, not a folder.")
 
 
 def _os_error(folder: Path, exc: OSError) -> CommandError:
     if isinstance(exc, PermissionError):
-        return CommandError(f"没有写入 “{folder}” 的权限：换一个你能写的文件夹（例如家目录下的）再运行。"
-                            f" / No permission to write to {folder}.")
-    return CommandError(f"无法写入 “{folder}”：{exc.strerror or exc}。 / Cannot write to {folder}: {exc}.")
+        return CommandError(f"没有写入 “{_shown(folder)}” 的权限：换一个你能写的文件夹（例如家目录下的）再运行。"
+                            f" / No permission to write to {_shown(folder)}.")
+    reason = exc.strerror or type(exc).__name__
+    return CommandError(f"无法写入 “{_shown(folder)}”：{reason}。 / Cannot write to {_shown(folder)}: {reason}.")
 
 
 def copy_notebooks(folder: Path, force: bool = False, keep_edited: bool = False) -> dict:
     """Copy the shipped notebooks into ``folder``; returns ``{"copied", "unchanged", "kept"}`` lists
     of file names. An edited copy (neither the shipped bytes nor what was last copied there) stops
     the copy before anything is written, unless ``force`` (overwrite it) or ``keep_edited`` (leave it)."""
-    folder = Path(validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)"))
+    validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)")
     force, keep_edited = validation.boolean("force", force), validation.boolean("keep_edited", keep_edited)
+    _check_path_text(os.fspath(folder))
+    folder = Path(folder)
     _check_folder(folder)
     shipped = shipped_notebooks()
     record = _read_record(folder)
@@ -161,7 +211,9 @@ def main(argv=None) -> int:
         if args.command is None:
             raise CommandError("缺少命令：attention-lab notebooks [DIR] 或 attention-lab lab [DIR]。"
                                " / Missing command: notebooks or lab.")
+        _check_path_text(args.dir)
         folder = Path(args.dir).expanduser()
+        _check_path_text(str(folder))
         if args.command == "notebooks":
             print(_summary(folder, copy_notebooks(folder, force=args.force)))
             return 0
@@ -177,6 +229,10 @@ def main(argv=None) -> int:
     except CommandError as exc:
         print(f"attention-lab: {exc}", file=sys.stderr)
         return exc.status
+    except (OSError, UnicodeError) as exc:   # a file-system refusal not foreseen above: still one sentence
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        print(f"attention-lab: 无法完成：{reason}。 / Could not finish: {reason}.", file=sys.stderr)
+        return 2
     return 0  # pragma: no cover - execv does not return
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .heads import ABLATIONS, HeadStudy, random_heads, top_heads
-from .render.validation import head_pairs, instance, one_of, positive_int
+from .render.validation import entries, head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
 
 #: where the scan lives (in the package: the notebook reads it offline)
 SCAN_PATH = Path(__file__).with_name("data") / "heads_scan.npz"
@@ -35,6 +35,8 @@ KS = (1, 2, 4, 8)
 DRAW_KS = (2, 4, 8)
 #: random sets drawn for each k in DRAW_KS
 DRAWS = 40
+#: most random sets compute() draws per k
+MAX_DRAWS = 1000
 #: ablation kinds the random sets are run with
 DRAW_KINDS = ABLATIONS
 #: the scores whose top-k sets are removed together
@@ -53,9 +55,8 @@ RECOMPUTE_TOLERANCE = 1e-3
 def random_set(k: int, draw: int, shape: tuple) -> list:
     """Random set number ``draw`` of ``k`` heads, drawn uniformly from all heads (seed
     ``50000 + 1000·k + draw``): the null that a top-k set is compared with."""
-    if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
-        raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
-    return random_heads(k, 50_000 + 1000 * positive_int("k", k) + int(draw), shape)
+    draw = nonneg_int("draw", draw)
+    return random_heads(k, 50_000 + 1000 * positive_int("k", k) + draw, shape)
 
 
 @lru_cache(maxsize=1)
@@ -90,10 +91,14 @@ def compute(study: HeadStudy, *, ks=KS, draw_ks=DRAW_KS, draws: int = DRAWS, kin
     """Every scan as a dict of arrays (see :class:`Scan` for their meaning). ``progress``, if
     given, is called with a short text after each group."""
     study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
-    ks, draw_ks = tuple(positive_int("ks", k) for k in ks), tuple(positive_int("draw_ks", k) for k in draw_ks)
-    draws = positive_int("draws", draws)
-    kinds = tuple(one_of("kinds", k, ABLATIONS) for k in kinds)
-    draw_kinds = tuple(one_of("draw_kinds", k, ABLATIONS) for k in draw_kinds)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a function of one text, got {type(progress).__name__}")
+    ks = tuple(positive_int("ks", k) for k in entries("ks", ks, "set sizes", limit=16))
+    draw_ks = tuple(positive_int("draw_ks", k) for k in entries("draw_ks", draw_ks, "set sizes", limit=16))
+    draws = work_limit("draws", positive_int("draws", draws), MAX_DRAWS,
+                       "every random set is one forward pass per ablation kind; the stored scan has 40")
+    kinds = tuple(one_of("kinds", k, ABLATIONS) for k in entries("kinds", kinds, "ablation kinds"))
+    draw_kinds = tuple(one_of("draw_kinds", k, ABLATIONS) for k in entries("draw_kinds", draw_kinds, "ablation kinds"))
     say = progress or (lambda text: None)
     layers, n_heads = study.shape
     tracked = tracked_heads(study)
@@ -224,6 +229,7 @@ class Scan:
     def null(self, k: int, kind: str = "zero", copy: str = "second") -> np.ndarray:
         """The null distribution of the mean (over sequences) loss change for ``k`` random heads:
         every single head for k = 1, the random sets otherwise."""
+        k = integer("k", k, low=1)
         if k == 1:
             return self.single_change(kind, copy).mean(axis=-1).ravel()
         return self.draw_change(k, kind, copy).mean(axis=-1)
@@ -232,19 +238,25 @@ class Scan:
         """``head``'s ``score`` (mean over sequences) with the single head ``removed`` taken out by
         ``kind``; ``head`` must be one of :attr:`tracked`."""
         tracked = [tuple(int(v) for v in p) for p in self.tracked]
-        head, removed = tuple(head), tuple(removed)
+        layers, heads = self.tracked_after["zero"].shape[1:3]
+        head, removed = (_pair(name, value, layers, heads) for name, value in (("head", head), ("removed", removed)))
         if head not in tracked:
             raise ValueError(f"head must be one of the tracked heads {tracked}, got {head!r}")
         s = list(self.tracked_scores).index(one_of("score", score, tuple(self.tracked_scores)))
-        layers, heads = self.tracked_after["zero"].shape[1:3]
-        head_pairs("removed", [removed], layers, heads)
         return float(self.tracked_after[one_of("kind", kind, tuple(self.tracked_after))][s, removed[0], removed[1],
                                                                                          tracked.index(head)])
 
     def draw_set(self, k: int, draw: int) -> list:
         """The heads of random set ``draw`` of size ``k``."""
         i = list(self.draw_ks).index(one_of("k", k, tuple(int(x) for x in self.draw_ks)))
+        draw = integer("draw", draw, low=0, high=self.draw_heads.shape[1] - 1)
         return [tuple(int(v) for v in p) for p in self.draw_heads[i, draw, :k]]
+
+
+def _pair(name: str, value, layers: int, heads: int) -> tuple:
+    """One ``(layer, head)`` pair, checked."""
+    (layer, (head,)), = head_pairs(name, [value], layers, heads).items()
+    return layer, head
 
 
 def load(path=None) -> Scan:
@@ -254,9 +266,17 @@ def load(path=None) -> Scan:
     if not path.is_file():
         raise ValueError(f"path must be an existing head scan file, got {str(path)!r}; "
                          "regenerate it with `make heads-scan`")
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {name: data[name] for name in data.files}
-    if int(arrays.get("format", -1)) != FORMAT:
+    unreadable = (f"path must be a head scan .npz (written by `make heads-scan`), got {str(path)!r}, "
+                  "which numpy cannot read as one")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not hasattr(loaded, "files"):   # a plain .npy file is one array, not a scan
+            raise ValueError("one array")
+        with loaded as data:
+            arrays = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{unreadable} ({type(exc).__name__})") from None
+    if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
         raise ValueError(f"{path} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
                          "regenerate it with `make heads-scan`")
     return Scan(arrays)

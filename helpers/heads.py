@@ -21,7 +21,18 @@ from functools import lru_cache
 
 import numpy as np
 
-from .render.validation import as_float_array, head_pairs, instance, one_of, positive_int, token_ids
+from .render.validation import (
+    as_float_array,
+    entries,
+    grid_shape,
+    head_pairs,
+    instance,
+    nonneg_int,
+    one_of,
+    positive_int,
+    token_ids,
+    work_limit,
+)
 from .render.validation import seed as check_seed
 
 SCORES = ("previous", "sink", "induction")
@@ -29,6 +40,16 @@ SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "�
 FIRST_TOKEN = 1   # <|im_start|>, the GGUF's BOS id: a fixed first token that can act as the sink
 SINK_SKIP = 4     # sink score: queries from the 5th token on (as in 09)
 WORD = re.compile(r"Ġ[a-z]{3,}")  # " word" tokens: random but readable, and in every font
+#: size guards of a study: every sequence is a row of each forward pass, and the study keeps every
+#: head's (2·length + 1)² float32 attention weights on every sequence (SmolLM2: 270 heads, so the
+#: limit on sequences × (2·length + 1)² is about 540 MB of weights)
+MAX_SEQUENCES = 64
+MAX_LENGTH = 128
+MAX_PATTERN_CELLS = 500_000
+SEQUENCES_WHY = "every sequence is one more row of each of the model's forward passes"
+MAX_KS = 16              # set sizes one ablation table compares
+MAX_CONTROL_DRAWS = 100  # random sets per k in an ablation table
+MAX_GRID = 1_000_000     # layers × heads random_heads lists
 
 
 # ---- scores on any attention pattern ---------------------------------------------------------
@@ -50,8 +71,7 @@ def previous_token_score(weights) -> np.ndarray:
 
 def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
     """Mean weight queries ``i ≥ skip`` put on position 0."""
-    if isinstance(skip, bool) or not isinstance(skip, (int, np.integer)) or skip < 0:
-        raise ValueError(f"skip must be a non-negative integer, got {skip!r}")
+    skip = nonneg_int("skip", skip)
     arr = _patterns(weights, skip + 1)
     return arr[..., skip:, 0].mean(axis=-1)
 
@@ -100,9 +120,7 @@ def repeated_sequence(pool, length: int, seed: int) -> np.ndarray:
     pool = np.asarray(pool)
     if pool.ndim != 1 or len(pool) < length:
         raise ValueError(f"pool must be a 1-D array of at least length = {length} token ids, got shape {pool.shape}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, got {seed!r}")
-    r = np.random.default_rng(seed).choice(pool, size=length, replace=False)
+    r = np.random.default_rng(check_seed("seed", seed)).choice(pool, size=length, replace=False)
     return np.concatenate([[FIRST_TOKEN], r, r]).astype(np.int64)
 
 
@@ -113,9 +131,7 @@ def unrepeated_sequence(pool, length: int, seed: int) -> np.ndarray:
     pool = np.asarray(pool)
     if pool.ndim != 1 or len(pool) < 2 * length:
         raise ValueError(f"pool must be a 1-D array of at least 2·length = {2 * length} token ids, got shape {pool.shape}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, got {seed!r}")
-    r = np.random.default_rng(seed).choice(pool, size=2 * length, replace=False)
+    r = np.random.default_rng(check_seed("seed", seed)).choice(pool, size=2 * length, replace=False)
     return np.concatenate([[FIRST_TOKEN], r]).astype(np.int64)
 
 
@@ -144,7 +160,9 @@ def random_heads(k: int, seed: int, shape: tuple, *, exclude=()) -> list:
     """``k`` distinct ``(layer, head)`` pairs drawn uniformly (seeded) from a ``shape = (layers,
     heads)`` grid, leaving out ``exclude``; sorted."""
     k = positive_int("k", k)
-    layers, heads = (positive_int("shape", s) for s in shape)
+    seed = check_seed("seed", seed)
+    layers, heads = grid_shape("shape", shape)
+    work_limit("shape", layers * heads, MAX_GRID, "the heads are listed one by one before the draw")
     banned = head_pairs("exclude", exclude, layers, heads)
     pool = [(i, h) for i in range(layers) for h in range(heads) if h not in banned.get(i, ())]
     if k > len(pool):
@@ -189,8 +207,9 @@ class HeadStudy:
         from . import real_model
 
         self.model = instance("model", model, real_model.Model, "helpers.real_model.Model (from load_model)")
-        self.length = positive_int("length", length)
+        self.length = positive_int("length", length, maximum=MAX_LENGTH)
         self.seeds = _seed_list("seeds", seeds)
+        _check_size(len(self.seeds), self.length)
         self.reference_seeds = (tuple(1000 + s for s in self.seeds) if reference_seeds is None
                                 else _seed_list("reference_seeds", reference_seeds))
         if set(self.reference_seeds) & set(self.seeds):
@@ -374,7 +393,7 @@ class HeadStudy:
     def head_table(self, ranks: int = 3) -> list:
         """For the top ``ranks`` heads of every score: one dict per (score, rank) with the head,
         its three scores and the second-copy loss with that head alone ablated."""
-        ranks = positive_int("ranks", ranks)
+        ranks = positive_int("ranks", ranks, maximum=self.shape[0] * self.shape[1])
         rows = []
         for name in SCORES:
             for rank, head in enumerate(self.top(name, ranks), start=1):
@@ -387,12 +406,15 @@ class HeadStudy:
         """Second-copy loss with (a) the top-k induction heads, (b) k random heads (``draws``
         seeded draws, never one of the top-max(ks) induction heads; the heads drawn are under
         ``"random_heads"``), (c) the top-k previous-token heads ablated, for each k."""
-        if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__"):
-            raise TypeError(f"ks must be a list of positive integers, got {ks!r}")
-        ks = [positive_int("ks", k) for k in ks]
+        ks = [positive_int("ks", k, maximum=self.shape[0] * self.shape[1])
+              for k in entries("ks", ks, "set sizes", limit=MAX_KS)]
         if not ks:
             raise ValueError("ks must hold at least one k, got none")
-        draws = positive_int("draws", draws)
+        if 2 * max(ks) > self.shape[0] * self.shape[1]:
+            raise ValueError(f"ks must be at most {self.shape[0] * self.shape[1] // 2} (half the heads: the random "
+                             f"control draws k heads outside the top max(ks) induction heads), got {max(ks)}")
+        draws = work_limit("draws", positive_int("draws", draws), MAX_CONTROL_DRAWS,
+                           "every draw is one more run of the model per k")
         rows = []
         for k in ks:
             drawn = [self.control_heads(k, d, exclude_top=max(ks)) for d in range(draws)]
@@ -404,14 +426,15 @@ class HeadStudy:
     def control_heads(self, k: int, draw: int, *, exclude_top: int) -> list:
         """Draw number ``draw`` of ``k`` random heads for the control, never one of the top
         ``exclude_top`` induction heads (seed ``1000·k + draw``)."""
-        if isinstance(draw, bool) or not isinstance(draw, (int, np.integer)) or draw < 0:
-            raise ValueError(f"draw must be a non-negative integer, got {draw!r}")
+        draw = nonneg_int("draw", draw)
+        k = positive_int("k", k)
         return random_heads(k, 1000 * k + draw, self.shape, exclude=self.top("induction", exclude_top))
 
 
 def _seed_list(name: str, seeds) -> tuple:
     if isinstance(seeds, (str, bytes, dict)) or not isinstance(seeds, (list, tuple, range)):
         raise TypeError(f"{name} must be a list or tuple of integers, got {seeds!r:.60}")
+    work_limit(f"len({name})", len(seeds), MAX_SEQUENCES, SEQUENCES_WHY)
     seeds = tuple(check_seed(name, s) for s in seeds)
     if not seeds:
         raise ValueError(f"{name} must name at least one seed, got none")
@@ -424,13 +447,16 @@ def study(length: int = 16, seeds=tuple(range(12))) -> HeadStudy:
     """The :class:`HeadStudy` of SmolLM2-135M (loaded once), shared by the notebook, its explorer
     and its exercises so that every ablation is run once. The default is the study the stored
     scan (:data:`helpers.head_scan.SETUP`) was run on: 12 sequences of 16 random tokens."""
-    length = positive_int("length", length)
-    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
-        raise TypeError(f"seeds must be a sequence of integers, got {seeds!r}")
-    seeds = tuple(check_seed("seeds", s) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must name at least one seed, got none")
+    length = positive_int("length", length, maximum=MAX_LENGTH)
+    seeds = _seed_list("seeds", tuple(entries("seeds", seeds, "seeds")))
+    _check_size(len(seeds), length)
     return _study(length, seeds)
+
+
+def _check_size(sequences: int, length: int) -> None:
+    work_limit("len(seeds) × (2·length + 1)²", sequences * (2 * length + 1) ** 2, MAX_PATTERN_CELLS,
+               "the study keeps every head's attention weights on every sequence: 4 bytes × 270 heads "
+               "per cell for SmolLM2")
 
 
 @lru_cache(maxsize=2)

@@ -18,6 +18,7 @@ from .render.validation import (
     boolean,
     check_elements,
     finite_scalar,
+    float_dtype,
     head_indices,
     instance,
     magnitude_bound,
@@ -184,12 +185,7 @@ def random_layer(shape: LayerShape, seed: int = 0, dtype=np.float64) -> LayerWei
     """Random weights with std 1/√fan_in (so activations keep a unit scale); ``dtype`` a float type."""
     instance("shape", shape, LayerShape)
     seed = check_seed("seed", seed)
-    try:
-        kind = np.dtype(dtype).kind
-    except TypeError:
-        kind = None
-    if kind != "f":
-        raise TypeError(f"dtype must be a floating type such as numpy.float32 or numpy.float64, got {dtype!r}")
+    float_dtype("dtype", dtype)
     check_elements("shape", 2 * shape.hidden * (shape.num_heads + shape.num_kv_heads) * shape.head_dim)
     rng = np.random.default_rng(seed)
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from .render.threads import with_one_blas_thread
-from .render.validation import as_real_array, index, instance, token_ids
+from .render.validation import as_real_array, instance, magnitude_bound, max_abs, token_ids
+from .render.validation import positions as check_positions
 
 
 def _model(model):
@@ -47,31 +48,27 @@ def frozen_scale(model, final_residual) -> np.ndarray:
     x = as_real_array("final_residual", final_residual, ndim=(2, 3), keep_float_dtype=True)
     if x.shape[-1] != model.config.hidden_size:
         raise ValueError(f"final_residual must be (…, n, {model.config.hidden_size}), got {x.shape}")
+    top = max_abs(x)   # the mean square must not overflow (a silent 1/rms of 0 makes every logit equal)
+    magnitude_bound("final_residual", top, top, x.shape[-1], limit=1e300)
     return 1.0 / np.sqrt(np.mean(np.square(x, dtype=np.float64), axis=-1) + model.eps)
 
 
 def _clean_run(model, ids, layer_inputs, final_residual, positions):
-    """The checked arguments both direct-path readings share: ``(model, ids (batch, n), positions as
-    int64, the final norm's frozen scale (batch, n))``."""
+    """The checked arguments both direct-path readings share: ``(model, ids (batch, n), the layer
+    inputs, positions as int64, the final norm's frozen scale (batch, n))``."""
     from . import real_model
+    from .patching import _layer_inputs
 
     model = _model(model)
     ids = real_model._id_rows(model, ids)
     if ids.ndim != 2:
         raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
-    cfg = model.config
-    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
-        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
-                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
-    if isinstance(positions, (str, bytes, dict)) or not hasattr(positions, "__iter__"):
-        raise TypeError(f"positions must be a list of positions, got {positions!r:.60}")
-    pos = np.array([index("positions", p, ids.shape[1] - 1) for p in positions], dtype=np.int64)
-    if not len(pos):
-        raise ValueError("positions must name at least one position, got none")
+    streams = _layer_inputs(model, layer_inputs, ids.shape)
+    pos = check_positions("positions", positions, ids.shape[1] - 1)
     scale = frozen_scale(model, final_residual)
     if scale.shape != ids.shape:
         raise ValueError(f"final_residual must cover the ids {ids.shape}, got {np.shape(final_residual)}")
-    return model, ids, pos, scale
+    return model, ids, streams, pos, scale
 
 
 @with_one_blas_thread
@@ -84,7 +81,7 @@ def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) 
     ``(batch, layers, heads, len(positions))`` in logit units (nats of log-odds)."""
     from .patching import head_attention, head_write
 
-    model, ids, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
+    model, ids, layer_inputs, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
     cfg = model.config
     # what one unit written into the stream adds to the target's centred logit, per position
     reader = centred_unembedding(model, ids[:, pos + 1]) * model.final_norm * scale[:, pos, None]  # (b, P, hidden)
@@ -107,7 +104,7 @@ def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions
     from .patching import head_attention, head_write
     from .render.validation import head_pairs
 
-    model, ids, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
+    model, ids, layer_inputs, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
     cfg = model.config
     (layer, (h,)), = head_pairs("head", [head], cfg.num_layers, cfg.num_heads).items()
     x = np.asarray(final_residual, dtype=np.float64)[:, pos]

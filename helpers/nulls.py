@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .render.validation import as_real_array, finite_scalar, positive_int
+from .render.validation import as_real_array, finite_scalar, max_abs, positive_int, work_limit
 from .render.validation import seed as check_seed
+
+#: most values one bootstrap draws in all (resamples × sample size)
+MAX_DRAWS = 10_000_000
 
 
 def percentile(value, null) -> float:
@@ -25,16 +28,25 @@ def percentile(value, null) -> float:
 def spread(values, *, level: float = 0.95, resamples: int = 2000, seed: int = 0) -> dict:
     """Mean of ``values`` (one per sequence) with a bootstrap ``level`` interval of the mean
     (``resamples`` seeded resamples), the minimum and the maximum: ``{"mean", "low", "high",
-    "min", "max", "n"}``."""
+    "min", "max", "n"}``. Values whose sum could overflow (``[1e308, 1e308]``) are averaged after
+    dividing by their largest magnitude, then scaled back: the mean stays finite.
+
+    ``resamples × len(values)`` is at most :data:`MAX_DRAWS`: every resample draws ``len(values)``
+    values (10 million draws take about a second and 160 MB)."""
     values = as_real_array("values", values, ndim=1)
     level = finite_scalar("level", level, low=0.0, high=1.0, low_open=True)
     if level >= 1.0:
         raise ValueError(f"level must be below 1 (e.g. 0.95), got {level}")
-    resamples = positive_int("resamples", resamples, maximum=1_000_000)
+    resamples = positive_int("resamples", resamples, maximum=MAX_DRAWS)
+    work_limit("resamples × len(values)", resamples * len(values), MAX_DRAWS,
+               "every resample draws len(values) values; 10 million draws take about a second and 160 MB")
     rng = np.random.default_rng(check_seed("seed", seed))
-    means = values[rng.integers(0, len(values), (resamples, len(values)))].mean(axis=1)
+    top = max_abs(values)
+    scale = top if top * len(values) > 1e300 else 1.0   # only where a sum could overflow: ordinary samples are averaged unscaled
+    unit = values / scale
+    means = unit[rng.integers(0, len(values), (resamples, len(values)))].mean(axis=1)
     low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    return {"mean": float(values.mean()), "low": float(low), "high": float(high),
+    return {"mean": float(unit.mean() * scale), "low": float(low * scale), "high": float(high * scale),
             "min": float(values.min()), "max": float(values.max()), "n": len(values)}
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, head_attention
-from .render.validation import as_real_array, head_pairs, one_of
+from .real_model import _head_output as head_output
+from .render.validation import as_real_array, attention_rows, entries, head_pairs, one_of, positions, short_preview
 
 __all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",
            "composition_screen", "pattern_change", "receiver_pattern"]
@@ -40,8 +41,25 @@ def head_write(model, layer: int, head: int, z) -> np.ndarray:
 def _sender_write(model, x_s, s_layer: int, s_head: int, replacement):
     """What removing the sender takes out of the stream: its write, or its write minus the write of
     ``replacement`` (e.g. its mean output) when it is replaced rather than zeroed."""
+    if replacement is not None:
+        replacement = head_output("replacement", model, replacement, x_s.shape[:-1])
     write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
     return write if replacement is None else write - head_write(model, s_layer, s_head, replacement)
+
+
+def _layer_inputs(model, layer_inputs, shape=None) -> list:
+    """The clean run's residual streams entering every layer, each checked (``shape``: the ids'
+    shape, or ``None`` to take the first stream's)."""
+    cfg = model.config
+    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
+        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
+                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
+    want = None if shape is None else (*shape, cfg.hidden_size)
+    out = []
+    for i, x in enumerate(layer_inputs):
+        out.append(_residual(f"layer_inputs[{i}]", model, x, want))
+        want = out[0].shape
+    return out
 
 
 #: what "the sender removed" means for the receiver's input: its direct write subtracted, or
@@ -76,18 +94,16 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     if s_layer >= r_layer:
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
-    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != model.config.num_layers:
-        raise TypeError(f"layer_inputs must be the list of {model.config.num_layers} residual streams from "
-                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
-    shape = (*ids.shape, model.config.hidden_size)
-    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer], shape)
-    x_r = _residual("layer_inputs[receiver layer]", model, layer_inputs[r_layer], shape)
-    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__"):
-        raise TypeError(f"inputs must be a list of tuples of {INPUTS}, got {inputs!r}")
-    inputs = [tuple(group) for group in inputs]
-    if not inputs or any(not group or not set(group) <= set(INPUTS) for group in inputs):
-        raise ValueError(f"inputs must be a non-empty list of non-empty tuples of {INPUTS}, got {inputs!r}")
+    streams = _layer_inputs(model, layer_inputs, ids.shape)
+    x_s, x_r = streams[s_layer], streams[r_layer]
+    groups = entries("inputs", inputs, f"tuples of {INPUTS}", limit=16)
+    if any(isinstance(g, (str, bytes, dict)) or not isinstance(g, (tuple, list)) for g in groups):
+        raise TypeError(f"inputs must be a list of tuples of {INPUTS}, got {short_preview(inputs)}")
+    inputs = [tuple(group) for group in groups]
+    if not inputs or any(not group or not all(isinstance(c, str) and c in INPUTS for c in group) for group in inputs):
+        raise ValueError(f"inputs must be a non-empty list of non-empty tuples of {INPUTS}, got {short_preview(inputs)}")
     path = one_of("path", path, PATHS)
+    rows = None if loss_positions is None else positions("loss_positions", loss_positions, ids.shape[1] - 1)
     if path == "direct":
         removed = x_r - _sender_write(model, x_s, s_layer, s_head, replacement)
     else:
@@ -95,7 +111,6 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
                   else {"replace": {(s_layer, s_head): replacement}})
         removed = real_model.forward(model, ids, resume=(s_layer, x_s), keep_inputs=True, logits_at=[0],
                                      **switch).layer_inputs[r_layer]
-    rows = None if loss_positions is None else list(loss_positions)
     results = []
     for group in inputs:
         run = real_model.forward(model, ids, resume=(r_layer, x_r), logits_at=rows,
@@ -109,23 +124,15 @@ def pattern_change(a, b, queries=None) -> np.ndarray:
     """How far pattern ``b`` moved from pattern ``a`` (both ``(…, n, n)``, rows = queries, each a
     distribution over keys): the total-variation distance ``½ Σ_j |a[i, j] − b[i, j]|`` of each
     query row ``i`` (the share of the weight that has to move), averaged over ``queries`` (positions;
-    default every row) → ``(…)``. 0: the same pattern; 1: no key in common."""
-    a = as_real_array("a", a, keep_float_dtype=True)
-    b = as_real_array("b", b, keep_float_dtype=True)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.shape != b.shape:
+    default every row) → ``(…)``. 0: the same pattern; 1: no key in common. Each row of ``a`` and
+    ``b`` must be weights in [0, 1] summing to 1 (to float32 round-off; the result is clipped to
+    [0, 1] so that round-off never shows as 1.0000001)."""
+    a = attention_rows("a", a)
+    b = attention_rows("b", b)
+    if a.shape != b.shape:
         raise ValueError(f"a and b must be attention patterns of the same shape (…, n, n), got {a.shape} and {b.shape}")
-    n = a.shape[-1]
-    if queries is None:
-        rows = np.arange(n)
-    else:
-        from .render.validation import index
-
-        if isinstance(queries, (str, bytes, dict)) or not hasattr(queries, "__iter__"):
-            raise TypeError(f"queries must be a list of query positions, got {queries!r:.60}")
-        rows = np.array([index("queries", q, n) for q in queries], dtype=np.int64)
-        if not len(rows):
-            raise ValueError("queries must name at least one query position, got none")
-    return 0.5 * np.abs(b[..., rows, :] - a[..., rows, :]).sum(axis=-1).mean(axis=-1)
+    rows = np.arange(a.shape[-1]) if queries is None else positions("queries", queries, a.shape[-1])
+    return np.clip(0.5 * np.abs(b[..., rows, :] - a[..., rows, :]).sum(axis=-1).mean(axis=-1), 0.0, 1.0)
 
 
 def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), replacement=None) -> np.ndarray:
@@ -140,13 +147,11 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
     if s_layer >= r_layer:
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
-    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
-        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
-                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
-    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__iter__") or not inputs or not set(inputs) <= set(INPUTS):
-        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {inputs!r}")
-    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
-    x = _residual("layer_inputs[receiver layer]", model, layer_inputs[r_layer], x_s.shape)
+    streams = _layer_inputs(model, layer_inputs)
+    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
+    if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
+        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
+    x_s, x = streams[s_layer], streams[r_layer]
     removed = x - _sender_write(model, x_s, s_layer, s_head, replacement)
     return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in inputs else x for c in INPUTS}).weights
 
@@ -166,17 +171,15 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
     model = _model(model)
     cfg = model.config
     (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
-    if not isinstance(layer_inputs, (list, tuple)) or len(layer_inputs) != cfg.num_layers:
-        raise TypeError(f"layer_inputs must be the list of {cfg.num_layers} residual streams from "
-                        f"forward(..., keep_inputs=True), got {type(layer_inputs).__name__}")
-    x_s = _residual("layer_inputs[sender layer]", model, layer_inputs[s_layer])
+    clean = _layer_inputs(model, layer_inputs)
+    x_s = clean[s_layer]
     write = _sender_write(model, x_s, s_layer, s_head, replacement)
     if queries is not None:
-        pattern_change(np.eye(x_s.shape[-2]), np.eye(x_s.shape[-2]), queries)  # checks queries before the work
+        positions("queries", queries, x_s.shape[-2])  # checked before the work
     pattern = np.zeros((cfg.num_layers, cfg.num_heads, len(INPUTS)))
     output = np.zeros_like(pattern)
     for layer in range(s_layer + 1, cfg.num_layers):
-        x = _residual(f"layer_inputs[{layer}]", model, layer_inputs[layer], x_s.shape)
+        x = clean[layer]
         removed = x - write
         for head in range(cfg.num_heads):
             base = head_attention(model, layer, head, x)

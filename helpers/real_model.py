@@ -394,13 +394,19 @@ def _head_outputs(model: Model, replace, shape: tuple) -> dict:
     checked = {}
     for key, z in replace.items():
         (layer, (head,)), = head_pairs("replace", [key], cfg.num_layers, cfg.num_heads).items()
-        z = as_real_array(f"replace[{key}]", z, keep_float_dtype=True)
-        want = (shape[-1], cfg.head_dim)
-        if z.shape not in (want, (*shape, cfg.head_dim)):
-            raise ValueError(f"replace[{key}] must have shape {want} or {(*shape, cfg.head_dim)} (one output "
-                             f"vector per position), got {z.shape}")
-        checked[(layer, head)] = z
+        checked[(layer, head)] = _head_output(f"replace[{key}]", model, z, shape)
     return checked
+
+
+def _head_output(name: str, model: Model, z, shape: tuple) -> np.ndarray:
+    """A head's output before o_proj put in place of its own: ``(n, head_dim)`` (every sequence) or
+    ``(*shape, head_dim)`` (one per sequence), ``shape`` being the ids' shape."""
+    z = as_real_array(name, z, keep_float_dtype=True)
+    want = (shape[-1], model.config.head_dim)
+    if z.shape not in (want, (*shape, model.config.head_dim)):
+        raise ValueError(f"{name} must have shape {want} or {(*shape, model.config.head_dim)} (one output "
+                         f"vector per position), got {z.shape}")
+    return z
 
 
 def _resume_point(model: Model, shape: tuple, resume) -> tuple:

@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..gradcheck import central_differences
-from ..render.validation import positive_int
+from ..render.validation import finite_result, positive_int, quiet_overflow
 from ..render.validation import seed as check_seed
 from ..training import relative_error, softmax_backward
-from .model import Cache, Config, Model, _check_model, _check_tokens, _forward, _merge, init_model
+from .model import Cache, Config, Model, _check_model, _check_tokens, _checked_forward, _forward, _merge, init_model
 
 #: the sizes of the gradient check (small: one forward pass per parameter entry and direction)
 CHECK_CONFIG = Config(vocab=7, length=8, d_model=8, heads=2, layers=2)
@@ -46,8 +46,12 @@ def backward(model: Model, cache: Cache) -> dict:
 def loss_and_grads(model: Model, tokens) -> tuple:
     """``(loss, grads)`` of one batch of token sequences."""
     model = _check_model(model)
-    cache = _forward(model.params, model.config, _check_tokens(tokens, model.config))
-    return cache.loss(), _backward(model.params, cache)
+    cache = _checked_forward(model.params, model.config, _check_tokens(tokens, model.config))
+    with quiet_overflow():
+        grads = _backward(model.params, cache)
+    for name, grad in grads.items():
+        finite_result(grad, "model's parameters are", f"the gradient of {name}")
+    return cache.loss(), grads
 
 
 def _backward(p: dict, cache: Cache) -> dict:
@@ -123,7 +127,12 @@ def numerical_gradient(model: Model, tokens, *, eps: float = 1e-6) -> dict:
         raise ValueError(f"model must have at most {MAX_CHECK_PARAMS:,} parameters for a finite-difference check "
                          f"(two forward passes each), got {model.config.size():,}")
     tokens = _check_tokens(tokens, model.config)
-    return central_differences(lambda p: _forward(p, model.config, tokens).loss(), model.params, eps=eps)
+    _checked_forward(model.params, model.config, tokens)   # parameters whose loss overflows: refused here
+    with quiet_overflow():
+        grads = central_differences(lambda p: _forward(p, model.config, tokens).loss(), model.params, eps=eps)
+    for name, grad in grads.items():
+        finite_result(grad, "model's parameters are", f"the finite differences of {name}")
+    return grads
 
 
 def gradient_check(config: Config = CHECK_CONFIG, *, n_sequences: int = 3, seed: int = 0) -> dict:

@@ -18,8 +18,8 @@ layer-0 head; :func:`ablation_effects` removes every head alone; :func:`mean_abl
 from __future__ import annotations
 
 from ..render.validation import head_pairs
-from .model import PROJECTIONS, Model, _check_model
-from .scores import HeadScores, head_scores
+from .model import PROJECTIONS, Model, _check_into, _check_model
+from .scores import HeadScores, head_scores, scores_with
 from .task import Batch
 
 CLEAN = "clean"
@@ -38,14 +38,14 @@ def _check(model, batch) -> tuple:
 def ablate(model: Model, batch: Batch, heads) -> HeadScores:
     """Scores and losses with ``heads`` (``(layer, head)`` pairs) zeroed."""
     model, batch = _check(model, batch)
-    return head_scores(model, batch, ablate=heads)
+    return scores_with(model, batch, ablate=heads, names={"ablate": "heads"})
 
 
 def mean_ablate(model: Model, batch: Batch, heads) -> HeadScores:
     """Scores and losses with the output of ``heads`` (``(layer, head)`` pairs) replaced by its mean
     over ``batch``'s sequences, at each position."""
     model, batch = _check(model, batch)
-    return head_scores(model, batch, average=heads)
+    return scores_with(model, batch, average=heads, names={"average": "heads"})
 
 
 def patch(model: Model, batch: Batch, head, into) -> HeadScores:
@@ -57,7 +57,7 @@ def patch(model: Model, batch: Batch, head, into) -> HeadScores:
     if layer == model.config.layers - 1:
         raise ValueError(f"head must be in a layer below the last ({model.config.layers - 1}): only later layers "
                          f"read its output, got layer {layer}")
-    return head_scores(model, batch, patch=([head], into))
+    return head_scores(model, batch, patch=([head], _check_into(into)))
 
 
 def composition_effects(model: Model, batch: Batch, head) -> dict:

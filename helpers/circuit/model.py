@@ -32,7 +32,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..attention import causal_mask
-from ..render.validation import as_float_array, choice, head_pairs, integer, positive_int, token_ids
+from ..render.validation import (
+    as_float_array,
+    choice,
+    finite_result,
+    float_dtype,
+    head_pairs,
+    integer,
+    positive_int,
+    quiet_overflow,
+    token_ids,
+)
 from ..render.validation import seed as check_seed
 
 POSITIONS = ("qk", "residual")
@@ -104,6 +114,8 @@ class Model:
 
     def copy(self, dtype=None) -> "Model":
         """A copy with its own arrays (``dtype``: convert them, e.g. ``np.float32`` to store)."""
+        if dtype is not None:
+            float_dtype("dtype", dtype)
         return Model(self.config, {name: np.array(value, dtype=dtype) for name, value in self.params.items()})
 
 
@@ -169,16 +181,38 @@ def forward(model: Model, tokens, *, ablate=None, patch=None, average=None) -> C
     ``(heads, into)`` — every later layer computes its ``into`` projections (a subset of
     ``"q"``, ``"k"``, ``"v"``) from the stream minus the outputs of ``heads``; everything else
     (the other projections, the stream itself, the unembedding) still sees those heads.
+
+    Parameters so large that the logits overflow float64 are a ``ValueError`` naming ``model``
+    (never a NaN loss).
     """
+    return run(model, tokens, ablate=ablate, patch=patch, average=average)
+
+
+def run(model: Model, tokens, *, ablate=None, patch=None, average=None, names: dict | None = None) -> Cache:
+    """:func:`forward` for wrappers such as :func:`helpers.circuit.interventions.ablate`: ``names``
+    maps ``"ablate"``/``"average"``/``"patch"``/``"into"`` to the argument names the wrapper's caller
+    wrote (e.g. ``{"ablate": "heads"}``), so that a message names those."""
+    if names is not None and not isinstance(names, dict):
+        raise TypeError(f"names must be a dict of argument names, got {type(names).__name__}")
+    names = {"ablate": "ablate", "average": "average", "patch": "patch", "into": "patch's into", **(names or {})}
     model = _check_model(model)
     config = model.config
     tokens = _check_tokens(tokens, config)
-    ablated = head_pairs("ablate", ablate, config.layers, config.heads)
-    removed, into = _check_patch(patch, config)
-    averaged = head_pairs("average", average, config.layers, config.heads)
+    ablated = head_pairs(names["ablate"], ablate, config.layers, config.heads)
+    removed, into = _check_patch(patch, config, names["patch"], names["into"])
+    averaged = head_pairs(names["average"], average, config.layers, config.heads)
     if averaged and len(tokens) < 2:
-        raise ValueError(f"average needs at least 2 sequences to take a mean over, got {len(tokens)}")
-    return _forward(model.params, config, tokens, ablated, removed, into, averaged)
+        raise ValueError(f"{names['average']} needs at least 2 sequences to take a mean over, got {len(tokens)}")
+    return _checked_forward(model.params, config, tokens, ablated, removed, into, averaged)
+
+
+def _checked_forward(p: dict, config: Config, tokens: np.ndarray, *args) -> Cache:
+    """:func:`_forward` on checked arguments, refusing parameters whose logits overflow (a training
+    run whose learning rate is too high gets there too)."""
+    with quiet_overflow():
+        cache = _forward(p, config, tokens, *args)
+    finite_result(cache.logits, "model's parameters are", "a logit")
+    return cache
 
 
 def _forward(p: dict, config: Config, tokens: np.ndarray, ablated=None, removed=None, into=(),
@@ -270,15 +304,19 @@ def _check_tokens(tokens, config: Config) -> np.ndarray:
     return out
 
 
-def _check_patch(patch, config: Config) -> tuple:
+def _check_patch(patch, config: Config, name: str = "patch", into_name: str = "patch's into") -> tuple:
     if patch is None:
         return {}, ()
     if isinstance(patch, (str, bytes, dict)) or not isinstance(patch, (tuple, list)) or len(patch) != 2:
-        raise TypeError(f"patch must be a pair (heads, into), e.g. ([(0, 1)], 'k'), got {patch!r:.60}")
+        raise TypeError(f"{name} must be a pair (heads, into), e.g. ([(0, 1)], 'k'), got {patch!r:.60}")
     heads, into = patch
-    removed = head_pairs("patch heads", heads, config.layers, config.heads)
+    removed = head_pairs(f"{name} heads", heads, config.layers, config.heads)
+    return removed, _check_into(into, into_name)
+
+
+def _check_into(into, name: str = "into") -> tuple:
+    """``"q"``, ``"k"``, ``"v"`` or a list of them → a tuple of projection names."""
     names = (into,) if isinstance(into, str) else into
     if isinstance(names, (bytes, dict)) or not isinstance(names, (tuple, list)) or not names:
-        raise TypeError(f"patch's into must be 'q', 'k', 'v' or a list of them, got {into!r:.60}")
-    names = tuple(choice("patch's into", name, PROJECTIONS) for name in names)
-    return removed, names
+        raise TypeError(f"{name} must be 'q', 'k', 'v' or a list of them, got {into!r:.60}")
+    return tuple(choice(name, projection, PROJECTIONS) for projection in names)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..heads import previous_token_score
-from ..render.validation import as_float_array
-from .model import Cache, Model, forward
+from ..render.validation import as_float_array, choice, integer
+from .model import Cache, Model, run
 from .task import Batch
 
 SCORES = ("previous", "induction", "duplicate")
@@ -82,8 +82,9 @@ class HeadScores:
     other_loss: float
 
     def best(self, score: str, layer: int) -> tuple:
-        """``(head, value)`` of the highest ``score`` in ``layer``."""
-        row = getattr(self, score)[layer]
+        """``(head, value)`` of the highest ``score`` (one of :data:`SCORES`) in ``layer``."""
+        values = getattr(self, choice("score", score, SCORES))
+        row = values[integer("layer", layer, low=0, high=len(values) - 1)]
         head = int(np.argmax(row))
         return head, float(row[head])
 
@@ -91,8 +92,13 @@ class HeadScores:
 def head_scores(model: Model, batch, *, ablate=None, patch=None, average=None) -> HeadScores:
     """Run ``model`` on ``batch`` (with an optional intervention, see :func:`helpers.circuit.forward`)
     and score every head."""
+    return scores_with(model, batch, ablate=ablate, patch=patch, average=average)
+
+
+def scores_with(model: Model, batch, *, names: dict | None = None, **interventions) -> HeadScores:
+    """:func:`head_scores` for wrappers: ``names`` as in :func:`helpers.circuit.model.run`."""
     batch = _check_batch(batch)
-    cache = forward(model, batch.tokens, ablate=ablate, patch=patch, average=average)
+    cache = run(model, batch.tokens, names=names, **interventions)
     return scores_of(cache, batch)
 
 

@@ -46,7 +46,7 @@ from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
 from .task import TASK, Task
-from .train import DROP_WINDOW, Run, eval_batch, steepest_drop, train
+from .train import DROP_WINDOW, Run, _steepest_drop, eval_batch, train
 
 STEPS = 2000
 SEEDS = (0, 1, 2, 3, 4)
@@ -129,7 +129,7 @@ class Summary:
     def window(self, width: int = DROP_WINDOW) -> tuple:
         """``(start, end)``: the ``width`` steps over which the repeated tokens' loss fell the most
         (``width`` = :data:`helpers.circuit.train.DROP_WINDOW` gives the stored :attr:`drop`)."""
-        return steepest_drop(self.steps, self.curves["repeat_loss"], width)
+        return _steepest_drop(self.steps, self.curves["repeat_loss"], width, "width")
 
     def share_of_top(self, name: str, step: int) -> float:
         """The curve ``name`` at ``step`` as a share of its highest value over the whole run."""
@@ -194,6 +194,8 @@ def _key(k) -> str:
 def run_variant(variant: str, seed: int, *, steps: int = STEPS) -> tuple:
     """Train one run of the sweep: ``(Run, Summary)``."""
     config, task, lr, _ = VARIANTS[choice("variant", variant, VARIANTS)]
+    seed = check_seed("seed", seed)
+    steps = integer("steps", steps, low=DROP_WINDOW)   # the summary reads the steepest DROP_WINDOW steps
     checkpoints = (steps, PREFIX_STEP) if steps > PREFIX_STEP else (steps,)
     run = train(config, task, steps=steps, lr=lr, seed=seed, checkpoints=checkpoints)
     return run, summarize(variant, seed, run)

@@ -31,7 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..render.validation import boolean, integer, positive_int
+from ..render.validation import boolean, integer, positions, positive_int
 from ..render.validation import seed as check_seed
 
 VOCAB = 32
@@ -170,7 +170,13 @@ class Batch:
         return " ".join(out)
 
     def subset(self, rows) -> "Batch":
-        """The sequences ``rows`` (an index array or slice) as a new batch."""
+        """The sequences ``rows`` (a list of row positions, negative from the end, or a slice) as a new batch."""
+        if isinstance(rows, slice):
+            rows = np.arange(len(self))[rows]
+            if not len(rows):
+                raise ValueError(f"rows must pick at least one of the batch's {len(self)} sequences, got an empty slice")
+        else:
+            rows = positions("rows", rows, len(self))
         return Batch(self.task, self.tokens[rows], self.first[rows], self.second[rows], self.repeat[rows])
 
 

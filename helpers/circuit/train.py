@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..render.threads import one_blas_thread
-from ..render.validation import as_float_array, integer, positive_float, positive_int
+from ..render.validation import (
+    as_float_array,
+    choice,
+    entries,
+    integer,
+    positive_float,
+    positive_int,
+    quiet_overflow,
+    work_limit,
+)
 from ..render.validation import seed as check_seed
 from ..training import Adam
 from .backprop import _backward
@@ -35,6 +44,7 @@ MAX_STEPS = 20_000
 STEPS = 1000          # the notebook's run: the drop comes at about step 400
 EVAL_EVERY = 25
 DROP_WINDOW = 200     # the drop: the 200 steps in which the repeated tokens' loss falls the most
+MAX_SEQUENCES_SEEN = MAX_STEPS * BATCH_SIZE   # steps × batch_size one train() call may take (minutes of CPU)
 
 
 @dataclass
@@ -73,10 +83,9 @@ class Run:
     def curve(self, name: str, layer=None) -> np.ndarray:
         """A recorded quantity at :attr:`eval_steps`: ``"repeat_loss"``, ``"other_loss"``, or the best
         ``"previous"`` / ``"induction"`` / ``"duplicate"`` score over the heads of ``layer``."""
+        name = choice("name", name, ("repeat_loss", "other_loss", "previous", "induction", "duplicate"))
         if name in ("repeat_loss", "other_loss"):
             return np.array([getattr(e, name) for e in self.evals])
-        if name not in ("previous", "induction", "duplicate"):
-            raise ValueError(f"name must be repeat_loss, other_loss, previous, induction or duplicate, got {name!r}")
         layer = integer("layer", layer, low=0, high=self.config.layers - 1)
         return np.array([getattr(e, name)[layer].max() for e in self.evals])
 
@@ -87,6 +96,7 @@ class Run:
 
     def at(self, step: int) -> HeadScores:
         """The evaluation at ``step`` (one of :attr:`eval_steps`)."""
+        step = integer("step", step, low=0)
         if step not in self.eval_steps:
             raise ValueError(f"step must be one of the evaluated steps (every few steps), got {step!r}")
         return self.evals[self.eval_steps.index(step)]
@@ -95,7 +105,12 @@ class Run:
 def steepest_drop(steps, loss, window: int = DROP_WINDOW) -> tuple:
     """``(start, end)``: the pair of evaluated ``steps`` exactly ``window`` apart over which ``loss``
     (one value per step) fell the most; the earliest such pair on a tie."""
-    window = positive_int("window", window)
+    return _steepest_drop(steps, loss, window, "window")
+
+
+def _steepest_drop(steps, loss, window, name: str) -> tuple:
+    """:func:`steepest_drop`, naming the window ``name`` (the caller's argument)."""
+    window = positive_int(name, window)
     steps = np.asarray(steps)
     if steps.ndim != 1 or steps.dtype.kind not in "iu" or len(steps) < 2 or np.any(np.diff(steps) <= 0):
         raise TypeError(f"steps must be a 1-D increasing integer array of evaluated steps, got {steps!r:.60}")
@@ -106,7 +121,7 @@ def steepest_drop(steps, loss, window: int = DROP_WINDOW) -> tuple:
         if j < len(steps) and steps[j] == start + window and (best is None or loss[j] - loss[i] < best):
             best, span = loss[j] - loss[i], (int(start), int(steps[j]))
     if span is None:
-        raise ValueError(f"window must be a multiple of the evaluation interval within the run's "
+        raise ValueError(f"{name} must be a multiple of the evaluation interval within the run's "
                          f"{int(steps[-1])} steps, got {window}")
     return span
 
@@ -130,12 +145,15 @@ def train(config: Config = CONFIG, task: Task = TASK, *, steps: int = STEPS, lr:
     seed = check_seed("seed", seed)
     batch_size = positive_int("batch_size", batch_size, maximum=4096)
     eval_every = positive_int("eval_every", eval_every)
-    wanted = {integer("checkpoints", c, low=0, high=steps) for c in checkpoints}
+    work_limit("steps × batch_size", steps * batch_size, MAX_SEQUENCES_SEEN,
+               "each sequence of each step is one forward and one backward pass; the notebook's run "
+               f"sees {STEPS * BATCH_SIZE:,}")
+    wanted = {integer("checkpoints", c, low=0, high=steps) for c in entries("checkpoints", checkpoints, "steps")}
     model = init_model(config, seed)
     run = Run(config, task, lr, seed, batch_size)
     opt = Adam(lr)
     held_out = eval_batch(task)
-    with one_blas_thread():
+    with one_blas_thread(), quiet_overflow():
         for t in range(steps + 1):
             if t % eval_every == 0 or t == steps:
                 run.eval_steps.append(t)
@@ -149,5 +167,8 @@ def train(config: Config = CONFIG, task: Task = TASK, *, steps: int = STEPS, lr:
             losses = cache.token_losses()
             run.train_repeat.append(float(losses[batch.predictable].mean()))
             run.train_other.append(float(losses[~batch.predictable].mean()))
+            if not np.isfinite(run.train_repeat[-1] + run.train_other[-1]):
+                raise ValueError(f"lr = {lr:g} is too large for this run: the loss stopped being finite at step "
+                                 f"{t + 1} (the updates overflowed); try a smaller lr")
             opt.step(model.params, _backward(model.params, cache))
     return run

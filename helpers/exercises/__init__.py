@@ -64,10 +64,10 @@ if set(CODE_EXERCISES) & set(EXERCISES):
 
 def check(key: str, answer, **context):
     """Check ``answer`` to exercise ``key`` (``"03-1"`` …) and print the verdict and working."""
-    from ..render.answers import judge
+    from ..render.answers import judge, shown_answer
 
-    if key not in EXERCISES:
-        print(f"⚠ 没有编号为 {key!r} 的练习。可选：{'、'.join(EXERCISES)}。")
+    if not isinstance(key, str) or key not in EXERCISES:
+        print(f"⚠ 没有编号为 {shown_answer(key)} 的练习。可选：{'、'.join(EXERCISES)}。")
         return None
     ok, message = judge(EXERCISES[key], answer, **context)
     print(message)
@@ -76,8 +76,10 @@ def check(key: str, answer, **context):
 
 def reference(key: str, show: bool = False) -> None:
     """The reference answer of discussion question ``key``, printed only when ``show`` is true."""
-    if key not in REFERENCES:
-        print(f"⚠ 没有编号为 {key!r} 的讨论题。可选：{'、'.join(REFERENCES)}。")
+    from ..render.answers import shown_answer
+
+    if not isinstance(key, str) or key not in REFERENCES:
+        print(f"⚠ 没有编号为 {shown_answer(key)} 的讨论题。可选：{'、'.join(REFERENCES)}。")
     elif not show:
         print("先自己想一想（需要时做个实验），写下结论；想对照参考答案时，把 show 改成 True 再运行。")
     else:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..render.answers import Choice, Exercise, Malformed, Number, clean_text
+from ..render.answers import Choice, Exercise, Malformed, Number, clean_text, shown_answer
 from ..render.format import fmt
 
 COPIES = Choice(("第一遍", "第二遍"), {
@@ -51,7 +51,7 @@ class LayerNumber(Number):
         except OverflowError:  # an int too large for a float (parse_number lets it through)
             raise Malformed("层号是从 0 数起的整数，收到的数太大了。") from None
         if value != int(value) or value < 0:
-            raise Malformed(f"层号是从 0 数起的整数，收到的是 {answer!r}。")
+            raise Malformed(f"层号是从 0 数起的整数，收到的是 {shown_answer(answer)}。")
         return value
 
 

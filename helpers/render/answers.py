@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import example
 from .format import fmt, fmt_vec
+from .validation import short_preview
 
 UNANSWERED = "还没有作答：把答案填进上面的变量，再运行这个单元。"
 
@@ -82,7 +83,7 @@ def parse_number(answer, *, unit: str | None = None, what: str = "答案") -> fl
     suffix = match.group(2).lower()
     given_unit = _UNIT_ALIASES.get(suffix) if suffix else None
     if suffix and given_unit is None:
-        raise Malformed(f"看不懂数字后面的“{match.group(2)}”。只填数字"
+        raise Malformed(f"看不懂数字后面的{_quoted(match.group(2), answer)}。只填数字"
                         f"{'' if unit is None else '（可以带单位 ' + unit + '）'}即可。")
     if given_unit == "%" and unit != "%":
         return value / 100
@@ -138,9 +139,22 @@ def rounded(x: float, digits: int) -> str:
     return f"{steps(x, digits) * 10 ** (-digits):,}"
 
 
+#: the longest answer a hint quotes in full; a longer one is shown as its type, length and start
+QUOTED = 40
+
+
 def _short(answer) -> str:
-    text = repr(answer)
-    return text if len(text) <= 40 else text[:37] + "…"
+    """``answer``'s repr when short, else ``str of 1,000,000 characters: 'xxxx…'`` (≤ 80 characters):
+    a hint never echoes a whole pasted file back."""
+    return short_preview(answer, limit=QUOTED if len(repr(answer)) <= QUOTED else 2 * QUOTED)
+
+
+def _quoted(text: str, answer) -> str:
+    """“text” (a cleaned answer or a part of it) when short; else :func:`_short` of the whole answer."""
+    return f"“{text}”" if len(text) <= QUOTED else _short(answer)
+
+
+shown_answer = _short
 
 
 # ---- answer kinds ----------------------------------------------------------------------------
@@ -159,7 +173,7 @@ class Choice:
         table = {clean_text(o).upper(): o for o in self.options}
         table.update({clean_text(k).upper(): v for k, v in self.aliases.items()})
         if text not in table:
-            raise Malformed(f"“{clean_text(answer)}”不在选项里。可选：{'、'.join(self.options)}。")
+            raise Malformed(f"{_quoted(clean_text(answer), answer)}不在选项里。可选：{'、'.join(self.options)}。")
         return table[text]
 
     def same(self, given, expected) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import finite_scalar, integer, text
+from .validation import finite_scalar, integer, short_preview, text
 
 
 def _digits(digits) -> int:
@@ -50,7 +50,9 @@ def table_cells(headers, rows, *, digits: int = 3) -> tuple[list[str], list[list
     """The checked, formatted cells of a table: ``(header texts, body rows of texts)``.
 
     Float cells get ``digits`` decimals (:func:`fmt`), arrays are written by :func:`fmt_vec`, anything
-    else by ``str``. Shared by :func:`text_table` and :func:`helpers.render.table.table`, so the text
+    else by ``str``. A cell holding NaN or +inf (a float, an array, or a list such as ``[1.0, nan]``)
+    is a ``ValueError`` naming it (``rows[i][j]``): a table never shows ``nan``; where a value is
+    missing, write the cell yourself (e.g. ``"—"``). Shared by :func:`text_table` and :func:`helpers.render.table.table`, so the text
     and the HTML of one table always show the same cells."""
     _digits(digits)
     if isinstance(headers, (str, bytes)) or not isinstance(headers, (list, tuple)) or not headers:
@@ -72,12 +74,26 @@ def table_cells(headers, rows, *, digits: int = 3) -> tuple[list[str], list[list
         return str(value)
 
     def body_cell(i, j, value):
+        if isinstance(value, (list, tuple)) and not _all_finite(value):
+            raise ValueError(f"rows[{i}][{j}] holds NaN or inf ({short_preview(value, 60)}); a table never shows "
+                             "nan: leave the value out, or write the cell yourself (e.g. '—') where there is none")
         try:
             return cell(value)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rows[{i}][{j}] cannot be shown: {exc}") from None
 
     return [cell(h) for h in headers], [[body_cell(i, j, v) for j, v in enumerate(row)] for i, row in enumerate(rows)]
+
+
+def _all_finite(value, depth: int = 0) -> bool:
+    """No NaN or ±inf among the numbers of a (nested) list or tuple cell."""
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isfinite(value))
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return bool(np.isfinite(value).all())
+    if isinstance(value, (list, tuple)) and depth < 8:
+        return all(_all_finite(v, depth + 1) for v in value)
+    return True
 
 
 def text_table(headers, rows, *, digits: int = 3) -> str:

@@ -53,6 +53,28 @@ def _kind(value) -> str:
     return f"{type(value).__name__} {text}"
 
 
+#: the longest preview of a value a message shows (a 1 MB string is not echoed back)
+PREVIEW_LIMIT = 200
+
+
+def short_preview(value, limit: int = PREVIEW_LIMIT) -> str:
+    """``value``'s repr when it is short; otherwise its type, its length and the start of its repr,
+    in at most ``limit`` characters: ``str of 1,000,000 characters: 'xxxx…'``."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 — a learner's object whose repr fails is still described
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    try:
+        size = len(value)
+    except TypeError:
+        size = None
+    unit = "characters" if isinstance(value, str) else "entries"
+    head = f"{type(value).__name__}" + (f" of {size:,} {unit}" if size is not None else "") + ": "
+    return head + text[:max(limit - len(head) - 1, 10)] + "…"
+
+
 # ---- arrays ----------------------------------------------------------------------------------
 def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool = False,
                   allow_neg_inf: bool = False, keep_float_dtype: bool = False) -> np.ndarray:
@@ -168,6 +190,35 @@ def as_mask(name: str, value, shapes) -> np.ndarray:
     return m
 
 
+def attention_rows(name: str, value, *, atol: float = 1e-3) -> np.ndarray:
+    """Attention patterns ``(…, n, n)``: entries in ``[0, 1]`` and every row summing to 1, both
+    within ``atol`` (float32 rows of a few hundred keys sum to 1 within ~1e-5; 1e-3 also admits
+    patterns stored at lower precision). Float dtypes are kept."""
+    arr = as_real_array(name, value, keep_float_dtype=True)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
+        raise ValueError(f"{name} must be attention patterns of shape (…, n, n), got shape {arr.shape}")
+    with quiet_overflow():
+        sums = arr.sum(axis=-1, dtype=np.float64)
+    if arr.min() < -atol or arr.max() > 1 + atol or np.abs(sums - 1).max() > atol:
+        raise ValueError(f"{name} must be attention patterns: weights in [0, 1] whose rows sum to 1, got "
+                         f"weights {float(arr.min()):.4g} … {float(arr.max()):.4g} and row sums "
+                         f"{float(sums.min()):.4g} … {float(sums.max()):.4g}")
+    return arr
+
+
+def positions(name: str, value, length: int) -> np.ndarray:
+    """A non-empty list of positions in a sequence of ``length`` (negative counts from the end, as
+    :func:`index`) → an int64 array of non-negative positions."""
+    if value is None or isinstance(value, (str, bytes, dict, set)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of positions, got {_kind(value)}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{name} must be a flat list of positions, got shape {value.shape}")
+    out = np.array([index(name, p, length) for p in value], dtype=np.int64)
+    if not len(out):
+        raise ValueError(f"{name} must name at least one position, got none")
+    return out
+
+
 def _all_bools(value) -> bool:
     if isinstance(value, (list, tuple)):
         try:
@@ -178,10 +229,20 @@ def _all_bools(value) -> bool:
     return False
 
 
-def check_elements(names: str, count, limit: int = MAX_ELEMENTS) -> None:
-    """Refuse an allocation of more than ``limit`` elements, naming the sizes responsible."""
+def check_elements(names: str, count, limit: int = MAX_ELEMENTS, *, why: str | None = None) -> None:
+    """Refuse an allocation (or an amount of work) of more than ``limit`` elements, naming the sizes
+    responsible; ``why`` says what the limit protects (a sentence for the learner)."""
     if count > limit:
-        raise ValueError(f"{names} ask for {count:,} numbers at once (limit {limit:,}); choose smaller sizes")
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{names} ask for {count:,} numbers at once (limit {limit:,}{reason}); choose smaller sizes")
+
+
+def work_limit(name: str, value: int, limit: int, why: str) -> int:
+    """Refuse a size that sets the work (resamples, random sets, sequences) above ``limit``, saying
+    the limit and ``why`` it is there; ``value`` is an already checked integer."""
+    if value > limit:
+        raise ValueError(f"{name} must be at most {limit:,} ({why}), got {value:,}")
+    return value
 
 
 # ---- scalars ---------------------------------------------------------------------------------
@@ -252,6 +313,17 @@ def index(name: str, value, length: int) -> int:
 def seed(name: str, value) -> int:
     """A seed for ``numpy.random.default_rng``: an integer >= 0."""
     return integer(name, value, low=0, high=2 ** 64 - 1)
+
+
+def float_dtype(name: str, value) -> np.dtype:
+    """A floating numpy dtype (``np.float32``, ``"float64"``, …)."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind != "f":
+        raise TypeError(f"{name} must be a floating type such as numpy.float32 or numpy.float64, got {_kind(value)}")
+    return dtype
 
 
 def boolean(name: str, value) -> bool:
@@ -361,17 +433,32 @@ def _index(name: str, value, upper: int, what: str) -> int:
     return int(value)
 
 
-def _entries(name: str, value, what: str) -> list:
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a list of {what}, got {value!r} ({type(value).__name__})")
+def entries(name: str, value, what: str, *, limit: int = MAX_SIZE) -> list:
+    """``value`` (a list, tuple, range or array) as a list of its first-axis entries; text, a mapping, a set or a single
+    number is a ``TypeError`` naming ``name`` (``what`` says what the entries are). More than
+    ``limit`` entries is a ``ValueError`` (checked before the list is built where the length is known)."""
+    if isinstance(value, (str, bytes, dict, set, frozenset)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of {what}, got {_kind(value)}")
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        raise TypeError(f"{name} must be a list of {what}, got {_kind(value)}")
+    if hasattr(value, "__len__") and len(value) > limit:
+        raise ValueError(f"{name} must hold at most {limit:,} {what}, got {len(value):,}")
     return list(value)
+
+
+
+def grid_shape(name: str, value) -> tuple:
+    """A ``(layers, heads)`` pair of positive sizes."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (tuple, list, np.ndarray)) or len(value) != 2:
+        raise TypeError(f"{name} must be a (layers, heads) pair, got {_kind(value)}")
+    return tuple(positive_int(name, s) for s in value)
 
 
 def head_indices(name: str, value, num_heads: int) -> tuple:
     """Sorted distinct head indices in ``0…num_heads − 1`` (``None`` → none); ``12_heads_at_work``."""
     if value is None:
         return ()
-    return tuple(sorted({_index(name, h, num_heads, "head") for h in _entries(name, value, "head indices")}))
+    return tuple(sorted({_index(name, h, num_heads, "head") for h in entries(name, value, "head indices")}))
 
 
 def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
@@ -379,7 +466,7 @@ def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
     if value is None:
         return {}
     by_layer: dict = {}
-    for pair in _entries(name, value, "(layer, head) pairs"):
+    for pair in entries(name, value, "(layer, head) pairs"):
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or np.ndim(pair) == 0 or len(pair) != 2:
             raise TypeError(f"{name} must hold (layer, head) pairs, got {pair!r}")
         layer = _index(name, pair[0], num_layers, "layer")

@@ -59,7 +59,7 @@ def test_mean_ablation_replaces_the_heads_output_by_its_mean_over_the_batch(mode
         scores.head_scores(model, same).repeat_loss, abs=1e-12)
     with pytest.raises(ValueError, match="average needs at least 2 sequences"):
         circuit.forward(model, batch.tokens[:1], average=[(0, 1)])
-    with pytest.raises(ValueError, match="average"):
+    with pytest.raises(ValueError, match="heads"):
         interventions.mean_ablate(model, batch, [(2, 0)])
 
 

@@ -115,3 +115,79 @@ def test_lab_copies_what_is_missing_keeps_edits_and_starts_jupyterlab_there(tmp_
     (argv,) = started
     assert argv[:3] == [sys.executable, "-m", "jupyterlab"]
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in argv and "--LabApp.default_url=/lab/tree/00_index.ipynb" in argv
+
+
+def _tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else None for p in sorted(folder.rglob("*"))}
+
+
+def _refused(capsys, folder: Path, *argv, words=()) -> str:
+    """The command refuses in one sentence (Chinese first), exit status 2, and writes nothing."""
+    before = _tree(folder)
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "", (argv, status, out)
+    assert err.count("\n") == 1 and err.startswith("attention-lab: ") and "Traceback" not in err, err
+    assert len(err) < 400, len(err)
+    chinese = err.split(" / ")[0]
+    assert all(w in chinese for w in words), err
+    assert _tree(folder) == before, "something was written"
+    return err
+
+
+@pytest.mark.parametrize("command", ["notebooks", "lab"])
+def test_an_empty_folder_name_is_one_sentence_not_a_copy_into_the_current_folder(tmp_path, monkeypatch, capsys,
+                                                                                 command):
+    monkeypatch.chdir(tmp_path)
+    for name in ("", "   "):
+        _refused(capsys, tmp_path, command, name, words=("文件夹名是空的",))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_path_over_4096_bytes_is_one_sentence(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    long_path = "/".join(["a" * 200] * 25)                    # 5,024 bytes, every name allowed
+    err = _refused(capsys, tmp_path, "notebooks", long_path, words=("路径太长", "5,024 字节"))
+    assert "4,095" in err
+
+
+def test_a_name_of_255_bytes_or_more_is_one_sentence(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for name in ("名" * 90, "x" * 256, f"ok/{'y' * 300}/z"):   # 270, 256 and 300 bytes
+        err = _refused(capsys, tmp_path, "notebooks", name, words=("名字太长",))
+        assert "255" in err and len(err) < 400
+
+
+def test_a_nul_character_in_the_folder_name_is_one_sentence(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _refused(capsys, tmp_path, "notebooks", "a\0b", words=("空字符",))
+
+
+@pytest.mark.parametrize("record", [
+    json.dumps({"files": ["00_index.ipynb"]}),             # "files" a list
+    json.dumps({"files": {"00_index.ipynb": 3}}),          # a checksum that is not text
+    json.dumps(["files"]),                                 # not an object at all
+    "{not json",                                           # malformed JSON
+    "\udcff",                                               # not UTF-8 (written below as a raw byte)
+])
+def test_a_record_this_command_did_not_write_is_one_sentence_and_nothing_is_copied(tmp_path, capsys, record):
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    path = folder / cli.RECORD
+    if record == "\udcff":
+        path.write_bytes(b"\xff\xfe{")
+    else:
+        path.write_text(record, encoding="utf-8")
+    for command in ("notebooks", "lab"):
+        _refused(capsys, tmp_path, command, str(folder), words=("不是 attention-lab 写的记录", "删掉"))
+    path.unlink()
+    assert run(capsys, "notebooks", str(folder))[0] == 0   # without the stray record the copy goes ahead
+
+
+def test_an_unforeseen_file_system_error_is_still_one_sentence(tmp_path, monkeypatch, capsys):
+    def broken(self, *args, **kwargs):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(Path, "read_bytes", broken)
+    monkeypatch.setattr(Path, "mkdir", broken)
+    status, out, err = run(capsys, "notebooks", str(tmp_path / "new"))
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Input/output error" in err

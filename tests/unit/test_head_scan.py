@@ -60,7 +60,7 @@ def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan
     head = study.top("induction", 1)[0]
     after = study.intervene([(0, 1)], "mean")["scores"]["induction"].mean(axis=0)[head]
     assert scan.score_after((0, 1), "induction", head, "mean") == pytest.approx(float(np.float32(after)))
-    with pytest.raises(ValueError, match="head must be one of the tracked"):
+    with pytest.raises(ValueError, match="^head: layer index 5 is out of range"):
         scan.score_after((0, 1), "induction", (5, 5))
     with pytest.raises(ValueError, match="removed"):
         scan.score_after((7, 0), "induction", head)
