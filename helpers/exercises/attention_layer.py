@@ -57,6 +57,10 @@ REFERENCES: dict = {}
 
 
 # ---- 06-3: write the GQA forward yourself (a code exercise, checked by helpers.render.code_check) ---
+# What it asserts: query head h reads KV head h // n_rep (np.repeat along the head axis, not np.tile),
+# causal attention per head, scaled by √d_head. Proof cases: 32/8 and 6/3 heads (tile and repeat differ
+# only when n_rep > 1 and there are ≥ 2 KV heads), MQA (one KV head), MHA (n_rep = 1), n = 1 (a single
+# position: the causal mask leaves only the diagonal).
 def _gqa_cases():
     rng = np.random.default_rng(606)
 
@@ -70,6 +74,7 @@ def _gqa_cases():
         Case("6 个查询头、3 个 KV 头（4 个位置、d = 3）", qkv(4, 6, 3, 3)),
         Case("MQA：8 个查询头只有 1 个 KV 头（3 个位置、d = 4）", qkv(3, 8, 1, 4)),
         Case("MHA：KV 头和查询头一样多，都是 4 个（5 个位置、d = 2）", qkv(5, 4, 4, 2)),
+        Case("只有 1 个位置：8 个查询头、2 个 KV 头、d = 4", qkv(1, 8, 2, 4)),
     ]
 
 
@@ -133,9 +138,11 @@ def _wrong_gqas():
               "np.swapaxes(q, 0, 1) 把 (n, 头数, d) 变成 (头数, n, d)，算完再 np.swapaxes(out, 0, 1) 换回来。"
 
     return (
+        # tile instead of repeat_interleave: https://github.com/onnx/onnx/pull/7274
         Mistake("tile", "KV 头的排列顺序错了：np.tile 把 KV 头整组重复，8 个 KV 头时排成 0, 1, …, 7, 0, 1, …，于是查询头 1 配上了 KV 头 1。"
                         "应是每个 KV 头连着重复 n_rep 次：0, 0, 0, 0, 1, 1, 1, 1, …，查询头 h 用 KV 头 h // n_rep："
                         "np.repeat(k, n_rep, axis=1)（PyTorch 里是 repeat_interleave，Transformers 的 repeat_kv 也这样排）。", tile),
+        # repeating the sequence axis: https://github.com/PrimeIntellect-ai/prime-rl/pull/2681
         Mistake("repeat_positions", "重复的是位置这一维（axis=0），应重复 KV 头这一维：k 的形状是 (n, KV 头数, d)，"
                                     "np.repeat(k, n_rep, axis=1)。", repeat_positions),
         Mistake("no_causal", "忘了因果掩码：每个头里第 i 个位置只能看位置 0…i（helpers.scaled_dot_product_attention 的 causal=True，"

@@ -56,6 +56,10 @@ REFERENCES: dict = {}
 
 
 # ---- 07-3: one step of the online softmax (a code exercise, checked by helpers.render.code_check) ----
+# What it asserts: m_new = max(m, max s); old l and acc rescaled by e^(m − m_new); the new block added
+# as e^(s − m_new). Proof cases: a block that raises the running maximum from 0 to 1000 (without the
+# rescale of l or acc the old terms count e^1000 too much or overflow; with e^(s − m) the new block
+# overflows); the first block (m = −∞); a block whose scores are all below m (m must not fall).
 def _online_cases():
     rng = np.random.default_rng(707)
     v3 = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
@@ -67,6 +71,8 @@ def _online_cases():
                                             rng.standard_normal((4, 3)))),
         Case("分数在 1000 附近", (998.0, 1.5, np.array([0.2, -0.3]), np.array([1000.0, 999.5, 997.0]), v3)),
         Case("块里只有一个分数", (0.4, 1.2, np.array([0.3, 0.9]), np.array([1.5]), np.array([[2.0, -1.0]]))),
+        Case("新块把最大值抬高了 1000：m 从 0 变成 1000", (0.0, 2.0, np.array([1.0, -2.0]),
+                                                  np.array([1000.0, 998.0, 3.0]), v3)),
     ]
 
 
@@ -99,6 +105,8 @@ def _wrong_online_steps():
     rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 是按 e^(s − m) 加起来的，要先乘上修正因子 e^(m − m_new)，"
                "才能和新块按 e^(s − m_new) 算的部分相加。")
     return (
+        # keeping the running maximum and rescaling what was summed under the old one:
+        # https://github.com/tile-ai/tilelang/pull/1148
         Mistake("no_acc_rescale", "忘了重新缩放累加器 acc：" + rescale, variant(rescale_acc=False)),
         Mistake("no_l_rescale", "忘了重新缩放运行和 l：" + rescale, variant(rescale_l=False)),
         Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False)),

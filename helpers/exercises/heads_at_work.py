@@ -132,6 +132,23 @@ def _ideal(length, shift):
     return a
 
 
+# What 12-4 asserts: the mean over the second copy's queries i = T+1 … 2T of A[i, i − T + 1]. Proof
+# cases: an ideal induction head and an ideal duplicate-token head (off by one key tells them apart);
+# heads whose weight piles on the first and last query of the second copy and on the keys at the
+# copies' edges (the first, the last, one past the last) — a range one short at either end, or a key
+# offset of −1 or +2, lands on a different value there; random rows for everything else.
+def _edges(length, seed):
+    """Random causal rows whose weight piles on the segment edges: keys 1, T, T+1 and the last query."""
+    rng = np.random.default_rng(seed)
+    n = 2 * length + 1
+    a = _causal_rows(rng, n) * 0.2
+    for i in range(n):
+        for j, w in ((1, 3.0), (length, 5.0), (length + 1, 7.0), (i, 2.0)):
+            if j <= i:
+                a[i, j] += w * (1 + i % 3)
+    return a / a.sum(axis=-1, keepdims=True)
+
+
 def _induction_cases():
     rng = np.random.default_rng(1212)
     return [
@@ -140,6 +157,8 @@ def _induction_cases():
         Case("随机的因果注意力权重，T = 4", (_causal_rows(rng, 9), 4)),
         Case("随机的因果注意力权重，T = 6", (_causal_rows(rng, 13), 6)),
         Case("随机的因果注意力权重，T = 2", (_causal_rows(rng, 5), 2)),
+        Case("权重堆在两遍的边界上（键 1、T、T + 1 和每一行自己），T = 5", (_edges(5, 1213), 5)),
+        Case("权重堆在两遍的边界上，T = 3", (_edges(3, 1214), 3)),
     ]
 
 
@@ -195,7 +214,7 @@ CODE_EXERCISES = {
                          ("A", "T"), ("归纳分数",), _induction_cases, _induction_reference, _wrong_induction_scores(),
                          INDUCTION_SOLUTION, returns="返回一个数：归纳分数（T 个权重的平均）",
                          forbidden=("helpers.heads.induction_score", "helpers.heads.all_scores"),
-                         forbidden_hint="用 A[queries, keys] 一次取出这 T 个权重（queries = T + 1 … 2T，keys = queries − T + 1），"
+                         forbidden_hint="先列出第二遍的查询位置和每个查询要读的键位置，用 A[queries, keys] 一次取出这 T 个权重，"
                                         "再取平均。"),
 }
 
