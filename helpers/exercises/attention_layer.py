@@ -118,6 +118,9 @@ def _wrong_gqas():
     def no_scale(q, k, v):
         return _gqa(q, k, v, repeat, scale=1.0)
 
+    def scale_by_d_model(q, k, v):
+        return _gqa(q, k, v, repeat, scale=1.0 / np.sqrt(q.shape[1] * q.shape[2]))
+
     def heads_last(q, k, v):
         return _heads_first(_gqa(q, k, v, repeat))
 
@@ -148,6 +151,11 @@ def _wrong_gqas():
         Mistake("no_causal", "忘了因果掩码：每个头里第 i 个位置只能看位置 0…i（helpers.scaled_dot_product_attention 的 causal=True，"
                              "或者自己在 softmax 之前把 j > i 的分数设成 −∞）。", no_causal),
         Mistake("no_scale", "忘了除以 √d：每个头的分数是 q·kᵀ / √d，d 是每个头的维数 q.shape[-1]。", no_scale),
+        # √d_model (all heads' width) for √d_head:
+        # https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42,
+        # https://github.com/brightmart/bert_language_understanding/issues/9
+        Mistake("scale_by_d_model", "除的是 √(头数 × d)，那是整个模型的宽度 d_model；缩放用每个头自己的维数："
+                                    "√d，d = q.shape[-1]。", scale_by_d_model),
         Mistake("heads_last", "返回的形状是 (头数, n, d)：算完要把头这一维换回第 1 维，np.swapaxes(out, 0, 1)，"
                               "得到 (n, 头数, d)。", heads_last),
         Mistake("heads_as_positions", "注意力算在了“头”这一维上：scaled_dot_product_attention 把第 0 维当作头、倒数第 2 维当作位置，"

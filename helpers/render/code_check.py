@@ -137,6 +137,9 @@ _HERE = __file__
 # and no Python frame of the checker runs in between (a Python frame would take the pending exception
 # itself). Where ctypes.pythonapi is missing (not CPython) the plain raise is all there is.
 # ``os._exit`` and a single long call inside C are out of reach of any of this (and out of scope).
+# Off the main thread (no SIGALRM) a watchdog thread arms the same C tracer; there, a recursion that
+# reaches the recursion limit inside the tracer unsets it, and Python 3.11 offers no way to install a
+# trace function on another thread again: such a function is stopped on the main thread only.
 try:
     _SET_ASYNC_AS_TRACER = ctypes.PYFUNCTYPE(None, ctypes.c_ulong, *[ctypes.py_object] * 4)(
         ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
@@ -170,12 +173,17 @@ class _Watch:
         self.tid = threading.get_ident()
         self.active = False
         self._untrace = _subscript(functools.partial(sys.settrace))
+        # the fallback's tracer: PyThreadState_SetAsyncExc(box, TimeUp) finds no thread while the box
+        # holds 0, and the learner's thread once the watchdog puts its id there
+        self._tid_box = ctypes.c_ulong(0)
+        self._armed_tracer = (functools.partial(_SET_ASYNC_AS_TRACER, self._tid_box, TimeUp)
+                              if _SET_ASYNC_AS_TRACER is not None else None)
+        self._done = threading.Event()
         self._lost: list = []
         # bound once: a bound method is a new object at every attribute access (``is`` would fail)
         self._on_alarm = self._on_alarm
         self._on_interrupt = self._on_interrupt
         self._profiler = self._profiler
-        self._deadline_tracer = self._deadline_tracer
 
     # -- stopping the learner's code
     def _c_tracer(self, exc):
@@ -205,19 +213,21 @@ class _Watch:
         if self._stop_here(KeyboardInterrupt, frame):
             raise KeyboardInterrupt
 
-    def _deadline_tracer(self, frame, event, arg):
-        """The fallback off the main thread: a Python trace function until the deadline passes."""
-        if frame.f_code.co_filename == _HERE:
-            return None
-        if time.monotonic() > self.deadline:
-            self.raising = self.raising or TimeUp
-            tracer = self._c_tracer(TimeUp)
-            if tracer is None:
-                raise TimeUp
-            self._stop_here(TimeUp, frame)
-            tracer(frame, event, arg)
-            return tracer
-        return self._deadline_tracer
+    def _watchdog(self):
+        """Off the main thread there is no SIGALRM: a helper thread waits for the deadline, then points
+        the C tracer (installed from the start, harmless until now) at the learner's thread and sets it
+        on the frames that thread is running, again every :data:`REARM_INTERVAL` until the call ends."""
+        if self._done.wait(self.limit):
+            return
+        self.raising = self.raising or TimeUp
+        tracer = self._armed_tracer
+        self._tid_box.value = self.tid
+        while not self._done.is_set():
+            f = sys._current_frames().get(self.tid)
+            while f is not None and f.f_code.co_filename != _HERE:
+                f.f_trace = tracer
+                f = f.f_back
+            self._done.wait(REARM_INTERVAL)
 
     def _profiler(self, frame, event, arg):
         if event == "call" and self.active and frame.f_code in self.codes:
@@ -239,9 +249,19 @@ class _Watch:
             self._previous_interrupt = signal.signal(signal.SIGINT, self._on_interrupt)
             self._start = time.monotonic()
             self._old_timer = signal.setitimer(signal.ITIMER_REAL, self.limit, REARM_INTERVAL)
-        else:
-            sys.settrace(self._deadline_tracer)
+        elif self._armed_tracer is not None:
+            sys.settrace(self._armed_tracer)
+            self._dog = threading.Thread(target=self._watchdog, daemon=True)
+            self._dog.start()
+        else:  # pragma: no cover — not CPython: a trace function raising once past the deadline
+            sys.settrace(self._python_tracer)
         self.active = True
+
+    def _python_tracer(self, frame, event, arg):  # pragma: no cover — not CPython
+        if frame.f_code.co_filename != _HERE and time.monotonic() > self.deadline:
+            self.raising = TimeUp
+            raise TimeUp
+        return self._python_tracer
 
     def stop(self):
         """Called right after the untrace/clear subscripts of :func:`_guarded`."""
@@ -256,6 +276,9 @@ class _Watch:
             if old_delay:  # someone else's timer was running: give it back what is left of it
                 signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - self._start), 1e-3),
                                  old_interval)
+        if not self.use_alarm and self._armed_tracer is not None:
+            self._done.set()
+            self._dog.join()
         if self.codes:
             if sys.getprofile() is not self._profiler:
                 self._lost.append("禁用函数的监视（sys.setprofile）")
@@ -830,6 +853,11 @@ class _Result:
         return tuple(t[1] for t in self.tols)
 
 
+def _close_each(got: tuple, exact: tuple, tols: tuple) -> list:
+    return [_fit(g, e).shape == e.shape and bool(np.allclose(_fit(g, e), e, rtol=r, atol=a))
+            for g, e, (r, a) in zip(got, exact, tols)]
+
+
 def _reproduces(exercise: CodeExercise, mistake: Mistake, result: _Result) -> bool:
     """Whether ``mistake``'s wrong implementation returns what the learner returned on this case."""
     theirs = _quiet(mistake.wrong, result.case.args)
@@ -1067,22 +1095,25 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: _Pristine) -> tuple:
         return None, _unanswered_stub(exercise, total), None
 
     # the expected values, only now that the learner's calls are over
-    results = []
+    results, judged32 = [], False
     for i, call in enumerate(calls, start=1):
         if call.result is None or call.result.got is None:
             continue
-        case = cases[i - 1]
+        case, got = cases[i - 1], call.result.got
         exact = _exact(exercise, case)
+        # float32 results are judged at float32 precision; so is a float64 result that is right only
+        # up to float32 rounding (one step of it computed in float32): told so either way
         tols = _tolerances(exercise, case, exact, call.result.precisions)
-        got = call.result.got
-        ok = [_fit(g, e).shape == e.shape and bool(np.allclose(_fit(g, e), e, rtol=r, atol=a))
-              for g, e, (r, a) in zip(got, exact, tols)]
+        tols32 = _tolerances(exercise, case, exact, (np.float32,) * len(exact))
+        ok = _close_each(got, exact, tols)
+        if not all(ok) and all(_close_each(got, exact, tols32)):
+            ok, tols, judged32 = [True] * len(ok), tols32, True
+        judged32 = judged32 or np.float32 in call.result.precisions
         results.append(_Result(case, i, got, exact, tols, ok, call.result.precisions))
-    float32 = any(np.float32 in r.precisions for r in results)
     f32_note = []
-    if float32:
-        worst = max(t[0] for r in results for t, p in zip(r.tols, r.precisions) if p is np.float32)
-        f32_note = [f"（你的结果是 float32：按 float32 的精度判，允许的相对误差约 {worst:.1g}"
+    if judged32:
+        worst = max(t[0] for r in results for t in _tolerances(exercise, r.case, r.exact, (np.float32,) * len(r.exact)))
+        f32_note = [f"（你的结果是 float32，或者有一步是用 float32 算的：按 float32 的精度判，允许的相对误差约 {worst:.1g}"
                     "（同一算法用 float32 算时自身的误差再留余量）。）"]
 
     failing = [r for r in results if not all(r.ok)]
@@ -1115,7 +1146,7 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: _Pristine) -> tuple:
         return False, "\n".join(lines + notes), "error"
     if last.unwatched:
         lines = [f"⚠ 判分没能看住你的函数：运行时，{'、'.join(last.unwatched)}被拿掉了（第 {index} 组）。",
-                 "  所以这次不给 ✔。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
+                 "  所以这次不判对错。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
         return None, "\n".join(lines + notes), "unwatched"
     if last.result.problem is not None:
         problem = last.result.problem
