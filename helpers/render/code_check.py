@@ -4,12 +4,16 @@ A code exercise (:class:`CodeExercise`) names the function the learner writes (i
 what it returns), a seeded list of :class:`Case` s (small readable ones first, then random ones,
 then the edge cases the idea is about), the reference implementation from the lesson module, and
 the usual mistakes (:class:`Mistake`): each one a *known-wrong implementation* (or a predicate on
-the returned value). :func:`run` calls the learner's function on every case and stops at the first
-case it gets wrong; the mistake is recognised by diagnosis — the learner's output on that case is
-compared with each wrong implementation's output on the same case, so "equals softmax over axis 0"
-gets the hint for that mistake, not a generic message. The answer (in Chinese) shows the case's
-input shapes (values too when small), what was expected and what came back (shape, a few values,
-how many NaN/inf) and the hint.
+the returned value). :func:`run` calls the learner's function on every case first, and only then
+computes the expected values (so nothing the learner's code can reach holds them), with the functions
+recorded at import (:func:`remember_originals`: a learner who reassigns ``np.allclose`` or
+``helpers.softmax`` in the notebook changes nothing about grading, and is told so once). A mistake is
+named only when its wrong implementation reproduces the learner's output on *every* case the learner
+answered; otherwise the hint is generic and the first differing row is shown. Float32 results are
+judged at float32 precision (and told so); float16 and complex results are refused with their own
+sentence; a result more than :data:`SIZE_FACTOR` times the expected size is refused unread. The
+answer (in Chinese) shows the first wrong case's input shapes (values too when small), what was
+expected and what came back (shape, a few values, how many NaN/inf) and the hint.
 
 :func:`run` never raises because of the learner's function: an exception is reported as one line
 (type and message, and the learner's line where it happened; no traceback); ``None``, wrong types,
