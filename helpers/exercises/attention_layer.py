@@ -142,9 +142,11 @@ def _wrong_gqas():
 
     return (
         # tile instead of repeat_interleave: https://github.com/onnx/onnx/pull/7274
-        Mistake("tile", "KV 头的排列顺序错了：np.tile 把 KV 头整组重复，8 个 KV 头时排成 0, 1, …, 7, 0, 1, …，于是查询头 1 配上了 KV 头 1。"
-                        "应是每个 KV 头连着重复 n_rep 次：0, 0, 0, 0, 1, 1, 1, 1, …，查询头 h 用 KV 头 h // n_rep："
-                        "np.repeat(k, n_rep, axis=1)（PyTorch 里是 repeat_interleave，Transformers 的 repeat_kv 也这样排）。", tile),
+        Mistake("tile", "KV 头的排列顺序错了：你的输出里，查询头 h 配的是 KV 头 h % KV 头数（KV 头整组轮流：8 个 KV 头时是 "
+                        "0, 1, …, 7, 0, 1, …；np.tile 或下标 h % KV 头数 都会排成这样），于是查询头 1 配上了 KV 头 1。"
+                        "应是每个 KV 头连着供 n_rep 个查询头用：0, 0, 0, 0, 1, 1, 1, 1, …，查询头 h 用 KV 头 h // n_rep，也就是 "
+                        "np.repeat(k, n_rep, axis=1)（PyTorch 里是 repeat_interleave，Transformers 的 repeat_kv 也这样排）。",
+                tile),
         # repeating the sequence axis: https://github.com/PrimeIntellect-ai/prime-rl/pull/2681
         Mistake("repeat_positions", "重复的是位置这一维（axis=0），应重复 KV 头这一维：k 的形状是 (n, KV 头数, d)，"
                                     "np.repeat(k, n_rep, axis=1)。", repeat_positions),

@@ -93,6 +93,10 @@ def _wrong_online_steps():
         acc_new = (acc * c if rescale_acc else acc) + p @ v
         return m_new, l_new, (acc_new / l_new if normalise else acc_new)
 
+    def old_max(m, l, acc, s, v):
+        _, l_new, acc_new = step(m, l, acc, s, v)
+        return m, l_new, acc_new
+
     def variant(**kw):
         return lambda m, l, acc, s, v: step(m, l, acc, s, v, **kw)
 
@@ -118,6 +122,10 @@ def _wrong_online_steps():
         Mistake("no_shift", "新块的指数没有减去最大值：e^s 在分数 1000 附近溢出成 inf；要算 e^(s − m_new)。", variant(shift=False)),
         Mistake("normalised", "返回的 acc 应是还没除以 l 的加权和 Σ e^(s − m)·v；除以 l 只在最后输出时做一次（输出 = acc / l）。",
                 variant(normalise=True)),
+        # l and acc rescaled to the new maximum, but the maximum handed back is still the old one (the
+        # next block would then rescale by the wrong factor): the first block returns m = −∞
+        Mistake("old_m", "返回的 m 还是传进来的旧 m：l 和 acc 已经换到了新的最大值 m_new 上（乘了 e^(m − m_new)），"
+                         "返回的 m 也要是 m_new，下一块才会用对的修正因子；第一块时旧的 m 是 −∞。", old_max),
         *(Mistake(f"order_{''.join(names)}", f"返回值的顺序不对：你返回的是 {', '.join(names)}，应按 m, l, acc 的顺序返回"
                                                "（return m_new, l_new, acc_new）。", reorder(order))
           for order, names in _reorders()),

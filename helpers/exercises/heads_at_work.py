@@ -181,7 +181,9 @@ def _wrong_induction_scores():
         Mistake("two_after", "差了一格：键的位置应是 i − T + 1（上一次出现之后紧挨着的那个），你取的是 i − T + 2。",
                 lambda a, t: diagonal(a, t, shift=2)),
         Mistake("transposed", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]；你读的是 A[i − T + 1, i]"
-                              "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True)),
+                              "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True),
+                when_constant="如果你读的是 A[i − T + 1, i]（行和列反了），那在因果注意力的对角线右上方，全是 0："
+                              "A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]。"),
         Mistake("from_T", "多算了位置 T：第二遍是位置 T + 1 … 2T（位置 0 是起始 token，第一遍是 1 … T），只对这 T 个查询取平均。",
                 lambda a, t: diagonal(a, t, start=lambda length: length)),
         Mistake("whole_diagonal", "把第一遍的位置也平均进去了：只取第二遍的查询 i = T + 1 … 2T。",
@@ -256,7 +258,9 @@ def _wrong_pattern_changes():
                            "总变差要乘 ½，这样两行完全不重叠时正好是 1。",
                 lambda a, b, r: per_row(a, b, r, lambda d: np.abs(d).sum(axis=-1))),
         Mistake("signed", "没取绝对值：每一行的权重加起来都是 1，A − B 的正负两部分正好抵消，和永远是 0；"
-                          "要把每个键上的差取绝对值（np.abs）再加。", lambda a, b, r: per_row(a, b, r, lambda d: d.sum(axis=-1))),
+                          "要把每个键上的差取绝对值（np.abs）再加。", lambda a, b, r: per_row(a, b, r, lambda d: d.sum(axis=-1)),
+                when_constant="如果你把 B − A 直接加起来（没取绝对值）：每一行的权重加起来都是 1，正负两部分正好抵消，"
+                              "和永远是 0；要把每个键上的差取绝对值（np.abs）再加。"),
         Mistake("squared", "用的是差的平方和：总变差是差的绝对值之和的一半（½ Σ_j |A[i, j] − B[i, j]|），不平方。",
                 lambda a, b, r: per_row(a, b, r, lambda d: np.square(d).sum(axis=-1))),
         Mistake("largest", "只取了一行里变得最多的那个键：总变差要把这一行所有键上的变化加起来（再乘 ½）。",

@@ -9,8 +9,11 @@ computes the expected values (so nothing the learner's code can reach holds them
 recorded at import (:func:`remember_originals`: a learner who reassigns ``np.allclose`` or
 ``helpers.softmax`` in the notebook changes nothing about grading, and is told so once). A mistake is
 named only when its wrong implementation reproduces the learner's output on *every* case the learner
-answered; otherwise the hint is generic and the first differing row is shown. Float32 results are
-judged at float32 precision (and told so); float16 and complex results are refused with their own
+answered and that output is not one constant (any ``return 0.0`` would match a wrong implementation
+that is 0 on every case, so such a match is no evidence); otherwise the hint is generic (a constant
+answer is said to be one) and the first differing row is shown. Precision is judged per case: float32
+where the case's input or the learner's result is float32 (and told which cases, and why), float64
+elsewhere; float16 and complex results are refused with their own
 sentence; a result more than :data:`SIZE_FACTOR` times the expected size is refused unread. The
 answer (in Chinese) shows the first wrong case's input shapes (values too when small), what was
 expected and what came back (shape, a few values, how many NaN/inf) and the hint.
@@ -19,7 +22,8 @@ expected and what came back (shape, a few values, how many NaN/inf) and the hint
 (type and message, and the learner's line where it happened; no traceback); ``None``, wrong types,
 a wrong number of returned values, wrong shapes, NaN/inf are each named; printing is captured (at
 most :data:`KEPT_CHARS` characters kept) and mentioned, not shown; the arguments are copies and a
-function that modifies them in place is told so; warnings are recorded, not shown. Only
+function that modifies them in place is told so; warnings are recorded, not shown. The capture is a
+C-level text buffer (:class:`_Sink`), so printing costs what printing to a file costs. Only
 ``KeyboardInterrupt`` (the learner pressing stop) goes through.
 
 **Forbidden helpers** (``CodeExercise.forbidden``: dotted names such as
@@ -41,12 +45,14 @@ included, and it interrupts ``time.sleep`` too. Where there is no ``setitimer`` 
 check runs off the main thread (a kernel's subshell, a thread), it falls back to ``sys.settrace``:
 a trace function that raises once the deadline has passed, at the next line the learner's Python
 code executes. Neither can cut short one long call inside C (a single huge numpy product): the
-limit takes effect when that call returns, and the case is still reported as too slow. The
+limit takes effect when that call returns, and the case is reported as too slow with the time it
+really took. The
 exception raised on time-out derives from ``BaseException`` so ``except Exception`` in the
 learner's code does not swallow it; a case that overruns anyway is reported as too slow.
 """
 from __future__ import annotations
 
+import codecs
 import contextlib
 import copy
 import ctypes
@@ -74,6 +80,8 @@ KEPT_CHARS = 2_000
 SHOWN_VALUES = 6
 #: characters of the first printed line shown (longer lines are cut and end in “…”)
 PREVIEW_CHARS = 60
+#: bytes of the learner's printing buffered before they are counted (see :class:`_Sink`)
+SINK_BUFFER = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,10 @@ class Mistake:
     hint: str
     wrong: Callable | None = None
     test: Callable | None = None
+    #: a sentence added to the hint for an answer that is the same number on every case, when this
+    #: mistake's wrong implementation also returns that number (conditional: the output cannot tell
+    #: this mistake from ``return 0.0``, see :func:`_evidence`)
+    when_constant: str = ""
 
 
 @dataclass(frozen=True)
@@ -335,27 +347,50 @@ def time_limit(seconds: float, *, use_alarm: bool | None = None):
 
 
 # ---- one call of the learner's function ----------------------------------------------------------
-class _Sink(io.TextIOBase):
-    """Stands in for stdout/stderr: counts what is written, keeps the first :data:`KEPT_CHARS`
-    (constant work per write, so a function that prints 100,000 lines is not slowed down)."""
+class _Kept(io.RawIOBase):
+    """Where :class:`_Sink`'s buffer lands, a chunk at a time: counts the characters, keeps the first
+    :data:`KEPT_CHARS` (constant memory however much is printed)."""
 
     def __init__(self):
         self.kept, self.count, self.kept_chars = [], 0, 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def writable(self):
         return True
 
-    def write(self, text):
-        text = str(text)
+    def write(self, data):
+        text = self._decoder.decode(bytes(data))
         room = KEPT_CHARS - self.kept_chars
         if room > 0:
             self.kept.append(text[:room])
             self.kept_chars += min(room, len(text))
         self.count += len(text)
-        return len(text)
+        return len(data)
+
+
+class _Sink(io.TextIOWrapper):
+    """Stands in for stdout/stderr. Every ``write`` is C code (a text wrapper over a large buffer):
+    no Python frame per print, so the forbidden-call profiler, which runs at every Python call, is not
+    woken by the learner's printing; the buffer reaches :class:`_Kept` once per :data:`SINK_BUFFER`
+    bytes. A function that prints 100,000 lines costs what printing to a file costs."""
+
+    def __init__(self):
+        self.raw_sink = _Kept()
+        super().__init__(io.BufferedWriter(self.raw_sink, SINK_BUFFER), encoding="utf-8", errors="replace",
+                         write_through=False)
+
+    def _drain(self):
+        with contextlib.suppress(ValueError, OSError):  # the learner's code may have closed it
+            self.flush()
 
     def text(self) -> str:
-        return "".join(self.kept)
+        self._drain()
+        return "".join(self.raw_sink.kept)
+
+    @property
+    def count(self) -> int:
+        self._drain()
+        return self.raw_sink.count
 
 
 @dataclass
@@ -776,6 +811,11 @@ def _error_hint(exercise: CodeExercise, case: Case, call: Call, fn=None, earlier
 FLOAT32_ERROR_FACTOR = 4.0
 #: … plus this many float32 rounding units relative to the value (one exp and short sums per value)
 FLOAT32_ULPS = 64
+#: a float64 result on a float64 case that misses the float64 tolerance is still right when it is within
+#: this many float32 units (plus the reference's own float32 error): one step computed in float32 and
+#: promoted back (``x32 / np.sqrt(d)`` is float64 under NumPy 2). Tighter than :data:`FLOAT32_ULPS`: a
+#: systematic error such as ε = 1e-5 added to a sum (≈ 84 units) is not rounding.
+FLOAT32_STEP_ULPS = 8
 
 
 def _cast_args(args: tuple, dtype) -> tuple:
@@ -800,10 +840,10 @@ def _exact(exercise: CodeExercise, case: Case) -> tuple:
         return _outputs(exercise, exercise.reference(*copy.deepcopy(_cast_args(case.args, np.float64))))
 
 
-def _tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tuple) -> tuple:
+def _tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tuple, ulps: int = FLOAT32_ULPS) -> tuple:
     """``((rtol, atol), …)`` per output: the exercise's for float64 results; for float32 results the
     error the reference itself makes in float32 on this very case (× :data:`FLOAT32_ERROR_FACTOR`) plus
-    :data:`FLOAT32_ULPS` float32 rounding units — a float32 solution is judged at float32 precision."""
+    ``ulps`` float32 rounding units — a float32 solution is judged at float32 precision."""
     tols = []
     ref32 = None
     for i, e in enumerate(exact):
@@ -815,7 +855,7 @@ def _tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tu
             eps = float(np.finfo(np.float32).eps)
             err = np.abs(ref32[i] - e) if ref32[i].shape == e.shape else np.zeros_like(e)
             err = np.where(np.isfinite(err), err, 0.0)
-            rel = float(np.max(FLOAT32_ERROR_FACTOR * err / (1.0 + np.abs(e)), initial=0.0)) + FLOAT32_ULPS * eps
+            rel = float(np.max(FLOAT32_ERROR_FACTOR * err / (1.0 + np.abs(e)), initial=0.0)) + ulps * eps
             tols.append((max(rel, exercise.rtol), max(rel, exercise.atol)))
         else:
             tols.append((exercise.rtol, exercise.atol))
@@ -847,6 +887,8 @@ class _Result:
     tols: tuple
     ok: list
     precisions: tuple
+    #: a float64 case accepted at float32 rounding (:data:`FLOAT32_STEP_ULPS`)
+    stepped: bool = False
 
     @property
     def rtol(self):
@@ -862,19 +904,64 @@ def _close_each(got: tuple, exact: tuple, tols: tuple) -> list:
             for g, e, (r, a) in zip(got, exact, tols)]
 
 
+def _variant_outputs(exercise: CodeExercise, mistake: Mistake, case: Case):
+    """``mistake``'s wrong implementation's outputs on ``case`` (``None`` if it raises or is unreadable)."""
+    theirs = _quiet(mistake.wrong, case.args)
+    if isinstance(theirs, _Raised):
+        return None
+    try:
+        return read_outputs(theirs, exercise.outputs)
+    except Unreadable:
+        return None
+
+
 def _reproduces(exercise: CodeExercise, mistake: Mistake, result: _Result) -> bool:
     """Whether ``mistake``'s wrong implementation returns what the learner returned on this case."""
-    theirs = _quiet(mistake.wrong, result.case.args)
-    if isinstance(theirs, _Raised):
-        return False
-    try:
-        theirs = read_outputs(theirs, exercise.outputs)
-    except Unreadable:
-        return False
-    return _matches(result.got, theirs, result.rtol, result.atol)
+    theirs = _variant_outputs(exercise, mistake, result.case)
+    return theirs is not None and _matches(result.got, theirs, result.rtol, result.atol)
 
 
-def _generic(result: _Result) -> tuple:
+def _constant(values: list, rtol: float, atol: float):
+    """The one number every array in ``values`` holds (within the tolerance), else ``None``."""
+    flat = np.concatenate([np.ravel(v) for v in values]) if values else np.zeros(0)
+    if flat.size == 0:
+        return None
+    return float(flat[0]) if np.allclose(flat, flat[0], rtol=rtol, atol=atol, equal_nan=True) else None
+
+
+def _wrong_outputs(results: list) -> list:
+    """Indices of the outputs the learner got wrong on some case."""
+    return [i for i in range(len(results[0].got)) if any(not r.ok[i] for r in results)]
+
+
+def _constant_answer(results: list, wrong: list):
+    """The learner's wrong outputs, when each is one and the same number on every case (``return 0.0``,
+    ``A[r] − A[r]``): ``{output index: number}``, else ``None``."""
+    found = {}
+    for i in wrong:
+        value = _constant([r.got[i] for r in results], max(r.rtol[i] for r in results), max(r.atol[i] for r in results))
+        if value is None or not np.isfinite(value):  # all nan or inf: the non-finite hint says more
+            return None
+        found[i] = value
+    return found
+
+
+def _evidence(exercise: CodeExercise, mistake: Mistake, results: list, wrong: list) -> bool:
+    """A mistake is named only when its wrong implementation reproduces the learner's outputs on every
+    case, *and* that match says something: if, on the outputs the learner got wrong, the wrong
+    implementation returns one constant whatever the input (the transposed diagonal of a causal
+    pattern is all zeros; a signed sum of two distributions' difference is always 0), any constant
+    answer — ``return 0.0`` — matches it too, and the match is no evidence of that mistake."""
+    outs = [_variant_outputs(exercise, mistake, r.case) for r in results]
+    if any(o is None for o in outs):
+        return False
+    if not all(_matches(r.got, o, r.rtol, r.atol) for r, o in zip(results, outs)):
+        return False
+    return not all(_constant([o[i] for o in outs], max(r.rtol[i] for r in results), max(r.atol[i] for r in results))
+                   is not None for i in wrong)
+
+
+def _generic(result: _Result, exercise: CodeExercise | None = None) -> tuple:
     wrong_index = result.ok.index(False)
     g, e = _fit(result.got[wrong_index], result.exact[wrong_index]), result.exact[wrong_index]
     if g.shape != e.shape and e.shape == ():
@@ -882,17 +969,36 @@ def _generic(result: _Result) -> tuple:
     if g.shape != e.shape:
         return "shape", f"形状不对：应为 {tuple(e.shape)}，你的是 {tuple(g.shape)}。对照题目里写的形状，检查在哪一维上求和、转置或拼接。"
     if not np.isfinite(g).all():
-        return "nonfinite", "结果里有 nan 或 inf：找出是哪一步先出现的（打印中间结果），常见原因是 e 的大数次方溢出或 0/0。"
+        return "nonfinite", ("结果里有 nan 或 inf：打印中间结果，找出是哪一步先出现的。可能是 e 的大数次方溢出、0 / 0、"
+                             "∞ − ∞，也可能是把 −∞ 这样的初始值原样返回了（哪个变量没有更新？）。")
+    if exercise is not None and np.float32 not in result.precisions and all(
+            _close_each(result.got, result.exact, _tolerances(exercise, result.case, result.exact,
+                                                               (np.float32,) * len(result.exact)))):
+        worst = max(float(np.max(np.abs(_fit(g, e) - e) / np.maximum(np.abs(e), exercise.atol), initial=0.0))
+                    for g, e in zip(result.got, result.exact))
+        return "small_difference", (f"差别很小（最大相对误差约 {worst:.1g}），但超过了允许的误差（这一组的输入和你的结果都是 float64："
+                                    f"相对误差 ≤ {exercise.rtol:g}）："
+                                    "找一找哪里多出了一个很小的数（比如分母上加的 ε、clip 的下限）；如果有一步转成了 float32 "
+                                    "又转回 float64，就整个函数都用 float32、返回 float32（那样按 float32 的精度判）。")
     return "values", "形状对，数值不对：拿这一组输入一步一步打印中间结果，和题目里的公式逐项对照。"
+
+
+def _constant_hint(exercise: CodeExercise, values: dict, candidates: list) -> str:
+    names = "、".join(f"{exercise.outputs[i]} = {_num(v)}" for i, v in values.items())
+    hint = (f"每一组输入你都返回同一个值（{names}），和输入无关：打印中间结果，看是哪一步变成了常数"
+            "（相减的两个数是不是同一个？取的位置对不对？）。")
+    return hint + "".join(m.when_constant for m in candidates if m.when_constant)
 
 
 def _diagnose(exercise: CodeExercise, results: list) -> tuple:
     """``(mistake name, hint)``: a known mistake only when its wrong implementation reproduces the
-    learner's outputs on *every* case the learner answered (each failing one, and the right ones too),
-    or its predicate holds on every failing one; otherwise the generic hint of the first failing case."""
+    learner's outputs on *every* case the learner answered (each failing one, and the right ones too)
+    and the match is evidence (:func:`_evidence`), or its predicate holds on every failing one; a
+    constant answer is named as one; otherwise the generic hint of the first failing case."""
     failing = [r for r in results if not all(r.ok)]
+    wrong = _wrong_outputs(results)
     for mistake in exercise.mistakes:
-        if mistake.wrong is not None and all(_reproduces(exercise, mistake, r) for r in results):
+        if mistake.wrong is not None and _evidence(exercise, mistake, results, wrong):
             return mistake.name, mistake.hint
     for mistake in exercise.mistakes:
         if mistake.test is None:
@@ -903,7 +1009,13 @@ def _diagnose(exercise: CodeExercise, results: list) -> tuple:
             hit = False
         if hit:
             return mistake.name, mistake.hint
-    return _generic(failing[0])
+    shaped = all(_fit(r.got[i], r.exact[i]).shape == r.exact[i].shape for r in results for i in wrong)
+    constant = _constant_answer(results, wrong) if len(results) > 1 and shaped else None
+    if constant is not None:
+        candidates = [m for m in exercise.mistakes if m.wrong is not None and m.when_constant
+                      and all(_reproduces(exercise, m, r) for r in results)]
+        return "constant", _constant_hint(exercise, constant, candidates)
+    return _generic(failing[0], exercise)
 
 
 def diagnose(exercise: CodeExercise, case: Case, got: tuple, expected: tuple, more=()) -> tuple:
@@ -1041,6 +1153,64 @@ def _unanswered_stub(exercise: CodeExercise, total: int) -> str:
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
 
 
+#: a call that returns this long after the limit was not stopped at the limit (a long call inside C)
+LATE_STOP = 0.25
+
+
+def _timeout_line(index: int, limit: float, seconds: float) -> str:
+    """The first line of a time-out: the limit, and when the function actually stopped. One long call
+    inside C (a huge matrix product) cannot be cut short: the time-out is raised when it returns."""
+    if seconds > limit + LATE_STOP:
+        return (f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限）；它到 {seconds:.1f} 秒时才停下来："
+                "numpy 里的一个大运算算到一半停不下来，只能等它算完。")
+    return f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限），已经停下。"
+
+
+def _input_is_float32(case: Case) -> bool:
+    return any(isinstance(a, (np.ndarray, np.generic)) and a.dtype == np.float32 for a in case.args)
+
+
+def _judged_precisions(case: Case, returned: tuple, count: int) -> tuple:
+    """The precision each output of ``case`` is judged at: float32 when the case's input is float32
+    (a learner may compute in either, and float32 input carries float32 rounding into any step done in
+    float32) or when that output came back float32; float64 otherwise — a float64 case keeps the
+    exercise's float64 tolerance whatever the other cases were."""
+    if _input_is_float32(case):
+        return (np.float32,) * count
+    return tuple(returned[i] if i < len(returned) else np.float64 for i in range(count))
+
+
+def _why_float32(result: _Result) -> str:
+    return "输入是 float32" if _input_is_float32(result.case) else "你的结果是 float32"
+
+
+def _float32_note(results: list) -> list:
+    """One line naming the cases judged at float32 precision, why, and the tolerance used there
+    (nothing when every case listed was judged at float64)."""
+    stepped = [r for r in results if r.stepped]
+    step_line = ([f"（第 {'、'.join(str(r.index) for r in stepped)} 组的输入和你的结果都是 float64，误差超过了 float64 的允许值，"
+                  f"但在 float32 的舍入误差以内（约 {max(max(r.rtol) for r in stepped):.2g}）：如果你有一步是用 float32 算的，"
+                  "这正是它的舍入误差，所以这几组按 float32 的舍入误差判。）"] if stepped else [])
+    judged = [r for r in results if np.float32 in r.precisions]
+    if not judged:
+        return step_line
+    worst = max(t[0] for r in judged for t, p in zip(r.tols, r.precisions) if p is np.float32)
+    groups = "、".join(str(r.index) for r in judged)
+    whys = "；".join(dict.fromkeys(_why_float32(r) for r in judged))
+    return [f"（第 {groups} 组按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}"
+            "（同一算法用 float32 算时自身的误差再留余量）；其余各组按 float64 判。）"
+            if len(judged) < len(results) else
+            f"（按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}（同一算法用 float32 算时自身的误差再留余量）。）"
+            ] + step_line
+
+
+def _tolerance_words(exercise: CodeExercise, results: list) -> str:
+    """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
+    if all(np.float32 in r.precisions or r.stepped for r in results):
+        return "误差在 float32 的精度以内，见下一行"
+    return f"相对误差 ≤ {exercise.rtol:g}，接近 0 的值绝对误差 ≤ {exercise.atol:g}"
+
+
 def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None, ignored=()) -> tuple:
     """``(verdict, message, mistake)`` for the learner's ``fn``: ``True`` when every case is right;
     ``False`` with the first wrong case; ``None`` when ``fn`` is not a function, still the stub, or the
@@ -1098,27 +1268,22 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: _Pristine) -> tuple:
             and last.result.problem.name == "unreadable" and str(last.result.problem).startswith("返回值是 None"):
         return None, _unanswered_stub(exercise, total), None
 
-    # the expected values, only now that the learner's calls are over
-    results, judged32 = [], False
+    # the expected values, only now that the learner's calls are over; each case at its own precision:
+    # float32 where its input or the learner's result is float32, else the exercise's float64 tolerance
+    results = []
     for i, call in enumerate(calls, start=1):
         if call.result is None or call.result.got is None:
             continue
         case, got = cases[i - 1], call.result.got
         exact = _exact(exercise, case)
-        # float32 results are judged at float32 precision; so is a float64 result that is right only
-        # up to float32 rounding (one step of it computed in float32): told so either way
-        tols = _tolerances(exercise, case, exact, call.result.precisions)
-        tols32 = _tolerances(exercise, case, exact, (np.float32,) * len(exact))
-        ok = _close_each(got, exact, tols)
-        if not all(ok) and all(_close_each(got, exact, tols32)):
-            ok, tols, judged32 = [True] * len(ok), tols32, True
-        judged32 = judged32 or np.float32 in call.result.precisions
-        results.append(_Result(case, i, got, exact, tols, ok, call.result.precisions))
-    f32_note = []
-    if judged32:
-        worst = max(t[0] for r in results for t in _tolerances(exercise, r.case, r.exact, (np.float32,) * len(r.exact)))
-        f32_note = [f"（你的结果是 float32，或者有一步是用 float32 算的：按 float32 的精度判，允许的相对误差约 {worst:.1g}"
-                    "（同一算法用 float32 算时自身的误差再留余量）。）"]
+        precisions = _judged_precisions(case, call.result.precisions, len(exact))
+        tols = _tolerances(exercise, case, exact, precisions)
+        ok, stepped = _close_each(got, exact, tols), False
+        if not all(ok) and np.float32 not in precisions:
+            step = _tolerances(exercise, case, exact, (np.float32,) * len(exact), FLOAT32_STEP_ULPS)
+            if all(_close_each(got, exact, step)):
+                tols, ok, stepped = step, [True] * len(ok), True
+        results.append(_Result(case, i, got, exact, tols, ok, precisions, stepped))
 
     failing = [r for r in results if not all(r.ok)]
     if failing:
@@ -1135,11 +1300,12 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: _Pristine) -> tuple:
                 lines.append(f"  {label} 应得：{show_array(e, row)}")
                 lines.append(f"  {label} 你的：{show_array(g, row)}")
         lines.append(f"  提示：{hint}")
-        return False, "\n".join(lines + f32_note + notes), name
+        return False, "\n".join(lines + _float32_note([first]) + notes), name
 
     if last.timed_out:
-        lines = [f"✘ 超时：第 {index} 组算了 {exercise.time_limit:.0f} 秒还没结束（每组的上限），已经停下。",
-                 *head[1:], "  提示：有没有停不下来的循环（while 的条件永远成立）？这些输入都很小，不需要循环很多次。"]
+        lines = [_timeout_line(index, exercise.time_limit, last.seconds), *head[1:],
+                 "  提示：两种可能：一个停不下来的循环（while 的条件永远成立？），或者一步计算太重（比如造了一个很大的矩阵、"
+                 "循环了太多次，或者在 time.sleep / input() 里等）。这些输入都很小，参考写法每组不到 1 毫秒。"]
         return False, "\n".join(lines + notes), "timeout"
     if last.error is not None:
         lines = [f"✘ 你的函数出错了（第 {index} 组，共 {total} 组：{cases[index - 1].label}）", *head[1:],
@@ -1166,8 +1332,8 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: _Pristine) -> tuple:
                  f"  提示：{mutated.mutated[0]} -= …、{mutated.mutated[0]} *= …、{mutated.mutated[0]}[...] = … 会原地修改；"
                  f"写成 {mutated.mutated[0]} = {mutated.mutated[0]} - …，或者先 {mutated.mutated[0]} = {mutated.mutated[0]}.copy()。"]
         return False, "\n".join(lines + notes), "mutation"
-    lines = [f"✔ 全部 {total} 组都对了：{sig} 和参考实现的结果一致（相对误差 ≤ {exercise.rtol:g}）。"]
-    return True, "\n".join(lines + f32_note + notes), None
+    lines = [f"✔ 全部 {total} 组都对了：{sig} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
+    return True, "\n".join(lines + _float32_note(results) + notes), None
 
 
 remember_originals()

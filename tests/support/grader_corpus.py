@@ -8,7 +8,9 @@ import math
 import numpy as np
 
 #: diagnoses that name no mistake: always true of a wrong function (they show the first differing row)
-GENERIC = frozenset({"values", "shape", "nonfinite", "error", "unreadable", "timeout"})
+#: (``constant``: the same number on every case, a fact about the output; ``small_difference``: a
+#: difference above the tolerance but within float32's, also a fact)
+GENERIC = frozenset({"values", "shape", "nonfinite", "error", "unreadable", "timeout", "constant", "small_difference"})
 
 
 def _rows_softmax(x):
@@ -75,6 +77,9 @@ SOFTMAX_WRONG = [
     ("divided by the row max", lambda x: np.exp(x - x.max(-1, keepdims=True)), {"no_normalise"}),
     ("sigmoid", lambda x: np.exp(x) / (1 + np.exp(x)), GENERIC),
     ("temperature 2", lambda x: _rows_softmax(x / 2), GENERIC),
+    # ε in the denominator: relative error 1e-5 on a row summing to 1, ten times the float64 tolerance
+    ("ε added to the sum", lambda x: (lambda e: e / (e.sum(-1, keepdims=True) + 1e-5))(np.exp(x - x.max(-1, keepdims=True))),
+     GENERIC),
     ("float32 without the shift",
      lambda x: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(np.asarray(x, dtype=np.float32))), GENERIC | {"no_max"}),
     ("one-hot argmax", lambda x: (x == x.max(-1, keepdims=True)).astype(float), GENERIC),
@@ -283,6 +288,7 @@ ONLINE_WRONG = [
     ("new block rescaled from the old max (e^(s − m) · e^(m − m_new))",
      lambda *a: _on(*a, p=lambda s, m, mn: np.exp(s - m) * np.exp(m - mn) if m > -np.inf else np.exp(s - mn)), GENERIC),
     ("half the correction exponent", lambda *a: _on(*a, c=lambda m, mn: np.exp((m - mn) / 2)), GENERIC),
+    ("the old m returned", lambda m, l, acc, s, v: (m, *_on(m, l, acc, s, v)[1:]), {"old_m"}),
 ]
 
 
@@ -307,7 +313,10 @@ INDUCTION_WRONG = [
     ("sum divided by T + 1", lambda A, T: _ind(A, T, reduce=lambda x: x.sum() / (T + 1)), GENERIC),
     ("max instead of mean", lambda A, T: _ind(A, T, reduce=np.max), GENERIC),
     ("median", lambda A, T: _ind(A, T, reduce=np.median), GENERIC),
-    ("rows and columns swapped", lambda A, T: _ind(A, T, transpose=True), {"transposed"}),
+    # A[i − T + 1, i] lies above the diagonal of a causal pattern: 0 on every case, like ``return 0.0``;
+    # the output cannot tell them apart, so neither is named "transposed"
+    ("rows and columns swapped", lambda A, T: _ind(A, T, transpose=True), {"constant"}),
+    ("a constant 0.0", lambda A, T: 0.0, {"constant"}),
     ("the T values, not their mean", lambda A, T: A[np.arange(T + 1, 2 * T + 1), np.arange(2, T + 2)], {"no_mean"}),
     ("previous-token score", lambda A, T: float(np.mean([A[i, i - 1] for i in range(1, 2 * T + 1)])), {"previous"}),
     ("queries from T", lambda A, T: float(np.mean([A[i, i - T + 1] for i in range(T, 2 * T + 1)])), {"from_T"}),
@@ -332,7 +341,10 @@ def _pc(A, B, rows, dist=lambda d: 0.5 * np.abs(d).sum(-1), reduce=np.mean):
 
 PATTERN_WRONG = [
     ("no half", lambda A, B, r: _pc(A, B, r, lambda d: np.abs(d).sum(-1)), {"no_half"}),
-    ("signed", lambda A, B, r: _pc(A, B, r, lambda d: d.sum(-1)), {"signed"}),
+    # rows sum to 1: the signed sum is 0 on every case, like ``return 0.0`` and the typo A[r] − A[r]
+    ("signed", lambda A, B, r: _pc(A, B, r, lambda d: d.sum(-1)), {"constant"}),
+    ("a constant 0.0", lambda A, B, r: 0.0, {"constant"}),
+    ("typo A[r] − A[r]", lambda A, B, r: float(0.5 * np.abs(A[r] - A[r]).sum(-1).mean()), {"constant"}),
     ("squared", lambda A, B, r: _pc(A, B, r, lambda d: (d ** 2).sum(-1)), {"squared"}),
     ("largest change", lambda A, B, r: _pc(A, B, r, lambda d: np.abs(d).max(-1)), {"largest"}),
     ("mean over keys", lambda A, B, r: _pc(A, B, r, lambda d: 0.5 * np.abs(d).mean(-1)), {"mean_over_keys"}),
@@ -346,7 +358,7 @@ PATTERN_WRONG = [
     # every row sums to 1, so the difference of the means is 0 on every case — exactly what the signed
     # sum returns; "the positive and negative parts cancel, it is always 0" is true of it too
     ("difference of the means", lambda A, B, r: float(abs(np.mean(np.asarray(A)[r]) - np.mean(np.asarray(B)[r]))),
-     GENERIC | {"signed"}),
+     GENERIC),
     ("median over rows", lambda A, B, r: _pc(A, B, r, reduce=np.median), GENERIC),
 ]
 
