@@ -5,8 +5,10 @@ A notebook's exercise cell is two lines::
     answer = None  # 例如 "年"
     helpers.exercises.check("03-2", answer)
 
-:func:`check` prints a verdict in Chinese and returns ``True``/``False`` (``None`` when the answer
-is still ``None`` or cannot be read, with a Chinese hint); a wrong answer shows the working. How
+:func:`check` prints a verdict in Chinese and returns a :class:`Verdict` that shows nothing in the
+cell (no stray ``Out[n]: False`` under the feedback) and holds ``ok`` — ``True``/``False``, ``None``
+when the answer is still ``None`` or cannot be read — for tests and for code that wants it; a wrong
+answer shows the working. How
 answers are read and compared is :mod:`helpers.render.answers`.
 
 Each notebook's exercises live in ``helpers/exercises/<notebook>.py`` (``"NN-i"`` = notebook NN,
@@ -33,9 +35,33 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from dataclasses import dataclass
+from types import MappingProxyType
 
+from ..render import code_check as _code_check
 from .reading_attention import QUIZ, closing_quiz
 from .real_model import previous_token_ranking
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`check` and :func:`check_code` return after printing their message: ``ok``
+    (``True``/``False``/``None``), the ``message`` printed and, for code, the diagnosed ``mistake``.
+    A notebook cell ending in the call shows nothing more (the message is already printed); ``bool()``
+    is ``True`` only for a right answer."""
+
+    ok: bool | None
+    message: str = ""
+    mistake: str | None = None
+
+    def _ipython_display_(self):  # the verdict is already printed: the cell's Out[n] stays empty
+        return None
+
+    def __repr__(self):
+        return ""
+
+    def __bool__(self):
+        return self.ok is True
 
 
 def _gather(name: str, optional: bool = False) -> dict:
@@ -60,6 +86,11 @@ REFERENCES = _gather("REFERENCES")
 CODE_EXERCISES = _gather("CODE_EXERCISES", optional=True)
 if set(CODE_EXERCISES) & set(EXERCISES):
     raise RuntimeError(f"code exercises reuse keys of EXERCISES: {sorted(set(CODE_EXERCISES) & set(EXERCISES))}")
+#: the code exercises as imported: a learner who replaces an entry of CODE_EXERCISES is graded by these
+_GRADED = MappingProxyType(dict(CODE_EXERCISES))
+#: the engine as imported (a learner's ``code_check.run = …`` does not reach check_code)
+_RUN = _code_check.run
+_code_check.remember_originals(*{name.rpartition(".")[0] for ex in _GRADED.values() for name in ex.forbidden})
 
 
 def check(key: str, answer, **context):
@@ -67,11 +98,12 @@ def check(key: str, answer, **context):
     from ..render.answers import judge, shown_answer
 
     if not isinstance(key, str) or key not in EXERCISES:
-        print(f"⚠ 没有编号为 {shown_answer(key)} 的练习。可选：{'、'.join(EXERCISES)}。")
-        return None
+        message = f"⚠ 没有编号为 {shown_answer(key)} 的练习。可选：{'、'.join(EXERCISES)}。"
+        print(message)
+        return Verdict(None, message)
     ok, message = judge(EXERCISES[key], answer, **context)
     print(message)
-    return ok
+    return Verdict(ok, message)
 
 
 def reference(key: str, show: bool = False) -> None:
@@ -89,29 +121,38 @@ def reference(key: str, show: bool = False) -> None:
 def check_code(key: str, function, **options):
     """Run the learner's ``function`` for code exercise ``key`` (``"03-3"`` …) on seeded cases and
     print the verdict: the first wrong case (inputs, expected vs returned, a hint for the mistake
-    it looks like) or ✔. Returns ``True``/``False``, ``None`` while it is still the stub. Never
-    raises because of ``function`` (see :mod:`helpers.render.code_check`: 2 s per case)."""
-    from ..render.code_check import run
+    it looks like) or ✔. Returns a :class:`Verdict` (``ok``: ``True``/``False``, ``None`` while it is
+    still the stub). Never raises because of ``function`` (see :mod:`helpers.render.code_check`: 2 s
+    per case)."""
+    from ..render.answers import shown_answer
 
-    if key not in CODE_EXERCISES:
-        print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
-        return None
+    if not isinstance(key, str) or key not in _GRADED:
+        message = f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(_GRADED)}。"
+        print(message)
+        return Verdict(None, message)
+    ignored = () if CODE_EXERCISES.get(key) is _GRADED[key] else (f"CODE_EXERCISES[{key!r}]",)
+    return _verdict(_RUN, _GRADED[key], function, ignored, options)
+
+
+def _verdict(run, exercise, function, ignored, options) -> Verdict:
     try:
-        ok, message, _ = run(CODE_EXERCISES[key], function, **options)
+        ok, message, mistake = run(exercise, function, ignored=ignored, **options)
     except Exception as exc:  # noqa: BLE001 — a last guard: the learner sees a sentence, not a traceback
-        ok, message = None, (f"⚠ 判分程序没能处理这次的结果（{type(exc).__name__}）。先检查函数的返回值是不是"
-                             f"题目要求的形状和个数，再运行一次。")
+        ok, mistake, message = None, None, (f"⚠ 判分程序没能处理这次的结果（{type(exc).__name__}）。先检查函数的返回值是不是"
+                                            f"题目要求的形状和个数，再运行一次。")
     print(message)
-    return ok
+    return Verdict(ok, message, mistake)
 
 
 def solution(key: str) -> None:
     """Print the reference solution of code exercise ``key`` (readable code, written for the learner)."""
-    if key not in CODE_EXERCISES:
-        print(f"⚠ 没有编号为 {key!r} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
+    from ..render.answers import shown_answer
+
+    if not isinstance(key, str) or key not in CODE_EXERCISES:
+        print(f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
         return
     print(f"参考写法（{CODE_EXERCISES[key].title}）：\n")
     print(CODE_EXERCISES[key].solution)
 
 
-__all__ = ["check", "check_code", "solution", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "CODE_EXERCISES", "QUIZ"]
+__all__ = ["Verdict", "check", "check_code", "solution", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "CODE_EXERCISES", "QUIZ"]

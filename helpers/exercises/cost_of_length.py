@@ -56,6 +56,10 @@ REFERENCES: dict = {}
 
 
 # ---- 07-3: one step of the online softmax (a code exercise, checked by helpers.render.code_check) ----
+# What it asserts: m_new = max(m, max s); old l and acc rescaled by e^(m − m_new); the new block added
+# as e^(s − m_new). Proof cases: a block that raises the running maximum from 0 to 1000 (without the
+# rescale of l or acc the old terms count e^1000 too much or overflow; with e^(s − m) the new block
+# overflows); the first block (m = −∞); a block whose scores are all below m (m must not fall).
 def _online_cases():
     rng = np.random.default_rng(707)
     v3 = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
@@ -67,6 +71,8 @@ def _online_cases():
                                             rng.standard_normal((4, 3)))),
         Case("分数在 1000 附近", (998.0, 1.5, np.array([0.2, -0.3]), np.array([1000.0, 999.5, 997.0]), v3)),
         Case("块里只有一个分数", (0.4, 1.2, np.array([0.3, 0.9]), np.array([1.5]), np.array([[2.0, -1.0]]))),
+        Case("新块把最大值抬高了 1000：m 从 0 变成 1000", (0.0, 2.0, np.array([1.0, -2.0]),
+                                                  np.array([1000.0, 998.0, 3.0]), v3)),
     ]
 
 
@@ -87,6 +93,10 @@ def _wrong_online_steps():
         acc_new = (acc * c if rescale_acc else acc) + p @ v
         return m_new, l_new, (acc_new / l_new if normalise else acc_new)
 
+    def old_max(m, l, acc, s, v):
+        _, l_new, acc_new = step(m, l, acc, s, v)
+        return m, l_new, acc_new
+
     def variant(**kw):
         return lambda m, l, acc, s, v: step(m, l, acc, s, v, **kw)
 
@@ -99,6 +109,8 @@ def _wrong_online_steps():
     rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 是按 e^(s − m) 加起来的，要先乘上修正因子 e^(m − m_new)，"
                "才能和新块按 e^(s − m_new) 算的部分相加。")
     return (
+        # keeping the running maximum and rescaling what was summed under the old one:
+        # https://github.com/tile-ai/tilelang/pull/1148
         Mistake("no_acc_rescale", "忘了重新缩放累加器 acc：" + rescale, variant(rescale_acc=False)),
         Mistake("no_l_rescale", "忘了重新缩放运行和 l：" + rescale, variant(rescale_l=False)),
         Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False)),
@@ -110,6 +122,10 @@ def _wrong_online_steps():
         Mistake("no_shift", "新块的指数没有减去最大值：e^s 在分数 1000 附近溢出成 inf；要算 e^(s − m_new)。", variant(shift=False)),
         Mistake("normalised", "返回的 acc 应是还没除以 l 的加权和 Σ e^(s − m)·v；除以 l 只在最后输出时做一次（输出 = acc / l）。",
                 variant(normalise=True)),
+        # l and acc rescaled to the new maximum, but the maximum handed back is still the old one (the
+        # next block would then rescale by the wrong factor): the first block returns m = −∞
+        Mistake("old_m", "返回的 m 还是传进来的旧 m：l 和 acc 已经换到了新的最大值 m_new 上（乘了 e^(m − m_new)），"
+                         "返回的 m 也要是 m_new，下一块才会用对的修正因子；第一块时旧的 m 是 −∞。", old_max),
         *(Mistake(f"order_{''.join(names)}", f"返回值的顺序不对：你返回的是 {', '.join(names)}，应按 m, l, acc 的顺序返回"
                                                "（return m_new, l_new, acc_new）。", reorder(order))
           for order, names in _reorders()),

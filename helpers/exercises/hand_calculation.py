@@ -40,6 +40,11 @@ REFERENCES: dict = {}
 
 
 # ---- 03-3: write softmax yourself (a code exercise, checked by helpers.render.code_check) ------------
+# What it asserts: softmax along the last axis, any number of dimensions, that survives scores far
+# beyond e's float64 range. Proof cases: the row [1000, 0, −1000] (spread 2000 ≫ 709: subtracting
+# anything but the row maximum — the minimum, the mean, the first element, the global maximum —
+# overflows or underflows to nan there); float32 rows around ±100 (e^89 already overflows float32, so a
+# float32 solution must subtract the maximum too); the 3-D and (5, 1) cases prove axis=-1.
 def _softmax_cases():
     rng = np.random.default_rng(303)
     return [
@@ -51,6 +56,10 @@ def _softmax_cases():
         Case("两行差得很远：一行在 1000 附近，一行在 0 附近", (np.array([[1000.0, 999.0, 997.0], [0.0, 1.0, 2.0]]),)),
         Case("随机分数，三维 (2, 3, 4)：仍然沿最后一维", (rng.standard_normal((2, 3, 4)) * 3,)),
         Case("每行只有一个位置，形状 (5, 1)", (rng.standard_normal((5, 1)),)),
+        Case("一行里差 2000：[1000, 0, −1000] 和 [−1000, 0, 1000]（e^1000 溢出，e^−1000 下溢成 0）",
+             (np.array([[1000.0, 0.0, -1000.0], [-1000.0, 0.0, 1000.0]]),)),
+        Case("float32 的分数在 ±100 附近（float32 的 e^89 就溢出了）",
+             (np.array([[100.0, 98.0, 95.0], [-100.0, -97.0, -99.0]], dtype=np.float32),)),
     ]
 
 
@@ -96,6 +105,12 @@ def _wrong_softmaxes():
     def no_normalise(x):
         return np.exp(x - x.max(axis=-1, keepdims=True))
 
+    def shifted_by(shift):
+        def wrong(x):
+            e = np.exp(x - shift(x))
+            return e / e.sum(axis=-1, keepdims=True)
+        return wrong
+
     keepdims = ("求最大值或求和时去掉了那一维：形状 (3, 5) 的 x.sum(axis=-1) 是 (3,)，再和 (3, 5) 相减或相除时"
                 "按列对齐（方阵时不报错，悄悄算错；否则广播报错）。加 keepdims=True，形状保持 (3, 1)。")
     return (
@@ -114,6 +129,17 @@ def _wrong_softmaxes():
         Mistake("no_exp", "忘了取指数：softmax 先算 e^x（全变成正数、拉开差距），再除以总和；分数直接除以总和可能是负的。", no_exp),
         Mistake("no_normalise", "忘了除以总和：e^(x − max) 之后，每一行还要除以这一行的和，权重加起来才等于 1。",
                 no_normalise),
+        # Subtracting another number than the row maximum: the result is the same in exact arithmetic,
+        # so small cases cannot tell; the [1000, 0, −1000] row can (learners' implementations in e.g.
+        # https://github.com/Open-Deep-ML/DML-OpenProblem/issues/406 skip the shift altogether).
+        Mistake("row_min", "减去的是每一行的最小值：softmax(x − c) 对任何 c 都不变，但只有减最大值才能保证最大的一项是 e^0 = 1；"
+                           "一行里差得很远时（[1000, 0, −1000]），减最小值后 e^2000 溢出成 inf。",
+                shifted_by(lambda x: x.min(axis=-1, keepdims=True))),
+        Mistake("row_mean", "减去的是每一行的平均值：一行里差得很远时（[1000, 0, −1000]），x − 平均 仍有 1000，e^1000 溢出成 inf。"
+                            "要减去每一行的最大值，最大的一项才是 e^0 = 1。",
+                shifted_by(lambda x: x.mean(axis=-1, keepdims=True))),
+        Mistake("first_element", "减去的是每一行的第一个元素：第一个数不一定最大，[1000, 0, −1000] 换个顺序就会溢出。"
+                                 "要减去每一行的最大值。", shifted_by(lambda x: x[..., :1])),
     )
 
 
@@ -135,8 +161,8 @@ def _code_exercises():
         "03-3": CodeExercise("自己写 softmax：沿最后一维，分数大到 1000 也不溢出", "softmax(x)", ("x",), ("权重",),
                              _softmax_cases, _softmax_reference, _wrong_softmaxes(), SOFTMAX_SOLUTION,
                              returns="返回和 x 同样形状的权重数组", forbidden=("helpers.softmax",),
-                             forbidden_hint="用 np.exp、x.max(axis=-1, keepdims=True) 和 x.sum(axis=-1, keepdims=True) "
-                                            "自己算，不要调用 helpers.softmax（也不要调用用到它的 helpers 函数）。"),
+                             forbidden_hint="用 np.exp 和沿最后一维的求最大值、求和自己算，不要调用 helpers.softmax"
+                                            "（也不要调用用到它的 helpers 函数）。"),
     }
 
 

@@ -132,6 +132,23 @@ def _ideal(length, shift):
     return a
 
 
+# What 12-4 asserts: the mean over the second copy's queries i = T+1 … 2T of A[i, i − T + 1]. Proof
+# cases: an ideal induction head and an ideal duplicate-token head (off by one key tells them apart);
+# heads whose weight piles on the first and last query of the second copy and on the keys at the
+# copies' edges (the first, the last, one past the last) — a range one short at either end, or a key
+# offset of −1 or +2, lands on a different value there; random rows for everything else.
+def _edges(length, seed):
+    """Random causal rows whose weight piles on the segment edges: keys 1, T, T+1 and the last query."""
+    rng = np.random.default_rng(seed)
+    n = 2 * length + 1
+    a = _causal_rows(rng, n) * 0.2
+    for i in range(n):
+        for j, w in ((1, 3.0), (length, 5.0), (length + 1, 7.0), (i, 2.0)):
+            if j <= i:
+                a[i, j] += w * (1 + i % 3)
+    return a / a.sum(axis=-1, keepdims=True)
+
+
 def _induction_cases():
     rng = np.random.default_rng(1212)
     return [
@@ -140,6 +157,8 @@ def _induction_cases():
         Case("随机的因果注意力权重，T = 4", (_causal_rows(rng, 9), 4)),
         Case("随机的因果注意力权重，T = 6", (_causal_rows(rng, 13), 6)),
         Case("随机的因果注意力权重，T = 2", (_causal_rows(rng, 5), 2)),
+        Case("权重堆在两遍的边界上（键 1、T、T + 1 和每一行自己），T = 5", (_edges(5, 1213), 5)),
+        Case("权重堆在两遍的边界上，T = 3", (_edges(3, 1214), 3)),
     ]
 
 
@@ -162,7 +181,9 @@ def _wrong_induction_scores():
         Mistake("two_after", "差了一格：键的位置应是 i − T + 1（上一次出现之后紧挨着的那个），你取的是 i − T + 2。",
                 lambda a, t: diagonal(a, t, shift=2)),
         Mistake("transposed", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]；你读的是 A[i − T + 1, i]"
-                              "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True)),
+                              "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True),
+                when_constant="如果你读的是 A[i − T + 1, i]（行和列反了），那在因果注意力的对角线右上方，全是 0："
+                              "A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]。"),
         Mistake("from_T", "多算了位置 T：第二遍是位置 T + 1 … 2T（位置 0 是起始 token，第一遍是 1 … T），只对这 T 个查询取平均。",
                 lambda a, t: diagonal(a, t, start=lambda length: length)),
         Mistake("whole_diagonal", "把第一遍的位置也平均进去了：只取第二遍的查询 i = T + 1 … 2T。",
@@ -195,7 +216,7 @@ CODE_EXERCISES = {
                          ("A", "T"), ("归纳分数",), _induction_cases, _induction_reference, _wrong_induction_scores(),
                          INDUCTION_SOLUTION, returns="返回一个数：归纳分数（T 个权重的平均）",
                          forbidden=("helpers.heads.induction_score", "helpers.heads.all_scores"),
-                         forbidden_hint="用 A[queries, keys] 一次取出这 T 个权重（queries = T + 1 … 2T，keys = queries − T + 1），"
+                         forbidden_hint="先列出第二遍的查询位置和每个查询要读的键位置，用 A[queries, keys] 一次取出这 T 个权重，"
                                         "再取平均。"),
 }
 
@@ -237,7 +258,9 @@ def _wrong_pattern_changes():
                            "总变差要乘 ½，这样两行完全不重叠时正好是 1。",
                 lambda a, b, r: per_row(a, b, r, lambda d: np.abs(d).sum(axis=-1))),
         Mistake("signed", "没取绝对值：每一行的权重加起来都是 1，A − B 的正负两部分正好抵消，和永远是 0；"
-                          "要把每个键上的差取绝对值（np.abs）再加。", lambda a, b, r: per_row(a, b, r, lambda d: d.sum(axis=-1))),
+                          "要把每个键上的差取绝对值（np.abs）再加。", lambda a, b, r: per_row(a, b, r, lambda d: d.sum(axis=-1)),
+                when_constant="如果你把 B − A 直接加起来（没取绝对值）：每一行的权重加起来都是 1，正负两部分正好抵消，"
+                              "和永远是 0；要把每个键上的差取绝对值（np.abs）再加。"),
         Mistake("squared", "用的是差的平方和：总变差是差的绝对值之和的一半（½ Σ_j |A[i, j] − B[i, j]|），不平方。",
                 lambda a, b, r: per_row(a, b, r, lambda d: np.square(d).sum(axis=-1))),
         Mistake("largest", "只取了一行里变得最多的那个键：总变差要把这一行所有键上的变化加起来（再乘 ½）。",

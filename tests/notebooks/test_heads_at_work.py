@@ -19,15 +19,15 @@ def study(heads_study):
 def test_lower_copy_follows_the_study_and_reads_natural_forms(capsys):
     study = FakeStudy()
     for right in (2, 2.0, "2", "第二遍", "“第二遍”", "２", "Second", " 第 2 遍 "):
-        assert ex.check("12-1", right, study=study) is True, right
+        assert ex.check("12-1", right, study=study).ok is True, right
     for wrong in (1, "第一遍", "first"):
-        assert ex.check("12-1", wrong, study=study) is False, wrong
+        assert ex.check("12-1", wrong, study=study).ok is False, wrong
     assert "答案是 第二遍" in capsys.readouterr().out
-    assert ex.check("12-1", 1, study=FakeStudy(first=1.0, second=3.0)) is True  # computed, not typed in
+    assert ex.check("12-1", 1, study=FakeStudy(first=1.0, second=3.0)).ok is True  # computed, not typed in
     out = capsys.readouterr().out
     assert "第一遍每个 token 的损失 1.000" in out and "第二遍 3.000" in out
     for bad in ("第三遍", 3, 1.5, float("nan"), {"copy": 2}, [1, 2], "", object()):
-        assert ex.check("12-1", bad, study=study) is None, bad
+        assert ex.check("12-1", bad, study=study).ok is None, bad
         assert "⚠" in capsys.readouterr().out
 
 
@@ -35,34 +35,34 @@ def test_earlier_head_names_previous_token_heads_and_shows_their_ablations(capsy
     study = FakeStudy(induction_layer=2)
     for right in ("前一个 token 头", "“前一个token头”", "previous-token", "Previous Token", "上一个 token 头",
                   "previous-token head", "prev-token head", "前一个 token", "上一个token的头"):
-        assert ex.check("12-3", right, study=study) is True, right
-    assert ex.check("12-3", "汇聚头", study=study) is False
-    assert ex.check("12-3", "ｉｎｄｕｃｔｉｏｎ", study=study) is False  # full-width: read, then judged
+        assert ex.check("12-3", right, study=study).ok is True, right
+    assert ex.check("12-3", "汇聚头", study=study).ok is False
+    assert ex.check("12-3", "ｉｎｄｕｃｔｉｏｎ", study=study).ok is False  # full-width: read, then judged
     out = capsys.readouterr().out
     assert "第 2 层（第 1 个头）" in out and "第 1 层第 0 个头" in out and "1.250 → 3.250" in out
     assert "归纳分数 0.900 → 0.450" in out  # the evidence: the induction head's own score drops
     assert [[(1, 0)]] == study.ablated[:1]  # only heads below the induction head are ablated
     assert all(layer < 2 for heads_ in study.ablated for layer, _ in heads_)
     for bad in ("注意力头", 3, float("nan"), {"head": "previous"}, ["前一个 token 头"]):
-        assert ex.check("12-3", bad, study=study) is None, bad
+        assert ex.check("12-3", bad, study=study).ok is None, bad
 
 
 def test_later_head_is_the_layer_above_the_induction_head_and_its_ablation_is_shown(capsys):
     study = FakeStudy(induction_layer=2)  # previous-token heads at layers 1 (first) and 3 (second)
     for right in (3, 3.0, "3", "第3层", "“第 3 层”", "３", "3层"):
-        assert ex.check("12-2", right, study=study) is True, right
+        assert ex.check("12-2", right, study=study).ok is True, right
     for wrong in (1, 2, "第1层", 0):
-        assert ex.check("12-2", wrong, study=study) is False, wrong
+        assert ex.check("12-2", wrong, study=study).ok is False, wrong
     out = capsys.readouterr().out
     assert "答案是 3 层" in out and "第 3 层第 2 个头" in out and "0.900 → 0.900" in out  # computed, unchanged
     assert study.ablated[-1] == [(3, 2)]
     for near in (2.6, 3.4, "3.4", 2.999):  # would round to 3, but a layer is a whole number
-        assert ex.check("12-2", near, study=study) is None, near
+        assert ex.check("12-2", near, study=study).ok is None, near
     assert "整数" in capsys.readouterr().out
     for bad in (-1, float("nan"), float("inf"), 10**400, {"layer": 3}, [3], "三层", "3 parsecs", True):
-        assert ex.check("12-2", bad, study=study) is None, bad
+        assert ex.check("12-2", bad, study=study).ok is None, bad
     late = FakeStudy(induction_layer=0)  # now the layer-1 head is the first one above it
-    assert ex.check("12-2", 1, study=late) is True
+    assert ex.check("12-2", 1, study=late).ok is True
 
 
 def test_heads_explorer_controls_show_the_studys_numbers_and_the_scans_three_removals(study):
@@ -115,12 +115,12 @@ def test_exercises_read_the_notebooks_cached_study(study, capsys):
     layer, head = study.top("induction", 1)[0]
     lower = "第二遍" if study.second_copy_loss < study.first_copy_loss else "第一遍"
     assert exercises.EXERCISES["12-1"].solve()[0] == lower
-    assert exercises.check("12-1", 2) is (lower == "第二遍")
-    assert exercises.check("12-3", "前一个 token 头") is True and exercises.check("12-3", "汇聚头") is False
+    assert exercises.check("12-1", 2).ok is (lower == "第二遍")
+    assert exercises.check("12-3", "前一个 token 头").ok is True and exercises.check("12-3", "汇聚头").ok is False
     later = next(h for h in study.top("previous", 5) if h[0] > layer)  # a head after the induction head
-    assert exercises.check("12-2", later[0]) is True and exercises.check("12-2", f"第{later[0]}层") is True
-    assert exercises.check("12-2", layer) is False
-    assert exercises.check("12-2", later[0] + 0.4) is None  # a layer is a whole number: a hint, not a verdict
+    assert exercises.check("12-2", later[0]).ok is True and exercises.check("12-2", f"第{later[0]}层").ok is True
+    assert exercises.check("12-2", layer).ok is False
+    assert exercises.check("12-2", later[0] + 0.4).ok is None  # a layer is a whole number: a hint, not a verdict
     out = capsys.readouterr().out
     before = study.scores["induction"][layer, head]
     assert f"第 {later[0]} 层第 {later[1]} 个头" in out and f"{before:.3f} → {before:.3f}" in out  # really unchanged

@@ -6,8 +6,8 @@ from helpers import exercises
 
 
 def check(key, answer):
-    """``(verdict, printed text)`` of ``helpers.exercises.check``."""
+    """``(verdict, printed text)`` of ``helpers.exercises.check`` (the verdict: its ``ok``)."""
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        ok = exercises.check(key, answer)
+        ok = exercises.check(key, answer).ok
     return ok, buffer.getvalue()

@@ -219,7 +219,7 @@ def test_sizes_that_set_the_work_are_refused_with_the_limit_and_the_reason(small
 def _printed(key, answer) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert helpers.exercises.check(key, answer) is None
+        assert helpers.exercises.check(key, answer).ok is None
     return out.getvalue()
 
 
@@ -236,6 +236,16 @@ def test_check_shows_a_short_preview_of_an_answer_it_cannot_read(key, answer, sh
         value = key if shown == "key" else answer
         preview = validation.short_preview(value, limit=80)
         assert preview in text and type(value).__name__ in preview and f"{len(value):,}" in preview
+
+
+@pytest.mark.parametrize("call", [helpers.exercises.check_code, helpers.exercises.solution])
+def test_code_exercise_keys_are_previewed_too(call):
+    for key in ("k" * 1_000_000, ["a"] * 100_000):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            call(key, lambda x: x) if call is helpers.exercises.check_code else call(key)
+        text = out.getvalue()
+        assert len(text) < 300 and validation.short_preview(key, limit=80) in text, text[:300]
 
 
 def test_short_preview_keeps_short_values_and_cuts_long_ones_with_type_and_length():

@@ -1,0 +1,319 @@
+"""The grader you can trust (helpers.exercises.check_code): learners' wrong versions of every code
+exercise (tests/support/grader_corpus.py, written apart from the exercises' lists of known mistakes)
+are rejected with a hint that is true of them, right versions written differently are accepted; and
+code that fights the checker (swallows BaseException, prints 100,000 lines, reassigns what the
+checker uses, returns complex, float16, an object whose __array__ exits, a giant array) neither hangs
+it, nor fools it, nor leaves it broken for the next answer."""
+import contextlib
+import io
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from grader_corpus import CORPUS, GENERIC
+
+import helpers
+from helpers import exercises
+from helpers.exercises import CODE_EXERCISES
+from helpers.render import code_check
+
+WRONG = [(key, label, fn, allowed) for key, (wrong, _) in CORPUS.items() for label, fn, allowed in wrong]
+RIGHT = [(key, i, fn) for key, (_, right) in CORPUS.items() for i, fn in enumerate(right)]
+
+
+def _run(key, fn):
+    ok, message, mistake = code_check.run(CODE_EXERCISES[key], fn)
+    assert "Traceback" not in message
+    return ok, message, mistake
+
+
+def test_the_corpus_is_large_enough():
+    for key in CODE_EXERCISES:
+        wrong, right = CORPUS[key]
+        assert len(wrong) >= 12 and len(right) >= 3, key
+
+
+@pytest.mark.parametrize("key, label, fn, allowed", WRONG, ids=[f"{k}-{lab}" for k, lab, _, _ in WRONG])
+def test_every_wrong_version_is_rejected_with_a_hint_true_of_it(key, label, fn, allowed):
+    ok, message, mistake = _run(key, fn)
+    assert ok is False, message
+    assert mistake in allowed, (mistake, message)
+    if mistake not in GENERIC and mistake not in ("mutation", "complex", "float16"):
+        hint = next(m.hint for m in CODE_EXERCISES[key].mistakes if m.name == mistake)
+        assert "提示：" + hint in message
+
+
+@pytest.mark.parametrize("key, i, fn", RIGHT, ids=[f"{k}-right{i}" for k, i, _ in RIGHT])
+def test_every_right_version_is_accepted(key, i, fn):
+    ok, message, _ = _run(key, fn)
+    assert ok is True, message
+
+
+def test_a_float32_solution_is_judged_at_float32_precision_and_told():
+    ok, message, _ = _run("05-3", CORPUS["05-3"][1][3])
+    assert ok is True and "float32" in message and "按 float32 的精度判" in message
+
+
+# ---- hostile code ----------------------------------------------------------------------------------
+def _softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+FAST = {"time_limit": 0.3}
+
+
+def _fast(key="03-3"):
+    import dataclasses
+
+    return dataclasses.replace(CODE_EXERCISES[key], **FAST)
+
+
+def _swallows_everything(x):
+    while True:
+        try:
+            while True:
+                try:
+                    pass
+                except BaseException:  # noqa: BLE001 — what the test is about
+                    pass
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+def _recurses_in_handler(x):
+    try:
+        return _recurses_in_handler(x)
+    except BaseException:  # noqa: BLE001
+        return _recurses_in_handler(x)
+
+
+def _sleeps_in_handler(x):
+    while True:
+        try:
+            time.sleep(10)
+        except BaseException:  # noqa: BLE001
+            continue
+
+
+@pytest.mark.parametrize("fn", [_swallows_everything, _recurses_in_handler, _sleeps_in_handler])
+@pytest.mark.parametrize("use_alarm", [True, False], ids=["setitimer", "settrace"])
+def test_a_function_that_swallows_the_time_out_is_still_stopped(fn, use_alarm):
+    if fn is _sleeps_in_handler and not use_alarm:
+        pytest.skip("a trace function cannot cut a sleep short (documented)")
+    if fn is _recurses_in_handler and not use_alarm:
+        pytest.skip("off the main thread a RecursionError inside the tracer unsets it and nothing re-installs it "
+                    "(documented in code_check's docstring)")
+    before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT), sys.gettrace(), sys.getprofile()
+    start = time.perf_counter()
+    ok, message, mistake = code_check.run(_fast(), fn, use_alarm=use_alarm)
+    assert (ok, mistake) == (False, "timeout") and time.perf_counter() - start < 5.0
+    assert (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT), sys.gettrace(), sys.getprofile()) == before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert code_check.run(CODE_EXERCISES["03-3"], _softmax)[0] is True  # nothing left behind
+
+
+def test_the_stop_button_still_works_inside_a_swallowing_loop():
+    timer = threading.Timer(0.2, lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        code_check.run(CODE_EXERCISES["03-3"], _swallows_everything)
+    assert time.perf_counter() - start < 1.5
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_correct_function_that_prints_100000_lines_passes():
+    def chatty(x):
+        for i in range(100_000):
+            print("第", i, "行")
+        return _softmax(x)
+    start = time.perf_counter()
+    ok, message, _ = code_check.run(CODE_EXERCISES["03-3"], chatty)
+    per_case = (time.perf_counter() - start) / len(CODE_EXERCISES["03-3"].cases())
+    # a quarter of the limit: the capture must not wake the forbidden-call profiler at every write
+    # (which made this ≈ 1.2 s per case, most of the 2 s limit)
+    assert ok is True and "打印了" in message and per_case < CODE_EXERCISES["03-3"].time_limit / 4
+    assert "第 0 行" in message  # the first printed line is still shown
+
+
+def test_a_time_out_names_both_causes_and_when_it_stopped():
+    ok, message, mistake = code_check.run(_fast(), lambda x: time.sleep(10))
+    assert (ok, mistake) == (False, "timeout") and "没有在 0.3 秒内结束" in message and "已经停下" in message
+    assert "停不下来的循环" in message and "计算太重" in message
+
+
+def test_a_long_call_inside_c_is_reported_with_the_time_it_really_took():
+    import dataclasses
+
+    exercise = dataclasses.replace(CODE_EXERCISES["03-3"], time_limit=0.05)
+    start = time.perf_counter()
+    ok, message, mistake = code_check.run(exercise, lambda x: sum(range(20_000_000)))  # one C call, no checks
+    took = time.perf_counter() - start
+    assert (ok, mistake) == (False, "timeout") and "没有在 0.05 秒内结束" in message, message
+    stated = float(message.split("它到 ")[1].split(" 秒时才停下来")[0])
+    assert 0.3 <= stated <= took + 0.05 and "已经停下" not in message
+
+
+def _softmax_keeping_dtype(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _float32_cases(key="03-3"):
+    return [i for i, c in enumerate(CODE_EXERCISES[key].cases(), start=1)
+            if any(getattr(a, "dtype", None) == np.float32 for a in c.args)]
+
+
+def test_precision_is_judged_and_told_per_case():
+    groups = _float32_cases()
+    assert groups  # the float32-input case the note is about
+    ok, message, _ = _run("03-3", _softmax_keeping_dtype)
+    assert ok is True and "你的结果是 float32" not in message
+    assert f"第 {'、'.join(map(str, groups))} 组按 float32 的精度判（输入是 float32）" in message
+    assert "其余各组按 float64 判" in message and "相对误差 ≤ 1e-06" in message
+    ok, message, _ = _run("03-3", lambda x: x)  # fails on the first (float64) case
+    assert ok is False and "float32" not in message
+
+
+def test_a_float64_case_keeps_the_float64_tolerance():
+    # ε = 1e-5 in the denominator: within 64 float32 units on [1000, 0, −1000], ten times the float64 rtol
+    ok, message, mistake = _run("03-3", lambda x: (lambda e: e / (e.sum(-1, keepdims=True) + 1e-5))(
+        np.exp(x - x.max(-1, keepdims=True))))
+    assert ok is False and mistake in ("values", "small_difference") and "float32" not in message.split("提示：")[0]
+
+
+def test_the_kv_head_order_hint_describes_the_output_not_a_call():
+    from grader_corpus import GQA_WRONG
+
+    fn = next(f for label, f, _ in GQA_WRONG if label == "KV heads concatenated r times")  # h % KV, no np.tile
+    ok, message, mistake = _run("06-3", fn)
+    assert (ok, mistake) == (False, "tile") and "h % KV 头数" in message and "np.tile 把" not in message
+
+
+@pytest.mark.parametrize("key, fn", [
+    ("12-4", lambda A, T: 0.0),
+    ("12-5", lambda A, B, rows: 0.0),
+    ("12-5", lambda A, B, rows: float(0.5 * np.abs(A[rows] - A[rows]).sum(-1).mean())),
+], ids=["12-4 return 0.0", "12-5 return 0.0", "12-5 A[r] - A[r]"])
+def test_a_constant_answer_is_named_as_one_not_as_a_mistake(key, fn):
+    ok, message, mistake = _run(key, fn)
+    assert (ok, mistake) == (False, "constant") and "每一组输入你都返回同一个值" in message
+    named = [m.hint for m in CODE_EXERCISES[key].mistakes]
+    assert not any("提示：" + hint in message for hint in named)
+
+
+def test_the_old_m_returned_is_named_and_no_overflow_is_claimed():
+    ok, message, mistake = _run("07-3", lambda m, l, acc, s, v: (
+        m, l * np.exp(m - max(m, s.max())) + np.exp(s - max(m, s.max())).sum(),
+        acc * np.exp(m - max(m, s.max())) + np.exp(s - max(m, s.max())) @ v))
+    assert (ok, mistake) == (False, "old_m") and "溢出" not in message.split("提示：")[1]
+
+
+@pytest.mark.parametrize("owner, name, value", [
+    (lambda: helpers.attention, "softmax", lambda x, axis=-1: np.zeros_like(x)),
+    (lambda: helpers, "softmax", lambda x, axis=-1: np.zeros_like(x)),
+    (lambda: np, "allclose", lambda *a, **k: True),
+    (lambda: np, "isclose", lambda *a, **k: np.True_),
+    (lambda: code_check, "close", lambda *a, **k: [True, True, True]),
+    (lambda: code_check, "run", lambda *a, **k: (True, "✔", None)),
+], ids=["attention.softmax", "helpers.softmax", "np.allclose", "np.isclose", "code_check.close", "code_check.run"])
+def test_a_learners_reassignment_changes_nothing_and_is_told_once(monkeypatch, owner, name, value):
+    monkeypatch.setattr(owner(), name, value)
+    monkeypatch.setattr(code_check, "_TOLD", set())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        right = exercises.check_code("05-3", CORPUS["05-3"][1][0])
+        wrong = exercises.check_code("03-3", lambda x: x)
+        right_again = exercises.check_code("03-3", _softmax)
+    assert (right.ok, wrong.ok, right_again.ok) == (True, False, True)
+    if name != "run":  # check_code uses the engine bound at import: nothing to tell
+        assert out.getvalue().count("判分用的是导入时的原版") == 1
+    assert getattr(owner(), name) is value  # ignored, not undone
+
+
+def test_replacing_an_exercise_entry_changes_nothing(monkeypatch):
+    monkeypatch.setitem(CODE_EXERCISES, "03-3", CODE_EXERCISES["05-3"])
+    monkeypatch.setattr(code_check, "_TOLD", set())
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert exercises.check_code("03-3", _softmax).ok is True
+    assert "CODE_EXERCISES['03-3']" in out.getvalue()
+
+
+def test_complex_and_float16_results_are_named():
+    ok, message, mistake = _run("03-3", lambda x: _softmax(x) + 5j)
+    assert (ok, mistake) == (False, "complex") and "复数" in message
+    ok, message, mistake = _run("03-3", lambda x: _softmax(x).astype(np.float16))
+    assert (ok, mistake) == (False, "float16") and "float16" in message
+
+
+class _Exits:
+    def __init__(self, value):
+        self.value = value
+
+    def __array__(self, dtype=None, copy=None):
+        raise SystemExit(0)
+
+
+def test_system_exit_from_a_returned_objects_array_is_caught():
+    ok, message, mistake = _run("03-3", lambda x: _Exits(x))
+    assert ok is False and "SystemExit" in message
+    ok, _, _ = _run("05-3", lambda q, k, v: (_Exits(q), _Exits(k)))
+    assert ok is False
+
+
+def test_a_giant_result_is_refused_before_it_is_read():
+    start = time.perf_counter()
+    ok, message, mistake = _run("12-4", lambda A, T: np.zeros((40_000, 40_000)))
+    assert (ok, mistake) == (False, "too_big") and time.perf_counter() - start < 1.0
+
+
+def test_the_expected_value_cannot_be_read_from_the_checkers_frames():
+    import gc
+
+    def peeks(x):
+        frame = sys._getframe(1)
+        while frame is not None:
+            for value in frame.f_locals.values():
+                if isinstance(value, tuple) and value and isinstance(value[0], np.ndarray) and value[0].shape == x.shape \
+                        and np.allclose(value[0].sum(axis=-1), 1.0):
+                    return value[0]
+            frame = frame.f_back
+        return x
+    assert _run("03-3", peeks)[0] is False
+    del gc
+
+
+def test_removing_the_checkers_profiler_or_timer_is_never_answered_with_a_tick():
+    def unprofiled(x):
+        sys.setprofile(None)
+        return helpers.softmax(x)
+    ok, message, mistake = _run("03-3", unprofiled)
+    assert ok is not True and "✔" not in message and mistake in ("unwatched", "forbidden")
+
+    def untimed(x):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return _softmax(x)
+    ok, message, mistake = _run("03-3", untimed)
+    assert ok is None and mistake == "unwatched" and "✔" not in message
+
+
+def test_a_forbidden_call_from_a_worker_thread_is_caught():
+    def threaded(x):
+        out = []
+        worker = threading.Thread(target=lambda: out.append(helpers.softmax(x)))
+        worker.start()
+        worker.join()
+        return out[0]
+    ok, message, mistake = _run("03-3", threaded)
+    assert (ok, mistake) == (False, "forbidden") and "helpers.softmax" in message
+
+
+def test_check_code_and_check_show_nothing_after_their_message():
+    with contextlib.redirect_stdout(io.StringIO()):
+        verdicts = [exercises.check_code("03-3", _softmax), exercises.check("03-2", "“假”")]
+    for verdict in verdicts:
+        assert verdict.ok is True and bool(verdict) and repr(verdict) == "" and verdict._ipython_display_() is None
