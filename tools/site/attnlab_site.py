@@ -1,7 +1,7 @@
 """Sphinx extension for the series' site: what the stock theme does not do for this series.
 
 - every notebook page gets its actions (Colab, Binder, download the ``.ipynb``) and a short
-  "在本地运行" box, made from ``tools/series.py`` and the repository URL in ``pyproject.toml``;
+  "在本地运行" box, made from ``tools/series.py`` and the project's home (``home.toml``);
 - an image from another host (the notebooks' Colab badge) becomes its alt text, so no page asks
   for anything outside the site;
 - maths is written as MathML at build time (``html_math_renderer = "mathml"``): browsers draw it
@@ -23,29 +23,16 @@ TOOLS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TOOLS))
 from series import NOTEBOOKS  # noqa: E402
 
-BRANCH = "main"
 REMOTE = ("http://", "https://", "//")
 
 
 def repository_url() -> str:
-    from notebooks import repository_url as url
+    from home import home
 
-    return url()
-
-
-def github_path() -> str:
-    url = repository_url()
-    if "github.com/" not in url:
-        raise ValueError(f"pyproject.toml's Repository must be a GitHub URL (Colab and Binder read GitHub); got {url!r}")
-    return url.split("github.com/", 1)[1]
+    return home()["repository"]
 
 
-def colab_url(name: str) -> str:
-    return f"https://colab.research.google.com/github/{github_path()}/blob/{BRANCH}/notebooks/{name}.ipynb"
-
-
-def binder_url(name: str) -> str:
-    return f"https://mybinder.org/v2/gh/{github_path()}/{BRANCH}?labpath=notebooks%2F{name}.ipynb"
+from home import binder_url, colab_url  # noqa: E402  (the project's home: home.toml)
 
 
 def github_slug(heading: str) -> str:
