@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan circuit-data
+	test-compat lock wheel-check release-check dist clean site pdf zip help new layout bench-memory heads-scan circuit-data
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -123,6 +123,16 @@ lock:
 # Build the wheel (no warnings), check its contents, install it in a clean venv, render Chinese.
 wheel-check:
 	tools/check_wheel.sh
+
+# Every step of a release, here, uploading nothing: sdist + wheel (twine check), the wheel-only and
+# setup-cell tests and strict nbval on the built wheel, the zip, the PDF (no Type 3 font), the site
+# serving them, the site/release tests (tools/release_check.py; release.yml runs it, then publishes).
+release-check: setup-test
+	$(PY) tools/release_check.py
+
+# The sdist and the wheel in dist/ (the release's build tools, pinned in requirements/release-tools.txt).
+dist: setup-test
+	$(PY) -c "import sys; sys.path.insert(0, 'tools'); import release_check as r; r.build_sdist_and_wheel(); r.twine_check()"
 
 # Rebuild the bundled CJK font from Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk).
 font: setup-test

@@ -67,11 +67,25 @@ def work(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def site(work) -> Path:
+def dist(work) -> Path:
+    """The zip and the wheel the site serves (the PDF: added by ``served``, which has a browser)."""
+    import release_zip
+    from venvs import built_wheels, wheel_of
+
+    folder = work / "dist"
+    folder.mkdir()
+    release_zip.build(folder / f"attention-lab-notebooks-{release_zip.version()}.zip")
+    wheel = wheel_of(built_wheels(), "attention-lab")
+    (folder / wheel.name).write_bytes(wheel.read_bytes())
+    return folder
+
+
+@pytest.fixture(scope="session")
+def site(work, dist) -> Path:
     require(site_missing())
     import site_build
 
-    return site_build.build("html", work / "_site", work=work / "build")
+    return site_build.build("html", work / "_site", work=work / "build", downloads=dist)
 
 
 @pytest.fixture(scope="module")
@@ -203,28 +217,48 @@ def test_code_cells_and_their_text_outputs_are_shown(site):
     for name in NOTEBOOKS:
         text = squash(page(site, name).text)
         for cell in notebook(name)["cells"]:
-            if cell["cell_type"] != "code":
-                continue
+            if cell["cell_type"] != "code" or "remove-cell" in cell["metadata"].get("tags", []):
+                continue  # the setup cell is for JupyterLab and Colab, left out of the book
             assert squash("".join(cell["source"])) in text, f"{name}: a code cell is missing"
             for out in cell.get("outputs", []):
                 if out["output_type"] == "stream":
                     assert squash("".join(out["text"])) in text, f"{name}: a printed output is missing"
 
 
-def test_every_notebook_page_has_its_actions(site):
+def test_every_page_has_the_themes_launch_and_download_buttons_and_the_books_downloads(site):
     import attnlab_site
 
-    for name in NOTEBOOKS:
+    for name in PAGES:
         p = page(site, name)
-        hrefs = [a.get("href") for a in p.all("a", **{"class": "attnlab-action"})]
-        assert hrefs == [attnlab_site.colab_url(name), attnlab_site.binder_url(name), f"notebooks/{name}.ipynb"]
-        assert f"github/{attnlab_site.github_path()}/blob/main/notebooks/{name}.ipynb" in hrefs[0]
-        assert f"labpath=notebooks%2F{name}.ipynb" in hrefs[1]
-        assert (site / hrefs[2]).read_bytes() == (ROOT / "notebooks" / f"{name}.ipynb").read_bytes()
-        local = [a.get("href") for t, a in p.tags if t == "a" and "#" in (a.get("href") or "")
-                 and a["href"].startswith(attnlab_site.repository_url())]
-        assert local == [attnlab_site.readme_anchor("两条命令"), attnlab_site.readme_anchor("国内用户")], (name, local)
-        assert "在本地运行" in p.text and "make lab" in p.text and "make zip" in p.text
+        hrefs = [a.get("href") for a in p.all("a")]
+        if name != "index":
+            assert attnlab_site.colab_url(name) in hrefs, name
+            assert any(h.startswith(attnlab_site.binder_url(name).split("?")[0]) and
+                       h.endswith(f"urlpath=lab/tree/notebooks/{name}.ipynb") for h in hrefs), name
+            assert f"_sources/{name}.ipynb" in hrefs, name
+            assert (site / "_sources" / f"{name}.ipynb").read_bytes() == (ROOT / "notebooks" / f"{name}.ipynb").read_bytes()
+        downloads = [a.get("href") for a in p.all("a", **{"class": "attnlab-download"})]
+        assert downloads == [f"downloads/{f}" for f in attnlab_site.downloads().values()], (name, downloads)
+        assert f"index.html#{attnlab_site.LOCAL_RUN}" in hrefs or f"#{attnlab_site.LOCAL_RUN}" in hrefs, name
+
+
+def test_no_page_shows_the_notebooks_own_header_cells(site):
+    """The setup cell, the Colab/Binder line and the navigation footer are tagged remove-cell: the
+    pages open on the lesson and have one previous/next (the theme's)."""
+    for name in NOTEBOOKS:
+        text = (site / f"{name}.html").read_text(encoding="utf-8")
+        assert "SETUP_LOG" not in text and "import importlib.util" not in text, name
+        assert "在 Colab 中打开" not in text and "← 上一篇" not in text, name
+
+
+def test_the_index_gives_the_way_without_github_in_full(site):
+    import attnlab_site
+    from home import home
+
+    p = page(site, "index")
+    assert attnlab_site.LOCAL_RUN in p.ids
+    for want in (home()["mirror"], "attention-lab lab", "pypi.tuna.tsinghua.edu.cn", *attnlab_site.downloads().values()):
+        assert want in p.text, want
 
 
 def test_readme_anchors_are_the_ones_github_makes():
@@ -271,7 +305,8 @@ def test_maths_is_mathml_written_at_build_time(site):
 # -- in the browser ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def served(site, browser):
+def served(site, browser, pdf):
+    (site / "downloads" / pdf.name).write_bytes(pdf.read_bytes())  # the PDF the pages link
     with chromium.serve(site) as base:
         # wide enough that the widest stored figure (921 px) fits the text column at 1x
         context = browser.new_context(viewport={"width": WINDOW, "height": 1000})
@@ -421,3 +456,45 @@ def test_printed_font_covers_every_character_of_the_page(pdf, work):
     han = {ch for ch in text if "\u4e00" <= ch <= "\u9fff"}
     missing = sorted(ch for ch in han if ord(ch) not in cmap)
     assert len(han) > 500 and not missing, f"CJK characters missing from the print font: {''.join(missing[:40])}"
+
+
+#: the first screen a learner sees on a laptop
+FIRST_SCREEN = {"width": 1366, "height": 900}
+
+
+@pytest.mark.browser
+def test_the_first_screen_of_every_notebook_page_shows_the_title_and_the_lessons_first_sentence(site, served):
+    base, context, _ = served
+    small = context.browser.new_context(viewport=FIRST_SCREEN)
+    chromium.only_from(small, base)
+    hidden = {}
+    for name in NOTEBOOKS:
+        p = small.new_page()
+        p.goto(f"{base}/{name}.html", wait_until="load")
+        found = p.evaluate("""() => {
+            const article = document.querySelector('article');
+            const title = article.querySelector('h1');
+            const goal = [...article.querySelectorAll('h2')].find(h => h.textContent.includes('本篇目标'));
+            const first = goal ? goal.nextElementSibling : article.querySelector('h1 ~ p, section p');
+            const item = first && (first.querySelector('li') || first);
+            const box = (e) => e ? e.getBoundingClientRect() : null;
+            return {title: box(title), first: box(item), text: item ? item.textContent.trim().slice(0, 30) : ''};
+        }""")
+        p.close()
+        if not (found["title"] and found["title"]["bottom"] <= FIRST_SCREEN["height"]
+                and found["first"] and found["first"]["bottom"] <= FIRST_SCREEN["height"]):
+            hidden[name] = found
+    small.close()
+    assert hidden == {}, hidden
+
+
+@pytest.mark.browser
+def test_the_pdf_zip_and_wheel_links_return_200(site, served):
+    import attnlab_site
+
+    base, context, _ = served
+    for name in ["index", NOTEBOOKS[-1]]:
+        for href in [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]:
+            response = context.request.get(f"{base}/{href}")
+            assert response.status == 200 and len(response.body()) > 1000, (name, href, response.status)
+    assert sorted(p.name for p in (site / "downloads").iterdir()) == sorted(attnlab_site.downloads().values())
