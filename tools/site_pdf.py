@@ -46,8 +46,8 @@ def print_fonts(single: Path) -> list:
     return out
 
 
-def print_font(single: Path, source: tuple | None = None, name: str = "attnlab-print.ttf") -> Path:
-    """single/_static/NAME: a CJK font (the bundled one, or ``source``: (path, face number)) cut to
+def print_font(single: Path, source: tuple | None = None, filename: str = "attnlab-print.ttf") -> Path:
+    """single/_static/FILENAME: a CJK font (the bundled one, or ``source``: (path, face number)) cut to
     the characters of the page, with TrueType outlines (see tools/site/static/attnlab-print.css for why)."""
     from html.parser import HTMLParser
 
@@ -94,7 +94,7 @@ def print_font(single: Path, source: tuple | None = None, name: str = "attnlab-p
     font["head"].glyphDataFormat = 0
     font["post"].formatType = 3.0
     font.sfntVersion = "\x00\x01\x00\x00"
-    out = single / "_static" / name
+    out = single / "_static" / filename
     font.save(out)
     return out
 

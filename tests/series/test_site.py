@@ -445,6 +445,9 @@ def test_pdf_fonts_are_embedded_with_the_cjk_font_named(pdf):
     not_embedded = [r for r in rows if r.split()[-5] != "yes"]
     assert not not_embedded, not_embedded
     assert any("AttnLabSansSC" in r.split()[0] and "TrueType" in r for r in rows), rows[:5]
+    # a Type 3 font is Chromium's rendering of a CFF font or of a synthetic bold/italic: unnamed,
+    # unsearchable glyph pictures (the print CSS names only TrueType faces and forbids synthesis)
+    assert not [r for r in rows if "Type 3" in r], [r for r in rows if "Type 3" in r][:5]
 
 
 def test_printed_font_covers_every_character_of_the_page(pdf, work):
