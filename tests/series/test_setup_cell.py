@@ -92,14 +92,20 @@ def local_repos():
     return {"GitHub": f"http://127.0.0.1:{port}/github.git", "Gitee": f"http://127.0.0.1:{port}/gitee.git"}
 
 
-def test_with_the_version_on_the_index_it_installs_it_and_says_where_from(tmp_path):
-    fake_wheel(tmp_path, VERSION)
-    url, server, requests = serve_index(tmp_path, tmp_path / "index")
+def run_against_index(tmp_path, version):
+    """The cell against a local index holding attention-lab ``version`` only; (index URL, lines, stderr)."""
+    fake_wheel(tmp_path, version)
+    url, server, _ = serve_index(tmp_path, tmp_path / "index")
     try:
         lines, err, _ = run_cell(PLAIN, url, local_repos(), tmp_path)
     finally:
         server.shutdown()
         server.server_close()
+    return url, lines, err
+
+
+def test_with_the_version_on_the_index_it_installs_it_and_says_where_from(tmp_path):
+    url, lines, err = run_against_index(tmp_path, VERSION)
     assert lines == [f"已从包索引 {url.rstrip('/')} 安装 attention-lab {VERSION}"], (lines, err)
     assert (tmp_path / "target" / PROBE).is_dir()
     assert err == "" and not any("Note: you may need to restart" in line for line in lines)
@@ -108,13 +114,7 @@ def test_with_the_version_on_the_index_it_installs_it_and_says_where_from(tmp_pa
 def test_an_index_without_this_version_says_so_first_and_names_the_index(tmp_path):
     older = "0.0.1"
     assert older != VERSION
-    fake_wheel(tmp_path, older)
-    url, server, _ = serve_index(tmp_path, tmp_path / "index")
-    try:
-        lines, err, _ = run_cell(PLAIN, url, local_repos(), tmp_path)
-    finally:
-        server.shutdown()
-        server.server_close()
+    url, lines, err = run_against_index(tmp_path, older)
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"包索引里没有 attention-lab {VERSION}（{url.rstrip('/')}）；GitHub 连不上；Gitee 连不上"), lines
     assert nbtool.home()["documentation"] in lines[0] and "PIP_INDEX_URL" not in lines[0]  # a mirror cannot help

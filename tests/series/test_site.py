@@ -261,22 +261,6 @@ def test_the_index_gives_the_way_without_github_in_full(site):
         assert want in p.text, want
 
 
-def test_readme_anchors_are_the_ones_github_makes():
-    require(site_missing())
-    import attnlab_site
-
-    assert attnlab_site.github_slug("两条命令") == "两条命令"
-    assert attnlab_site.github_slug("国内用户（镜像与离线安装）") == "国内用户镜像与离线安装"
-    assert attnlab_site.github_slug("Make Lab & Test") == "make-lab--test"
-    url = attnlab_site.repository_url()
-    assert attnlab_site.readme_anchor("两条命令") == f"{url}#两条命令"  # README has this heading
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    if re.search(r"^#+ 国内用户", readme, re.M):  # issue 22's section, once it is in the README
-        assert attnlab_site.readme_anchor("国内用户").startswith(f"{url}#国内用户")
-    else:
-        assert attnlab_site.readme_anchor("国内用户") == f"{url}#readme"
-
-
 def test_no_page_refers_to_anything_outside_the_site(site):
     """Only links a reader clicks (<a href>) may leave the site; no script, style, font, image or
     frame comes from elsewhere — not even the Colab badge in the notebooks' first cell."""

@@ -22,35 +22,10 @@ from sphinx.transforms import SphinxTransform
 
 TOOLS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TOOLS))
+from home import binder_url, colab_url  # noqa: E402, F401  (the project's home, home.toml; the tests read them here)
 from series import NOTEBOOKS  # noqa: E402
 
 REMOTE = ("http://", "https://", "//")
-
-
-def repository_url() -> str:
-    from home import home
-
-    return home()["repository"]
-
-
-from home import binder_url, colab_url  # noqa: E402, F401  (re-exported; the project's home: home.toml)
-
-
-def github_slug(heading: str) -> str:
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def readme_anchor(prefix: str) -> str:
-    """The URL of README.md's first heading starting with PREFIX on the repository's page (the
-    README's top if it has no such heading yet)."""
-    readme = (TOOLS.parent / "README.md").read_text(encoding="utf-8")
-    for line in readme.splitlines():
-        match = re.match(r"#{1,6}\s+(.+?)\s*#*\s*$", line)
-        if match and match.group(1).startswith(prefix):
-            return f"{repository_url()}#{github_slug(match.group(1))}"
-    return f"{repository_url()}#readme"
-
 
 #: the anchor of the index page's "在本地运行" section (tools/site_build.py writes it)
 LOCAL_RUN = "local-run"
