@@ -117,15 +117,17 @@ def pip(label, args, limit=None):  # 显示一行进度；网络卡住时 limit 
                GIT_HTTP_LOW_SPEED_TIME="10")
     cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
            "--timeout", "10", "--retries", "1", *args]
-    start = time.monotonic()
+    start, shown = time.monotonic(), -1
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
         while proc.poll() is None:
-            seconds = time.monotonic() - start
-            print(f"\\r{label}……{seconds:.0f} 秒", end="", flush=True)
+            seconds = int(time.monotonic() - start)
+            if seconds != shown:  # one update a second
+                print(f"\\r{label}……{seconds} 秒", end="", flush=True)
+                shown = seconds
             if limit and seconds > limit:
                 proc.kill()
-            time.sleep(0.5)
+            time.sleep(0.25)
         out.seek(0)
         SETUP_LOG.append(out.read())
     print("\\r" + " " * 2 * len(label) + " " * 12 + "\\r", end="", flush=True)
