@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "site" / "live"))
 from series import NOTEBOOKS  # noqa: E402
 
 CONF = ROOT / "tools" / "site"
@@ -73,7 +74,8 @@ def index_source(readme: str, kind: str = "html") -> str:
            "`make zip` 把全部笔记本（带存储的输出）、README 和许可证打成一个压缩包，`make pdf` 生成整套的 PDF。")
     if kind == "html":
         body = ["## 篇目", "", linked_table(table), "", "## 在本地运行", "",
-                "网页上是存储的输出，交互控件只显示静态预览；要拖动控件、改代码，在本地或 Colab / Binder 里运行"
+                "网页上是存储的输出；每个交互控件都可以直接在网页里拖动（不需要 Python，也能离线："
+                "`make site-zip` 把整个网站打成一个压缩包，解压后打开 index.html）。要改代码，在本地或 Colab / Binder 里运行"
                 "（每篇页首有链接）。" + run[0], *run[1:], "",
                 "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```"]
     else:
@@ -127,10 +129,17 @@ def build(kind: str, out: Path | None = None, work: Path = WORK) -> Path:
         shutil.rmtree(built)
     sphinx(builder, src, work / "doctrees" / builder, built)
     if kind == "html":
+        from live_pages import inject  # every explorer live in its page (tools/site/live)
+
+        inject(built)
         dst = built / "notebooks"
         dst.mkdir()
         for name in NOTEBOOKS:
             shutil.copy2(src / f"{name}.ipynb", dst / f"{name}.ipynb")
+    else:
+        from live_pages import mark_print  # the PDF says once per notebook where its live page is
+
+        mark_print(built)
     if out.exists():
         if not (out / ".buildinfo").exists():
             raise SystemExit(f"{out} exists and is not a site built here: not replacing it")
