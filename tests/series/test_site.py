@@ -14,9 +14,7 @@ ATTENTION_LAB_REQUIRE_BROWSER=1, which turns the skips into failures.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import os
 import re
 import struct
 import subprocess
@@ -28,10 +26,9 @@ import chromium
 import pytest
 from paths import ROOT
 from series import NOTEBOOKS
+from site_checks import require, site_missing
 
 pytestmark = pytest.mark.slow
-REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
-SITE_MODULES = ("sphinx", "myst_nb", "sphinx_book_theme", "jieba", "latex2mathml")
 PAGES = ["index", *NOTEBOOKS]
 #: (query, the page that must come first or second, why)
 SEARCHES = [
@@ -47,18 +44,6 @@ NO_MATCH = "量子纠缠"
 PDF_PAGES = (70, 170)
 #: the browser window of the browser tests (px)
 WINDOW = 1700
-
-
-def require(reason: str) -> None:
-    if reason:
-        if REQUIRE:
-            pytest.fail(f"required in CI: {reason}")
-        pytest.skip(reason)
-
-
-def site_missing() -> str:
-    gone = [m for m in SITE_MODULES if importlib.util.find_spec(m) is None]
-    return f"the site extra is not installed ({', '.join(gone)}; pip install -e '.[site]')" if gone else ""
 
 
 @pytest.fixture(scope="session")

@@ -177,9 +177,9 @@
     ctx.putImageData(img, 0, 0);
     return canvas.toDataURL();
   }
-  function frame(svg, box, p) {  // title and axis labels round a plot box
+  function frame(svg, box, p, under) {  // title and axis labels round a plot box (under: room for the tick labels)
     if (p.title) svg.appendChild(el("text", { x: box.x + box.w / 2, y: 16, "text-anchor": "middle", class: "al-ptitle" }, p.title));
-    if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + 40, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
+    if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 22) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
     if (p.ylabel) svg.appendChild(el("text", { x: 14, y: box.y + box.h / 2, "text-anchor": "middle", class: "al-axlabel",
                                              transform: "rotate(-90 14 " + (box.y + box.h / 2) + ")" }, p.ylabel));
   }
@@ -233,16 +233,24 @@
       var rows = p.matrix.length, cols = rows ? p.matrix[0].length : 0, label = 12 * Math.max.apply(null,
         p.ylabels.map(function (t) { return Math.min(6, t.length); }).concat([1]));
       var size = Math.min(W - 60 - label, 330), cell = size / Math.max(rows, cols);
+      var longest = Math.max.apply(null, p.xlabels.map(function (t) { return t.length; }).concat([0]));
+      var turn = longest * 12 > cell * 1.6 && longest > 1;  // labels that would run into each other stand up
+      var under = turn ? 8 + 7 * Math.min(longest, 10) : 20;
       var box = { x: 34 + label, y: 28, w: cell * cols, h: cell * rows };
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 50));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + under + 30));
       var href = matrixImage([p.matrix], { w: cols, h: rows, ox: [0], oy: [0] }, p);
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: href,
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
       var every = Math.ceil(rows / 24), fs = Math.min(12, Math.max(7, cell * 0.8));
       p.ylabels.forEach(function (t, i) { if (i % every === 0) svg.appendChild(el("text", { x: box.x - 4, y: box.y + (i + 0.5) * cell + fs / 3,
         "text-anchor": "end", class: "al-ticklabel", "font-size": fs }, t)); });
-      p.xlabels.forEach(function (t, j) { if (j % every === 0) svg.appendChild(el("text", { x: box.x + (j + 0.5) * cell, y: box.y + box.h + 4 + fs,
-        "text-anchor": "middle", class: "al-ticklabel", "font-size": fs }, t)); });
+      p.xlabels.forEach(function (t, j) {
+        if (j % every) return;
+        var x = box.x + (j + 0.5) * cell, y = box.y + box.h + 4 + (turn ? 2 : fs);
+        svg.appendChild(el("text", turn ? { x: x + fs / 3, y: y, "text-anchor": "end", class: "al-ticklabel", "font-size": fs,
+                                            transform: "rotate(-90 " + (x + fs / 3) + " " + y + ")" }
+                                        : { x: x, y: y, "text-anchor": "middle", class: "al-ticklabel", "font-size": fs }, t));
+      });
       (p.numbers || []).forEach(function (c) {
         var v = p.matrix[c[0]][c[1]], light = v !== null && (v - p.vmin) / (p.vmax - p.vmin) < 0.6;
         svg.appendChild(el("text", { x: box.x + (c[1] + 0.5) * cell, y: box.y + (c[0] + 0.5) * cell + 4, "text-anchor": "middle",
@@ -250,7 +258,7 @@
       });
       if (p.highlight !== null) svg.appendChild(el("rect", { x: box.x, y: box.y + p.highlight * cell, width: box.w, height: cell,
                                                              fill: "none", stroke: p.accent, "stroke-width": 2.5 }));
-      frame(svg, box, { title: p.title, xlabel: p.xlabel, ylabel: p.ylabel });
+      frame(svg, box, { title: p.title, xlabel: p.xlabel, ylabel: p.ylabel }, under);
     },
     tiles: function (svg, p) {
       var k = p.matrices.length, n = k ? p.matrices[0].length : 0, cols = p.cols, rows = Math.ceil(k / cols);
@@ -338,7 +346,7 @@
                                                w: k * (lim[0][1] - lim[0][0]), h: k * (lim[1][1] - lim[1][0]) };
       var xs = scale(lim[0][0], lim[0][1], box.x, box.x + box.w), ys = scale(lim[1][0], lim[1][1], box.y + box.h, box.y);
       var legend = Math.ceil(p.labels.length / 3);
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30 + 16 * legend));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + 16 * legend));
       axes(svg, box, xs, ys, niceTicks(lim[0][0], lim[0][1]), niceTicks(lim[1][0], lim[1][1]));
       svg.appendChild(el("line", { x1: xs(0), x2: xs(0), y1: box.y, y2: box.y + box.h, class: "al-zero" }));
       svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(0), y2: ys(0), class: "al-zero" }));
@@ -356,7 +364,7 @@
                                         "L" + (x2 - hh * Math.cos(a + 0.4)) + " " + (y2 - hh * Math.sin(a + 0.4)) + "Z", fill: p.colors[i] }));
       });
       p.labels.forEach(function (t, i) {
-        var x = 20 + (i % 3) * 128, y = box.y + box.h + 24 + 16 * Math.floor(i / 3);
+        var x = 20 + (i % 3) * 128, y = box.y + box.h + 38 + 16 * Math.floor(i / 3);
         svg.appendChild(el("line", { x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: p.colors[i], "stroke-width": 3 }));
         svg.appendChild(el("text", { x: x + 22, y: y, class: "al-ticklabel" }, t));
       });
@@ -531,8 +539,10 @@
         var data = JSON.parse(text);
         root.live = new Live(root, data);
         root.classList.add("al-ready");
-        var still = root.parentNode.querySelector(".al-still");
-        if (still) still.hidden = true;
+        // the cell's still picture and its "static preview" caption give way on screen (print keeps them)
+        Array.prototype.forEach.call(root.parentNode.querySelectorAll(".cell_output, .attnlab-preview-caption"), function (e) {
+          e.classList.add("al-replaced");
+        });
       }).catch(function (err) {
         root.classList.add("al-failed");
         root.textContent = "（这个交互控件没能在这个浏览器里启动：" + err + "；下面是它的静态图。）";

@@ -17,8 +17,9 @@ works from ``file://``) and drawn by ``attnlab_live.js`` (plain SVG; no library)
 - a **formula** explorer: the controls, the default view, and the name of the browser function that
   recomputes a state; ``tests/site/test_live_site.py`` holds the function to ``compute()``.
 
-The still picture stays in the page (hidden once the live view starts) for readers without
-JavaScript and for the PDF (:data:`PDF_NOTE` says where the live page is).
+The still picture stays in the page (hidden on screen once the live view starts) for readers without
+JavaScript and for printing; the PDF (the one-page version) keeps only the still pictures and says once
+per notebook where the live page is (:data:`PDF_NOTE`).
 """
 from __future__ import annotations
 
@@ -173,7 +174,7 @@ def live_block(name: str, encoded: str) -> str:
 
 def inject_page(text: str, encoded: dict) -> tuple:
     """``(new page, names injected)``: each widget cell of an explorer in ``encoded`` gets its live block
-    before its output; the output's still picture is marked ``al-still`` (hidden once live)."""
+    before its output (the output, the still picture, stays: the script hides it on screen once live)."""
     parts = text.split(CELL)
     names = []
     for i, part in enumerate(parts[1:], start=1):
@@ -185,7 +186,6 @@ def inject_page(text: str, encoded: dict) -> tuple:
         head, sep, tail = part.partition('<div class="cell_output docutils container">')
         if not sep:
             continue
-        tail = tail.replace('<img ', '<img class="al-still" ', 1)
         parts[i] = head + live_block(name, encoded[name]) + sep + tail
         names.append(name)
     return CELL.join(parts), names
