@@ -50,6 +50,9 @@ def measure(site: Path, pages) -> dict:
     first, redraw = {}, []
     base = site.resolve().as_uri()
     with chromium.browser() as browser:
+        warm = browser.new_page()  # the browser's own start is not the page's: one load before measuring
+        warm.goto(f"{base}/index.html")
+        warm.close()
         for name in pages:
             context = browser.new_context(viewport={"width": 1366, "height": 900}, device_scale_factor=2)
             chromium.only_from(context, base)
@@ -61,9 +64,17 @@ def measure(site: Path, pages) -> dict:
                 control = root.query_selector("input[type=range]") or root.query_selector("select")
                 root.scroll_into_view_if_needed()
                 control.focus()
-                for i in range(PRESSES):
+                forward = True
+                for _ in range(PRESSES):
+                    # turn round at either end (a key there moves nothing, so nothing is redrawn)
+                    at, top = control.evaluate("c => c.tagName === 'SELECT' ? [c.selectedIndex, c.options.length - 1]"
+                                               " : [Number(c.value), Number(c.max)]")
+                    forward = at < top if forward else at == 0
                     frames = page.evaluate("AttnLabLive.frames || 0")
-                    page.keyboard.press("ArrowRight" if (i // 5) % 2 == 0 else "ArrowLeft")
+                    if control.evaluate("c => c.tagName") == "SELECT":
+                        page.keyboard.press("ArrowDown" if forward else "ArrowUp")
+                    else:
+                        page.keyboard.press("ArrowRight" if forward else "ArrowLeft")
                     page.wait_for_function(f"(AttnLabLive.frames || 0) > {frames}", timeout=5000)
                     redraw.append(page.evaluate("AttnLabLive.frameAt - AttnLabLive.keyAt"))
             context.close()
