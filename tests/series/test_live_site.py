@@ -253,3 +253,33 @@ def test_live_data_within_budget(site):
         assert data <= 3 * 10 ** 6, f"{page.name}: {data} bytes of explorer data"
     js = (site / "_static" / "attnlab_live.js").read_text(encoding="utf-8")
     assert "http://" not in js.replace(json.dumps("http://www.w3.org/2000/svg")[1:-1], "")
+
+
+def test_touch_at_phone_width(site, browser):
+    """At 390 px with a touch screen: every explorer fits the column (nothing wider than the page) and
+    a tap on each slider's track moves it."""
+    base = site.as_uri()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, has_touch=True,
+                                  is_mobile=True)
+    outside = chromium.only_from(context, base)
+    try:
+        for page_name, names in live_pages_of(site).items():
+            page = context.new_page()
+            page.goto(f"{base}/{page_name}")
+            page.wait_for_function("document.documentElement.dataset.liveReady !== undefined", timeout=15000)
+            for root in page.query_selector_all(".attnlab-live"):
+                root.scroll_into_view_if_needed()
+                width = root.evaluate("r => [r.scrollWidth, r.clientWidth, r.getBoundingClientRect().right]")
+                assert width[0] <= width[1] + 1 and width[2] <= 391, f"{page_name}: an explorer is wider than the phone {width}"
+                for slider in root.query_selector_all("input[type=range]"):
+                    slider.scroll_into_view_if_needed()
+                    box = slider.bounding_box()
+                    keys = []
+                    for frac in (0.05, 0.95):
+                        page.touchscreen.tap(box["x"] + frac * box["width"], box["y"] + box["height"] / 2)
+                        keys.append(root.evaluate("r => r.dataset.key"))
+                    assert keys[0] != keys[1] or slider.evaluate("s => Number(s.max) === 0"), (page_name, keys)
+            page.close()
+        assert not outside
+    finally:
+        context.close()

@@ -210,6 +210,17 @@
     });
   }
   var W = 400;
+  function colorbar(svg, p, x, y, h) {  // the colormap from vmax (top) to vmin, three ticks, its label
+    var id = "al-cb-" + Math.random().toString(36).slice(2), defs = el("defs"), grad = el("linearGradient", { id: id, x1: 0, y1: 1, x2: 0, y2: 0 });
+    p.stops.forEach(function (c, i) { grad.appendChild(el("stop", { offset: i / (p.stops.length - 1), "stop-color": c })); });
+    defs.appendChild(grad); svg.appendChild(defs);
+    svg.appendChild(el("rect", { x: x, y: y, width: 10, height: h, fill: "url(#" + id + ")" }));
+    [p.vmin, (p.vmin + p.vmax) / 2, p.vmax].forEach(function (v) {
+      var ty = y + h - (v - p.vmin) / (p.vmax - p.vmin) * h;
+      svg.appendChild(el("text", { x: x + 13, y: ty + 4, class: "al-ticklabel", "font-size": 10 }, String(Math.round(v * 100) / 100)));
+    });
+    if (p.colorbar) svg.appendChild(el("text", { x: x + 5, y: y - 7, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10 }, p.colorbar));
+  }
   var DRAW = {
     bars: function (svg, p) {
       var box = { x: 52, y: 28, w: W - 64, h: 170 }, n = p.labels.length, lo = p.ylim[0], hi = p.ylim[1];
@@ -232,7 +243,7 @@
     heatmap: function (svg, p) {
       var rows = p.matrix.length, cols = rows ? p.matrix[0].length : 0, label = 12 * Math.max.apply(null,
         p.ylabels.map(function (t) { return Math.min(6, t.length); }).concat([1]));
-      var size = Math.min(W - 60 - label, 330), cell = size / Math.max(rows, cols);
+      var size = Math.min(W - 60 - label - (p.colorbar ? 40 : 0), 330), cell = size / Math.max(rows, cols);
       var longest = Math.max.apply(null, p.xlabels.map(function (t) { return t.length; }).concat([0]));
       var turn = longest * 12 > cell * 1.6 && longest > 1;  // labels that would run into each other stand up
       var under = turn ? 8 + 7 * Math.min(longest, 10) : 20;
@@ -258,14 +269,15 @@
       });
       if (p.highlight !== null) svg.appendChild(el("rect", { x: box.x, y: box.y + p.highlight * cell, width: box.w, height: cell,
                                                              fill: "none", stroke: p.accent, "stroke-width": 2.5 }));
+      if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, box.h);
       frame(svg, box, { title: p.title, xlabel: p.xlabel, ylabel: p.ylabel }, under);
     },
     tiles: function (svg, p) {
       var k = p.matrices.length, n = k ? p.matrices[0].length : 0, cols = p.cols, rows = Math.ceil(k / cols);
-      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20) / pw, 300 / ph);
-      var box = { x: (W - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
+      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - (p.colorbar ? 44 : 0)) / pw, 300 / ph);
+      var box = { x: (W - (p.colorbar ? 44 : 0) - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
       for (var h = 0; h < k; h++) { layout.ox.push((h % cols) * (n + 1)); layout.oy.push(Math.floor(h / cols) * (n + 1)); }
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30 + (p.note ? 16 * (p.note.split("；").length - 1) : 0)));
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.matrices, layout, p),
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
       for (h = 0; h < k; h++) {  // a line between neighbours that read different K, V
@@ -279,7 +291,9 @@
           svg.appendChild(el("line", { x1: box.x + c * u, x2: box.x + c * u + n * cell, y1: y, y2: y, stroke: p.separator, "stroke-width": 1.5 }));
         }
       }
-      if (p.note) svg.appendChild(el("text", { x: W / 2, y: box.y + box.h + 20, "text-anchor": "middle", class: "al-axlabel" }, p.note));
+      if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, box.h);
+      var notes = p.note ? p.note.split("；") : [];  // a long note in short lines (a phone is 390 px wide)
+      notes.forEach(function (t, i) { svg.appendChild(el("text", { x: W / 2, y: box.y + box.h + 20 + 16 * i, "text-anchor": "middle", class: "al-axlabel" }, t)); });
       frame(svg, box, { title: p.title });
     },
     lines: function (svg, p) {
