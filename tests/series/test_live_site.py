@@ -263,7 +263,7 @@ def test_touch_at_phone_width(site, browser):
                                   is_mobile=True)
     outside = chromium.only_from(context, base)
     try:
-        for page_name, names in live_pages_of(site).items():
+        for page_name in live_pages_of(site):
             page = context.new_page()
             page.goto(f"{base}/{page_name}")
             page.wait_for_function("document.documentElement.dataset.liveReady !== undefined", timeout=15000)

@@ -217,7 +217,7 @@ def inject(site: Path, encoded: dict | None = None, *, log=print) -> dict:
 
 #: what the print version (the PDF) says once per notebook, over its first explorer's still picture
 PDF_NOTE = ("这一篇的交互控件在网页版里可以直接拖动，不需要 Python：网站的 {page} 页"
-            "（离线版：`make site-zip` 的压缩包，解压后在浏览器里打开 index.html）。下面是它的静态图。")
+            "（离线版：make site-zip 生成的压缩包，解压后在浏览器里打开 index.html）。下面是它的静态图。")
 
 
 def mark_print(single: Path) -> int:
