@@ -355,8 +355,8 @@
       frame(svg, box, p);
     },
     arrows: function (svg, p) {
-      var lim = p.lim, span = Math.max(lim[0][1] - lim[0][0], lim[1][1] - lim[1][0]);
-      var size = 300, k = size / span, box = { x: (W - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
+      var lim = p.lim, k = Math.min(340 / (lim[0][1] - lim[0][0]), 300 / (lim[1][1] - lim[1][0]));  // equal x, y units
+      var box = { x: (W - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
                                                w: k * (lim[0][1] - lim[0][0]), h: k * (lim[1][1] - lim[1][0]) };
       var xs = scale(lim[0][0], lim[0][1], box.x, box.x + box.w), ys = scale(lim[1][0], lim[1][1], box.y + box.h, box.y);
       var legend = Math.ceil(p.labels.length / 3);
