@@ -425,8 +425,13 @@
   };
   Live.prototype.state = function () {
     if (this.grid) {
-      var s = this.grid.states[this.key(this.index)], strings = this.grid.strings;
-      return { title: strings[s[0]], readout: strings[s[1]], panels: s.slice(2).map(function (k) { return JSON.parse(strings[k]); }) };
+      var s = this.grid.states[this.key(this.index)], strings = this.grid.strings, places = this.grid.places;
+      return { title: strings[s[0]], readout: strings[s[1]], panels: s.slice(2).map(function (refs, i) {
+        var place = places[i], p = {};  // the place's fields that never change, then this state's own
+        for (var a in place.base) p[a] = place.base[a];
+        place.keys.forEach(function (k, j) { p[k] = JSON.parse(strings[refs[j]]); });
+        return p;
+      }) };
     }
     return FORMULAS[this.data.formula](this.values(), this.data, this);
   };

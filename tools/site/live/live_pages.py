@@ -12,8 +12,9 @@ works from ``file://``) and drawn by ``attnlab_live.js`` (plain SVG; no library)
   control's own range, step or options; :meth:`web_universe` for a control whose range follows
   another) set on the Python explorer the way a reader would, then ``compute()``, ``describe()``
   (the readout, byte for byte) and ``web_view()``; combinations the explorer refuses are left out,
-  and the page moves the other controls the way the explorer's observers do. Every distinct
-  string (a readout, a panel's JSON) is stored once; a state is a list of indices.
+  and the page moves the other controls the way the explorer's observers do. A panel's fields that
+  never change are stored once; every distinct string (a readout, a changing field's JSON) is stored
+  once; a state is a list of indices.
 - a **formula** explorer: the controls, the default view, and the name of the browser function that
   recomputes a state; ``tests/site/test_live_site.py`` holds the function to ``compute()``.
 
@@ -114,19 +115,35 @@ def explorer_data(name: str, explorer) -> dict:
             strings.append(text)
         return index[text]
 
+    views = {}
     for combo in itertools.product(*[range(len(c["values"])) for c in controls]):
         values = {c["name"]: c["values"][i] for c, i in zip(controls, combo)}
         if not set_values(explorer, values):
             continue
         _, readout, view = view_now(explorer)
-        states[",".join(map(str, combo))] = [ref(view.get("title", "")), ref(readout)] + [
-            ref(json.dumps(p, ensure_ascii=False, separators=(",", ":"))) for p in view["panels"]]
+        views[",".join(map(str, combo))] = (view.get("title", ""), readout, view["panels"])
+    # what every state's panel at one place shares (labels, colours, titles…) is stored once, as that
+    # place's base; of the fields that change, each distinct value is stored once too (04's bin edges
+    # follow d alone): a state's panel is one string index per changing field
+    counts = {len(panels) for _, _, panels in views.values()}
+    if len(counts) != 1:
+        raise RuntimeError(f"{name}: web_view must return the same number of panels in every state, got {counts}")
+    places = []
+    for i in range(counts.pop()):
+        panels = [v[2][i] for v in views.values()]
+        keys = sorted({k for p in panels for k in p})
+        same = [k for k in keys if all(k in p and p[k] == panels[0][k] for p in panels)]
+        places.append({"base": {k: panels[0][k] for k in same}, "keys": [k for k in keys if k not in same]})
+    for key, (title, readout, panels) in views.items():
+        states[key] = [ref(title), ref(readout)] + [
+            [ref(json.dumps(p.get(k), ensure_ascii=False, separators=(",", ":"))) for k in place["keys"]]
+            for p, place in zip(panels, places)]
     if not set_values(explorer, defaults):
         raise RuntimeError(f"{name}: could not put the controls back to {defaults}")
     default_key = ",".join(str(c["default"]) for c in controls)
     if default_key not in states:
         raise RuntimeError(f"{name}: the default state {defaults} is not in its grid")
-    data["grid"] = {"strings": strings, "states": states}
+    data["grid"] = {"strings": strings, "states": states, "places": places}
     return data
 
 
