@@ -33,9 +33,16 @@ def test_a_default_off_the_grid_is_refused_naming_the_control():
 
 
 def test_drawn_numbers_are_rounded_and_nan_is_null():
-    panel = web.heatmap([[0.123456, np.nan]], ["a", "b"], ["r"])
-    assert panel["matrix"] == [[0.123, None]]
+    panel = web.lines([web.series([0, 1], [0.123456, np.nan])])
+    assert panel["series"][0]["y"] == [0.123, None]
     json.dumps(panel, allow_nan=False)  # valid JSON: no NaN literal reaches the page
+
+
+def test_heatmap_cells_are_colour_levels_with_255_for_masked():
+    panel = web.heatmap([[0.0, 0.5], [1.0, np.nan]], ["a", "b"], ["r", "s"])
+    assert panel["cells"]["shape"] == [2, 2]
+    assert list(base64.b64decode(panel["cells"]["bytes"])) == [0, 127, 254, 255]
+    json.dumps(panel, allow_nan=False)
 
 
 def test_a_grid_explorer_stores_its_own_readout_for_every_state_it_allows():

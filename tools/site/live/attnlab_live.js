@@ -160,18 +160,24 @@
     var i = Math.min(stops.length - 2, Math.floor(t)), f = t - i, a = hexToRgb(stops[i]), b = hexToRgb(stops[i + 1]);
     return [0, 1, 2].map(function (c) { return Math.round(a[c] + f * (b[c] - a[c])); });
   }
-  // a matrix as a small picture (one pixel a cell), scaled up crisp by the SVG <image>
-  function matrixImage(matrices, layout, p) {
+  // matrices (helpers.render.web.cells: one byte a cell, 255 masked) as one small picture, a pixel a
+  // cell, which the SVG <image> scales up crisp
+  function levels(c) { var bin = atob(c.bytes), out = new Uint8Array(bin.length); for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i); return out; }
+  function palette(p) {
+    var lut = [];
+    for (var v = 0; v < 255; v++) lut.push(colourAt(p.stops, v / 254));
+    lut.push(hexToRgb(p.masked));
+    return lut;
+  }
+  function matrixImage(mats, layout, p) {
     var canvas = document.createElement("canvas");
     canvas.width = layout.w; canvas.height = layout.h;
-    var ctx = canvas.getContext("2d"), img = ctx.createImageData(layout.w, layout.h), masked = hexToRgb(p.masked);
-    for (var q = 3; q < img.data.length; q += 4) img.data[q] = 0;
-    matrices.forEach(function (m, k) {
-      var ox = layout.ox[k], oy = layout.oy[k];
-      for (var i = 0; i < m.length; i++) for (var j = 0; j < m[i].length; j++) {
-        var v = m[i][j], c = v === null ? masked : colourAt(p.stops, (v - p.vmin) / (p.vmax - p.vmin));
-        var o = 4 * ((oy + i) * layout.w + ox + j);
-        img.data[o] = c[0]; img.data[o + 1] = c[1]; img.data[o + 2] = c[2]; img.data[o + 3] = 255;
+    var ctx = canvas.getContext("2d"), img = ctx.createImageData(layout.w, layout.h), lut = palette(p);
+    mats.forEach(function (c, k) {
+      var lv = levels(c), rows = c.shape[0], cols = c.shape[1], ox = layout.ox[k], oy = layout.oy[k];
+      for (var i = 0; i < rows; i++) for (var j = 0; j < cols; j++) {
+        var rgb = lut[lv[i * cols + j]], o = 4 * ((oy + i) * layout.w + ox + j);
+        img.data[o] = rgb[0]; img.data[o + 1] = rgb[1]; img.data[o + 2] = rgb[2]; img.data[o + 3] = 255;
       }
     });
     ctx.putImageData(img, 0, 0);
@@ -241,7 +247,7 @@
       frame(svg, box, p);
     },
     heatmap: function (svg, p) {
-      var rows = p.matrix.length, cols = rows ? p.matrix[0].length : 0, label = 12 * Math.max.apply(null,
+      var rows = p.cells.shape[0], cols = p.cells.shape[1], lv = levels(p.cells), label = 12 * Math.max.apply(null,
         p.ylabels.map(function (t) { return Math.min(6, t.length); }).concat([1]));
       var size = Math.min(W - 60 - label - (p.colorbar ? 40 : 0), 330), cell = size / Math.max(rows, cols);
       var longest = Math.max.apply(null, p.xlabels.map(function (t) { return t.length; }).concat([0]));
@@ -249,7 +255,7 @@
       var under = turn ? 8 + 7 * Math.min(longest, 10) : 20;
       var box = { x: 34 + label, y: 28, w: cell * cols, h: cell * rows };
       svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + under + 30));
-      var href = matrixImage([p.matrix], { w: cols, h: rows, ox: [0], oy: [0] }, p);
+      var href = matrixImage([p.cells], { w: cols, h: rows, ox: [0], oy: [0] }, p);
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: href,
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
       var every = Math.ceil(rows / 24), fs = Math.min(12, Math.max(7, cell * 0.8));
@@ -263,7 +269,7 @@
                                         : { x: x, y: y, "text-anchor": "middle", class: "al-ticklabel", "font-size": fs }, t));
       });
       (p.numbers || []).forEach(function (c) {
-        var v = p.matrix[c[0]][c[1]], light = v !== null && (v - p.vmin) / (p.vmax - p.vmin) < 0.6;
+        var v = lv[c[0] * cols + c[1]], light = v < 255 && v / 254 < 0.6;  // light text on the dark end
         svg.appendChild(el("text", { x: box.x + (c[1] + 0.5) * cell, y: box.y + (c[0] + 0.5) * cell + 4, "text-anchor": "middle",
                                      class: light ? "al-cell al-cell-light" : "al-cell", "font-size": Math.min(12, cell * 0.3) }, c[2]));
       });
@@ -273,12 +279,12 @@
       frame(svg, box, { title: p.title, xlabel: p.xlabel, ylabel: p.ylabel }, under);
     },
     tiles: function (svg, p) {
-      var k = p.matrices.length, n = k ? p.matrices[0].length : 0, cols = p.cols, rows = Math.ceil(k / cols);
+      var k = p.cells.length, n = k ? p.cells[0].shape[0] : 0, cols = p.cols, rows = Math.ceil(k / cols);
       var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - (p.colorbar ? 44 : 0)) / pw, 300 / ph);
       var box = { x: (W - (p.colorbar ? 44 : 0) - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
       for (var h = 0; h < k; h++) { layout.ox.push((h % cols) * (n + 1)); layout.oy.push(Math.floor(h / cols) * (n + 1)); }
       svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30 + (p.note ? 16 * (p.note.split("；").length - 1) : 0)));
-      svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.matrices, layout, p),
+      svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.cells, layout, p),
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
       for (h = 0; h < k; h++) {  // a line between neighbours that read different K, V
         var r = Math.floor(h / cols), c = h % cols, g = Math.floor(h / p.group), u = (n + 1) * cell;
