@@ -4,7 +4,7 @@ outside the site aborted), from ``file://`` as the offline book is read:
 - the site's size (budget :data:`SITE_BUDGET`) and the worst page's inline explorer data
   (:data:`PAGE_DATA_BUDGET`);
 - time to first interaction: from navigation start until every explorer of the page is drawn and
-  takes input (worst page; :data:`FIRST_BUDGET_MS`);
+  takes input (median of :data:`LOADS` loads; worst page; :data:`FIRST_BUDGET_MS`);
 - key → redraw: an arrow key on each explorer's first slider (or menu), from the key going down
   until the frame after the redraw, :data:`PRESSES` presses each; p95 over all (:data:`REDRAW_BUDGET_MS`).
 
@@ -26,6 +26,8 @@ PAGE_DATA_BUDGET = 3 * 10 ** 6
 FIRST_BUDGET_MS = 1500.0
 REDRAW_BUDGET_MS = 50.0
 PRESSES = 30
+#: loads of each page; its first interaction is their median (this machine's 2 cores are shared)
+LOADS = 3
 DATA = re.compile(r'<script type="application/octet-stream" class="al-data">([^<]*)<')
 
 
@@ -57,9 +59,12 @@ def measure(site: Path, pages) -> dict:
             context = browser.new_context(viewport={"width": 1366, "height": 900}, device_scale_factor=2)
             chromium.only_from(context, base)
             page = context.new_page()
-            page.goto(f"{base}/{name}")
-            page.wait_for_function("document.documentElement.dataset.liveReady !== undefined", timeout=30000)
-            first[name] = page.evaluate("AttnLabLive.readyAt")
+            loads = []
+            for _ in range(LOADS):
+                page.goto(f"{base}/{name}")
+                page.wait_for_function("document.documentElement.dataset.liveReady !== undefined", timeout=30000)
+                loads.append(page.evaluate("AttnLabLive.readyAt"))
+            first[name] = float(np.median(loads))
             for root in page.query_selector_all(".attnlab-live"):
                 control = root.query_selector("input[type=range]") or root.query_selector("select")
                 root.scroll_into_view_if_needed()
