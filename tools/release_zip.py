@@ -62,5 +62,6 @@ def build(out: Path | None = None) -> Path:
           f"({len(members())} files, {out.stat().st_size / 2**20:.1f} MiB)")
     return out
 
+
 if __name__ == "__main__":
     build(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
