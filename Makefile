@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check release-check dist clean site pdf zip help new layout bench-memory heads-scan circuit-data
+	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory heads-scan circuit-data
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -92,9 +92,11 @@ circuit-data: setup-test
 	$(PY) tools/make_circuit_data.py
 	$(PY) tools/make_circuit_data.py --history helpers/data/circuit_history.npz
 
-# Slider latency (median/p95 vs naive), notebook wall time, cold import time.
+# Slider latency (median/p95 vs naive), notebook wall time, cold import time; then the live book in headless
+# Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing).
 bench: setup-test
 	$(PY) tools/bench.py
+	$(PY) tools/site/live/live_bench.py
 
 # Every explorer driven through 3,000 random moves in its own process: RSS growth (<= 30 MiB each).
 bench-memory: setup-test
@@ -147,6 +149,10 @@ $(SITE_STAMP): $(LAB_STAMP)
 # The series as a static site in _site/ (from the stored notebooks).
 site: $(SITE_STAMP)
 	$(PY) tools/site_build.py html
+
+# The offline book: _site/ as one zip (unzip, open index.html from the folder: every explorer runs).
+site-zip: site
+	$(PY) tools/site/live/site_zip.py
 
 # The one-page print version of the site, as a PDF.
 pdf: $(SITE_STAMP)

@@ -96,12 +96,16 @@ def site() -> None:
     run(PY, TOOLS / "site_build.py", "html", "--require-downloads")
 
 
+def site_zip() -> None:
+    run(PY, TOOLS / "site" / "live" / "site_zip.py")
+
+
 def site_tests() -> None:
     run(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/series/test_site.py",
         "tests/series/test_release.py", "tests/series/test_home.py")
 
 
-STEPS = [build_sdist_and_wheel, twine_check, wheel_metadata, wheel_tests, notebooks_zip, pdf, site, site_tests]
+STEPS = [build_sdist_and_wheel, twine_check, wheel_metadata, wheel_tests, notebooks_zip, pdf, site, site_zip, site_tests]
 
 
 def main(argv) -> int:

@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "site" / "live"))
 from home import home, readme_lines  # noqa: E402
 from series import NOTEBOOKS  # noqa: E402
 
@@ -58,17 +59,19 @@ def linked_table(table: str) -> str:
 def local_run_source() -> list:
     """The index page's "在本地运行" section: every way to run the notebooks, the ones without
     GitHub in full (pip through a mirror, the site's zip or wheel, the mainland mirror)."""
-    from attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads
+    from attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads, offline_book
 
     from notebooks import MIRROR, model_requirement
 
     files = downloads()
     link = {label: f'<a href="{DOWNLOADS_DIR}/{name}">{name}</a>' for label, name in files.items()}
     pdf, zipped, wheel = link.values()
+    offline = f'<a href="{DOWNLOADS_DIR}/{offline_book()}">{offline_book()}</a>'
     h = home()
     return [
         f"({LOCAL_RUN})=", "## 在本地运行（国内用户：不经过 GitHub）", "",
-        "网页上是存储的输出，交互控件只显示静态预览；要拖动控件、改代码，在自己的电脑、ModelScope 或 Colab / Binder"
+        "网页上是存储的输出；每个交互控件都可以直接在网页里拖动（不需要 Python，也能离线：下载本站的"
+        f"离线版 {offline}，解压后打开 index.html）。要改代码，在自己的电脑、ModelScope 或 Colab / Binder"
         "（每页右上角的按钮）里运行。下面前三条路都不经过 GitHub 和 Google。", "",
         f"1. **只用 pip**（国内加清华镜像 `-i {MIRROR}`）：", "",
         "   ```bash",
@@ -176,11 +179,18 @@ def build(kind: str, out: Path | None = None, work: Path = WORK, downloads: Path
         shutil.rmtree(built)
     sphinx(builder, src, work / "doctrees" / builder, built)
     if kind == "html":
+        from live_pages import inject  # every explorer live in its page (tools/site/live)
+
+        inject(built)
         dst = built / "notebooks"
         dst.mkdir()
         for name in NOTEBOOKS:
             shutil.copy2(src / f"{name}.ipynb", dst / f"{name}.ipynb")
         copy_downloads(built, downloads, require_downloads)
+    else:
+        from live_pages import mark_print  # the PDF says once per notebook where its live page is
+
+        mark_print(built)
     if out.exists():
         if not (out / ".buildinfo").exists():
             raise SystemExit(f"{out} exists and is not a site built here: not replacing it")

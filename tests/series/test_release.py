@@ -7,7 +7,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
 import release_check
 import yaml
 from paths import ROOT
@@ -64,7 +63,7 @@ def test_the_mirror_workflow_runs_only_with_its_secret_and_reads_the_mirror_from
 def test_release_check_covers_every_artefact_and_uploads_nothing():
     names = [s.__name__ for s in release_check.STEPS]
     assert names == ["build_sdist_and_wheel", "twine_check", "wheel_metadata", "wheel_tests", "notebooks_zip",
-                     "pdf", "site", "site_tests"]
+                     "pdf", "site", "site_zip", "site_tests"]
     source = (ROOT / "tools" / "release_check.py").read_text(encoding="utf-8")
     assert "twine upload" not in source and '"upload"' not in source and "gh release" not in source
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")

@@ -14,9 +14,7 @@ ATTENTION_LAB_REQUIRE_BROWSER=1, which turns the skips into failures.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import os
 import re
 import struct
 import subprocess
@@ -28,10 +26,9 @@ import chromium
 import pytest
 from paths import ROOT
 from series import NOTEBOOKS
+from site_checks import require, site_missing
 
 pytestmark = pytest.mark.slow
-REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
-SITE_MODULES = ("sphinx", "myst_nb", "sphinx_book_theme", "jieba", "latex2mathml")
 PAGES = ["index", *NOTEBOOKS]
 #: (query, the page that must come first or second, why)
 SEARCHES = [
@@ -47,18 +44,6 @@ NO_MATCH = "量子纠缠"
 PDF_PAGES = (70, 170)
 #: the browser window of the browser tests (px)
 WINDOW = 1700
-
-
-def require(reason: str) -> None:
-    if reason:
-        if REQUIRE:
-            pytest.fail(f"required in CI: {reason}")
-        pytest.skip(reason)
-
-
-def site_missing() -> str:
-    gone = [m for m in SITE_MODULES if importlib.util.find_spec(m) is None]
-    return f"the site extra is not installed ({', '.join(gone)}; pip install -e '.[site]')" if gone else ""
 
 
 @pytest.fixture(scope="session")
@@ -321,8 +306,10 @@ def test_every_page_loads_from_the_site_alone(site, served):
         images = p.evaluate("Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth])")
         problems += [f"image not drawn: {src}" for src, width in images if not width]
         if name in NOTEBOOKS:
-            want = len([a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")])
-            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output img')).map(i =>"
+            # an explorer's still picture gives way on screen to its live view (tools/site/live)
+            replaced = p.evaluate("document.querySelectorAll('.al-replaced img').length")
+            want = len([a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")]) - replaced
+            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output:not(.al-replaced) img')).map(i =>"
                                " [i.getAttribute('src'), +i.getAttribute('width'), i.getBoundingClientRect().width])")
             problems += [f"{len(shown)} output images, want {want}"] if len(shown) != want else []
             problems += [f"{src} drawn {drawn:.0f} px wide, stored at {width} px" for src, width, drawn in shown
@@ -484,4 +471,23 @@ def test_the_pdf_zip_and_wheel_links_return_200(site, served):
         for href in [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]:
             response = context.request.get(f"{base}/{href}")
             assert response.status == 200 and len(response.body()) > 1000, (name, href, response.status)
-    assert sorted(p.name for p in (site / "downloads").iterdir()) == sorted(attnlab_site.downloads().values())
+    served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book()}  # site-zip's
+    assert sorted(served_files) == sorted(attnlab_site.downloads().values())
+
+
+def test_every_page_links_the_offline_book_which_the_site_zip_puts_in_downloads(site, work):
+    """``make site-zip`` zips the built site and puts the zip in its downloads/, where every page's
+    "离线版网页" link points; the zip holds the whole site but not itself."""
+    import zipfile
+
+    import attnlab_site
+    import site_zip
+
+    for name in ["index", *NOTEBOOKS]:
+        links = [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-offline"})]
+        assert links == [f"downloads/{attnlab_site.offline_book()}"], (name, links)
+    out = site_zip.build(site, work / "offline" / site_zip.name())
+    assert (site / "downloads" / site_zip.name()).read_bytes() == out.read_bytes()
+    names = zipfile.ZipFile(out).namelist()
+    top = site_zip.name()[:-4]
+    assert f"{top}/index.html" in names and f"{top}/downloads/{site_zip.name()}" not in names

@@ -42,12 +42,23 @@ def downloads() -> dict:
             "wheel": f"attention_lab-{v}-py3-none-any.whl"}
 
 
+def offline_book() -> str:
+    """The offline book's file name (``make site-zip``, tools/site/live/site_zip.py), which puts it
+    in the site's downloads/ after the site is built: the site zips itself, so it cannot be copied
+    in with the other downloads."""
+    from release_zip import version
+
+    return f"attention-lab-site-{version()}.zip"
+
+
 def actions_html(name: str, pathto) -> str:
     """One line under a page's title: the book's downloads and where the way to run it is. Colab,
     Binder and the page's .ipynb are the theme's own launch and download buttons (conf.py)."""
     e = html.escape
     links = " · ".join(f'<a class="attnlab-download" href="{e(pathto(f"{DOWNLOADS_DIR}/{file}", 1))}">{e(label)}</a>'
                        for label, file in downloads().items())
+    offline = e(pathto(f"{DOWNLOADS_DIR}/{offline_book()}", 1))
+    links += f' · <a class="attnlab-offline" href="{offline}">离线版网页（zip，控件不联网也能拖）</a>'
     index = pathto("index")
     local = e(("" if index == "#" else index) + "#" + LOCAL_RUN)  # on the index page itself: "#"
     return (f'<p class="attnlab-actions">下载：{links}'
