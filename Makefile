@@ -147,12 +147,14 @@ $(SITE_STAMP): $(LAB_STAMP)
 	touch $@
 
 # The series as a static site in _site/ (from the stored notebooks).
+# The site zips itself into the offline book (dist/ and the site's downloads/, which every page links).
 site: $(SITE_STAMP)
 	$(PY) tools/site_build.py html
-
-# The offline book: _site/ as one zip (unzip, open index.html from the folder: every explorer runs).
-site-zip: site
 	$(PY) tools/site/live/site_zip.py
+
+# The offline book: _site/ as one zip (unzip, open index.html from the folder: every explorer runs);
+# `make site` makes it too.
+site-zip: site
 
 # The one-page print version of the site, as a PDF.
 pdf: $(SITE_STAMP)

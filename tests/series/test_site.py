@@ -70,7 +70,11 @@ def site(work, dist) -> Path:
     require(site_missing())
     import site_build
 
-    return site_build.build("html", work / "_site", work=work / "build", downloads=dist)
+    import site_zip
+
+    built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
+    site_zip.build(built, work / "offline" / site_zip.name())  # as make site does: the offline book
+    return built
 
 
 @pytest.fixture(scope="module")
@@ -476,7 +480,7 @@ def test_the_pdf_zip_and_wheel_links_return_200(site, served):
 
 
 def test_every_page_links_the_offline_book_which_the_site_zip_puts_in_downloads(site, work):
-    """``make site-zip`` zips the built site and puts the zip in its downloads/, where every page's
+    """``make site`` zips the built site and puts the zip in its downloads/, where every page's
     "离线版网页" link points; the zip holds the whole site but not itself."""
     import zipfile
 
@@ -486,7 +490,7 @@ def test_every_page_links_the_offline_book_which_the_site_zip_puts_in_downloads(
     for name in ["index", *NOTEBOOKS]:
         links = [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-offline"})]
         assert links == [f"downloads/{attnlab_site.offline_book()}"], (name, links)
-    out = site_zip.build(site, work / "offline" / site_zip.name())
+    out = work / "offline" / site_zip.name()
     assert (site / "downloads" / site_zip.name()).read_bytes() == out.read_bytes()
     names = zipfile.ZipFile(out).namelist()
     top = site_zip.name()[:-4]
