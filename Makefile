@@ -15,7 +15,8 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check clean site pdf zip help new layout bench-memory heads-scan circuit-data test-kernels
+	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory heads-scan \
+	circuit-data test-kernels
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -102,9 +103,11 @@ circuit-data: setup-test
 	$(PY) tools/make_circuit_data.py
 	$(PY) tools/make_circuit_data.py --history helpers/data/circuit_history.npz
 
-# Slider latency (median/p95 vs naive), notebook wall time, cold import time.
+# Slider latency (median/p95 vs naive), notebook wall time, cold import time; then the live book in headless
+# Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing).
 bench: setup-test
 	$(PY) tools/bench.py
+	$(PY) tools/site/live/live_bench.py
 
 # Every explorer driven through 3,000 random moves in its own process: RSS growth (<= 30 MiB each).
 bench-memory: setup-test
@@ -134,6 +137,16 @@ lock:
 wheel-check:
 	tools/check_wheel.sh
 
+# Every step of a release, here, uploading nothing: sdist + wheel (twine check), the wheel-only and
+# setup-cell tests and strict nbval on the built wheel, the zip, the PDF (no Type 3 font), the site
+# serving them, the site/release tests (tools/release_check.py; release.yml runs it, then publishes).
+release-check: setup-test
+	$(PY) tools/release_check.py
+
+# The sdist and the wheel in dist/ (the release's build tools, pinned in requirements/release-tools.txt).
+dist: setup-test
+	$(PY) -c "import sys; sys.path.insert(0, 'tools'); import release_check as r; r.build_sdist_and_wheel(); r.twine_check()"
+
 # Rebuild the bundled CJK font from Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk).
 font: setup-test
 	$(PY) tools/build_cjk_font.py
@@ -145,8 +158,14 @@ $(SITE_STAMP): $(LAB_STAMP)
 	touch $@
 
 # The series as a static site in _site/ (from the stored notebooks).
+# The site zips itself into the offline book (dist/ and the site's downloads/, which every page links).
 site: $(SITE_STAMP)
 	$(PY) tools/site_build.py html
+	$(PY) tools/site/live/site_zip.py
+
+# The offline book: _site/ as one zip (unzip, open index.html from the folder: every explorer runs);
+# `make site` makes it too.
+site-zip: site
 
 # The one-page print version of the site, as a PDF.
 pdf: $(SITE_STAMP)

@@ -127,7 +127,7 @@ import contextlib, io, resource, sys, time
 import matplotlib
 matplotlib.use("Agg")
 import nbformat
-from IPython.core.inputtransformer2 import TransformerManager  # the setup cell holds %pip lines
+from IPython.core.inputtransformer2 import TransformerManager  # a cell may hold IPython syntax
 nb = nbformat.read(sys.argv[1], as_version=4)
 code = "\\n".join(TransformerManager().transform_cell(c.source) for c in nb.cells
                   if c.cell_type == "code" and "helpers.widgets" not in c.source)

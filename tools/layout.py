@@ -251,7 +251,8 @@ def check_notebook_modules() -> list:
 def _notebook_code(name: str) -> list:
     """The code cells of ``notebook_sources/NAME.md``, as text."""
     text = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
-    return re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
+    # a cell's MyST options (":tags: [remove-cell]") and the blank line after them are not code
+    return re.findall(r"```\{code-cell\}[^\n]*\n(?:(?::[\w-]+:[^\n]*\n)+\n)?(.*?)```", text, flags=re.S)
 
 
 def _widget_modules() -> dict:

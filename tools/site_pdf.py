@@ -29,9 +29,26 @@ FOOTER = ('<div style="width:100%;font-size:8pt;color:#555;text-align:center;">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
-def print_font(single: Path) -> Path:
-    """single/_static/attnlab-print.ttf: the bundled CJK font cut to the characters of the page,
-    with TrueType outlines (see tools/site/static/attnlab-print.css for why)."""
+#: the bold CJK face (Debian's fonts-noto-cjk, which CI installs; Noto Sans CJK SC is face 2 of
+#: the collection): cut and converted like the regular one, so bold text is a real bold face,
+#: not Chromium's synthetic bold, which its PDF writer emits as unnamed Type 3 glyphs
+BOLD_SOURCE = (Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"), 2)
+
+
+def print_fonts(single: Path) -> list:
+    """The print faces: regular (the bundled font) and bold (BOLD_SOURCE, where installed; else
+    bold text prints in the regular face: the print CSS forbids synthetic styles)."""
+    out = [print_font(single)]
+    if BOLD_SOURCE[0].exists():
+        out.append(print_font(single, BOLD_SOURCE, "attnlab-print-bold.ttf"))
+    else:
+        print(f"pdf: no {BOLD_SOURCE[0]} (apt-get install fonts-noto-cjk): bold Chinese prints in the regular face")
+    return out
+
+
+def print_font(single: Path, source: tuple | None = None, filename: str = "attnlab-print.ttf") -> Path:
+    """single/_static/FILENAME: a CJK font (the bundled one, or ``source``: (path, face number)) cut to
+    the characters of the page, with TrueType outlines (see tools/site/static/attnlab-print.css for why)."""
     from html.parser import HTMLParser
 
     from fontTools import subset
@@ -48,8 +65,8 @@ def print_font(single: Path) -> Path:
     parser = Text()
     parser.feed((single / "index.html").read_text(encoding="utf-8"))
     chars = parser.chars | {chr(c) for c in range(0x20, 0x7F)}
-    source = next((site_build.ROOT / "helpers" / "render" / "fonts").glob("*.otf"))
-    font = TTFont(source)
+    path, number = source or (next((site_build.ROOT / "helpers" / "render" / "fonts").glob("*.otf")), 0)
+    font = TTFont(path, fontNumber=number)
     options = subset.Options()
     options.name_IDs = ["*"]
     options.notdef_outline = True
@@ -77,7 +94,7 @@ def print_font(single: Path) -> Path:
     font["head"].glyphDataFormat = 0
     font["post"].formatType = 3.0
     font.sfntVersion = "\x00\x01\x00\x00"
-    out = single / "_static" / "attnlab-print.ttf"
+    out = single / "_static" / filename
     font.save(out)
     return out
 
@@ -166,7 +183,7 @@ def build(out: Path | None = None, work: Path = site_build.WORK, browser=None) -
     out = Path(out or DEFAULT_OUT).resolve()
     single = site_build.build("single", work=work)
     t0 = time.perf_counter()
-    print_font(single)
+    print_fonts(single)
     print_pdf(single, out, browser)
     print(f"pdf: {out} ({out.stat().st_size / 2**20:.1f} MiB) printed in {time.perf_counter() - t0:.1f} s")
     return out

@@ -9,6 +9,7 @@ from ..config import LLAMA_3_1_8B
 from ..cost import kv_cache_bytes_per_token
 from ..figures.attention_layer import ASPECT, MosaicPanel, TileLayout, divisors
 from ..layer import LayerShape, LayerWeights, attention_layer, random_layer
+from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
@@ -115,3 +116,10 @@ class LayerExplorer(Explorer):
                 f"{kind}：每个 KV 头供 {group} 个查询头共用 · "
                 f"按 Llama-3.1-8B 的尺寸（32 层、head_dim 128、BF16），{shape.num_kv_heads} 个 KV 头的 KV Cache 为"
                 f' <span class="kv">{fmt_bytes(s["kv_bytes"])}</span> / token' + limit_note(self.controls))
+
+    def web_view(self, s):
+        layout = s["layout"]
+        attn = np.where(np.tril(np.ones((layout.n, layout.n), dtype=bool)), s["attn"], np.nan)
+        return {"title": layout.title(s["rope"]),
+                "panels": [web.tiles(attn, cols=layout.cols, group=layout.group, colorbar="权重",
+                                     note="每格一个头：行 = 查询位置，列 = 键位置；橙线隔开使用不同 K、V 的头")]}

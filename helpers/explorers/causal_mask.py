@@ -6,6 +6,7 @@ import numpy as np
 from .. import example
 from ..attention import scaled_dot_product_attention
 from ..kv_cache import earlier_output_change
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
 from ..render.panels import HeatmapPanel
@@ -84,3 +85,17 @@ class CausalMaskExplorer(Explorer):
                      f'<span class="change">{fmt(s["change"])}</span>'
                      + ("（有掩码：不变，可以缓存）" if s["causal"] else "（无掩码：变了，缓存会出错）"))
         return text
+
+    def web_universe(self):
+        """The query row can be any position of the longest sequence (its maximum follows 追加 token)."""
+        return {"row": list(range(N_MAX))}
+
+    def web_view(self, s):
+        n, i = len(s["tokens"]), s["row"]
+        shown = np.zeros((n, n), dtype=bool)
+        shown[i] = [j <= i or not s["causal"] for j in range(n)]
+        weights = np.where(np.isfinite(s["weights"]) & ((np.arange(n) <= np.arange(n)[:, None]) | (not s["causal"])),
+                           s["weights"], np.nan)
+        return {"title": "", "panels": [web.heatmap(weights, s["tokens"], s["tokens"], highlight_row=i, numbers=shown,
+                                                    title="注意力权重（框内是正在读的行）",
+                                                    xlabel="键（K）", ylabel="查询（Q）")]}

@@ -6,6 +6,7 @@ import numpy as np
 from .. import cost
 from ..config import PRESETS
 from ..figures.cost_of_length import BYTE_TICKS, mark_lengths, n_label
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
 from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
@@ -86,6 +87,24 @@ class CostExplorer(Explorer):
                 f"<span class='table'>{fmt_bytes(s['table'])}</span>，KV Cache <span class='cache'>{fmt_bytes(s['cache'])}</span>")
 
 
+    def web_view(self, s):
+        xticks = [(x, n_label(x)) for x in N_GRID[::3]]
+        flops = web.lines([web.series(N_GRID, s["attn_curve"] / 1e9, color=ACCENT, label="注意力 / token"),
+                           web.series(N_GRID, np.full_like(N_GRID, s["fixed"] / 1e9), color=MUTED,
+                                      label="权重矩阵 / token")],
+                          title="每 token 的计算量", xlabel="长度 n（token）", ylabel="GFLOPs / token",
+                          xlog=2, ylog=10, xlim=(N_GRID[0], N_GRID[-1]), ylim=(1e-2, 1e5), xticks=xticks,
+                          yticks=[(10.0 ** e, f"1e{e}") for e in range(-2, 6)], vlines=[(s["n"], True)],
+                          vline_color=MARKER)
+        memory = web.lines([web.series(N_GRID, s["table_curve"], color=ACCENT, label="一层的分数表"),
+                            web.series(N_GRID, s["cache_curve"], color=BASE, label="整个 KV Cache")],
+                           title="显存", xlabel="长度 n（token）", ylabel="字节", xlog=2, ylog=2,
+                           xlim=(N_GRID[0], N_GRID[-1]), ylim=(2 ** 16, 2 ** 57), xticks=xticks,
+                           yticks=list(zip([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])),
+                           vlines=[(s["n"], True)], vline_color=MARKER)
+        return {"title": "虚线 = 所选长度 n", "panels": [flops, memory]}
+
+
 def block_range(step) -> str:
     """``4–7`` for a block of keys, ``3`` for a block of one."""
     from ..render.validation import instance
@@ -148,3 +167,15 @@ class OnlineSoftmaxExplorer(Explorer):
         return (f"<table style='border-collapse:collapse'><tr>{head}</tr>{rows}</table>"
                 f"{len(s['steps'])} 步；与一次性 softmax 的最大差 <span class='err'>{s['error']:.1e}</span>"
                 f"（&lt; 1e-12：{'是' if s['error'] < 1e-12 else '否'}）")
+
+    def web_view(self, s):
+        colors = [(BASE, MUTED)[(i // s["block"]) % 2] for i in range(self.N)]
+        running = np.concatenate([[st.running_max] * (st.block_end - st.block_start) for st in s["steps"]])
+        x = np.arange(self.N)
+        bars = web.lines([web.series(np.append(x, self.N) - 0.5, running, color=ACCENT, step=True,
+                                     label="运行中的最大值 m")],
+                         title="分块扫过一行分数（绿、紫交替 = 块）时的运行最大值 m", xlabel="键的位置", ylabel="分数",
+                         xlim=(-0.8, self.N - 0.2), ylim=(-6, 6), xticks=[(i, str(i)) for i in range(0, self.N, 3)],
+                         hlines=[(0.0, False)])
+        bars["bars"] = {"x": x.tolist(), "y": web.rounded(s["scores"]), "colors": colors}
+        return {"title": "", "panels": [bars]}

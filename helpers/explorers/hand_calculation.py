@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..render import web
 from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
@@ -28,6 +29,8 @@ class HandCalculationExplorer(Explorer):
     """q of 申请 (2 sliders) and k, v of the token picked in the dropdown (4 sliders)."""
 
     figsize = (7.0, 3.3)
+    #: six continuous sliders and every token's k, v rows: recomputed in the page
+    web_formula = "hand_calculation"
 
     def __init__(self, **kwargs):
         qkv = example.running_qkv()
@@ -123,3 +126,43 @@ class HandCalculationExplorer(Explorer):
             f'输出：<span class="output">{fmt_vec(row.output)}</span>',
         ]
         return "<br>".join(lines)
+
+    def web_view(self, row):
+        vectors = np.vstack([row.parts, row.output])
+        return {"title": "", "panels": [
+            web.bars(example.TOKENS, row.weights, highlight=int(np.argmax(row.weights)), digits=3,
+                     title="权重 w = softmax(q·k/√2)", xlabel="位置（token）", ylabel="权重"),
+            web.arrows(vectors, [f"w·v({t})" for t in example.TOKENS] + ["输出"], PART_COLORS,
+                       lim=chain_zoom(np.vstack(arrow_points(vectors, chain=True))), chain=True,
+                       title="按权重把 v 首尾相接")]}
+
+    def web_formula_data(self) -> dict:
+        """What the page's formula needs: the article's k, v rows, the zooms, the picker."""
+        picker = self.actions["token"]
+        options = list(picker.options)
+        return {"tokens": list(example.TOKENS), "k0": self.original_k.tolist(), "v0": self.original_v.tolist(),
+                "zooms": list(ZOOMS), "scale": float(1.0 / np.sqrt(2)),
+                "actions": [{"name": "token", "label": picker.description, "shown": options,
+                             "default": options.index(picker.value)}]}
+
+    def web_compute_args(self, values, extra=None) -> dict:
+        """:meth:`compute`'s arguments for the page's control values and the rows it keeps
+        (``extra``: ``k``, ``v`` as edited, ``token`` picked; the article's rows and 假 if absent)."""
+        extra = extra or {}
+        k = np.array(extra.get("k") or self.original_k, dtype=float)
+        v = np.array(extra.get("v") or self.original_v, dtype=float)
+        t = int(extra.get("token", example.query_index("假")))
+        k[t] = values["k1"], values["k2"]
+        v[t] = values["v1"], values["v2"]
+        return {"q": (values["q1"], values["q2"]), "k": tuple(map(tuple, k.tolist())), "v": tuple(map(tuple, v.tolist()))}
+
+    def web_random_extra(self, rng) -> dict:
+        """Random edited rows (on the sliders' 0.1 grid) and a picked token, for the formula test."""
+        grid = np.round(np.arange(-30, 31) / 10, 1)
+        return {"k": rng.choice(grid, (4, 2)).tolist(), "v": rng.choice(grid, (4, 2)).tolist(),
+                "token": int(rng.integers(4))}
+
+    @staticmethod
+    def web_state_numbers(row) -> dict:
+        """The numbers of a state the page's formula must reproduce."""
+        return {name: getattr(row, name) for name in ("dots", "scores", "exps", "total", "weights", "parts", "output")}

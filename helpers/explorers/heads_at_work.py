@@ -4,6 +4,7 @@ come from :func:`helpers.heads.study`, the loss changes from the stored scan
 (:func:`helpers.head_scan.load`, the same 12 sequences): moving a control runs no model."""
 from __future__ import annotations
 
+from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
@@ -73,3 +74,12 @@ class HeadsExplorer(Explorer):
                 f"<br>只去掉这个头，第二遍的损失变化（{len(self.study.seeds)} 条序列的平均，nats）：置零 "
                 f"<span class='zero'>{s['zero']:+.3f}</span> · 换成均值 <span class='mean'>{s['mean']:+.3f}</span>"
                 f" · 重采样 <span class='resample'>{s['resample']:+.3f}</span>" + limit_note(self.controls))
+
+    def web_view(self, s):
+        from ..render.panels import future_masked
+
+        layer, head = s["head"]
+        return {"title": (f"第 {layer} 层第 {head} 个头（第 1 条序列）· 前一个 token {s['previous']:.2f} · 汇聚 {s['sink']:.2f}"
+                          f" · 归纳 {s['induction']:.2f}"),
+                "panels": [web.heatmap(future_masked(s["pattern"]), self.labels, self.labels,
+                                       xlabel="被看的位置（键）", ylabel="提问的位置（查询）", colorbar="权重（0–1）")]}

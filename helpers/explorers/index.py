@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import example
 from ..attention import scaled_dot_product_attention
+from ..render import web
 from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt_vec
@@ -38,3 +39,9 @@ class QueryWeightsExplorer(Explorer):
 
     def describe(self, state):
         return "权重：" + weights_html(example.TOKENS, state["weights"])
+
+    def web_view(self, state):
+        w = state["weights"]
+        return {"title": f"“申请”的注意力权重 · 当前 q = {fmt_vec(state['q'], 1)}",
+                "panels": [web.bars(example.TOKENS, w, highlight=int(np.argmax(w)), digits=3,
+                                    xlabel="位置（token）", ylabel="权重")]}

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from ..circuit import history
 from ..figures.learning_a_circuit import CircuitPatterns, best_heads, head_titles, step_summary
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
+from ..render.panels import future_masked
 
 
 class CircuitExplorer(Explorer):
@@ -56,3 +58,11 @@ class CircuitExplorer(Explorer):
                 f"第 0 层最好的前一个 token 分数（头 {best_prev}）<span class='previous'>"
                 f"{fmt(s['previous'][0][best_prev])}</span> · 第 1 层最好的归纳分数（头 {best_ind}）"
                 f"<span class='induction'>{fmt(s['induction'][-1][best_ind])}</span>")
+
+    def web_view(self, s):
+        titles = head_titles(s["previous"], s["induction"])
+        patterns = s["patterns"].reshape(-1, *s["patterns"].shape[-2:])
+        ticks = [""] * patterns.shape[-1]
+        return {"title": "\n".join(step_summary(s["step"], s["repeat_loss"], s["other_loss"], s["previous"], s["induction"])),
+                "panels": [web.heatmap(future_masked(p), ticks, ticks, title=t, xlabel="被看的位置（键）",
+                                       ylabel="提问的位置（查询）") for p, t in zip(patterns, titles)]}

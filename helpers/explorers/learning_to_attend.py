@@ -6,9 +6,10 @@ import numpy as np
 
 from .. import training
 from ..figures.learning_to_attend import WeightsPanel, hatch_untrained, score_panel
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
-from ..render.palette import ACCENT, DARK_GREY
+from ..render.palette import ACCENT, BASE, DARK_GREY
 
 SENTENCES = tuple(" ".join(words) for words in training.EXAMPLES)
 
@@ -85,3 +86,20 @@ class LearningExplorer(Explorer):
                 f"训练损失 {fmt(s['loss'])}<br>“{s['words'][-1]}”的权重：{words}<br>"
                 f"放在事项“{item}”上：<span class=\"item\">{fmt(s['weights'][s['item']])}</span> · "
                 f"预测：{s['predicted']}（概率 {fmt(s['probability'])}）")
+
+    def web_view(self, s):
+        words = s["words"]
+        colors = [ACCENT if training.KIND_OF[w] == "事项" else BASE for w in words]
+        action = self.action if hasattr(self, "action") else training.KINDS.index("动作")
+        shown = np.zeros((4, 4), dtype=bool)
+        shown[action] = True
+        return {"title": "", "panels": [
+            web.bars(words, s["weights"], colors=colors, title="最后一个词的权重", xlabel="句子里的词（从句首到句末）",
+                     ylabel="权重"),
+            web.heatmap(s["table"], training.KINDS, training.KINDS, vmin=-self.vmax, vmax=self.vmax, highlight_row=action,
+                        numbers=shown, digits=2, title="分数表（每行减去均值；只有“动作”一行被训练）",
+                        xlabel="键的种类", ylabel="查询的种类"),
+            web.lines([web.series(self.run.test_steps, self.run.test_accuracy, color=DARK_GREY, label=""),
+                       web.series([s["step"]], [s["accuracy"]], color=ACCENT, marker=True, line=False, label="")],
+                      title="测试集准确率（橙点：当前步）", xlabel="训练步数", ylabel="测试集准确率", ylim=(0, 1.05),
+                      legend=False)]}

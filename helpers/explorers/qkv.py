@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt_vec
 from ..render.palette import QKV_COLORS
@@ -18,6 +19,8 @@ class QKVExplorer(Explorer):
     shows :data:`CUSTOM` once the sliders leave every token's row."""
 
     figsize = (5.4, 3.4)
+    #: four continuous sliders (41⁴ ≈ 2.8 million states): recomputed in the page
+    web_formula = "qkv"
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -83,3 +86,28 @@ class QKVExplorer(Explorer):
                 f'<span class="q">q = {fmt_vec(state["q"], 2)}</span> · '
                 f'<span class="k">k = {fmt_vec(state["k"], 2)}</span> · '
                 f'<span class="v">v = {fmt_vec(state["v"], 2)}</span>')
+
+    def web_view(self, state):
+        token = self.matching_token(state["x"])
+        return {"title": f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}" + (f"（{token}）" if token != CUSTOM else ""),
+                "panels": [web.arrows([state["q"], state["k"], state["v"]], ["q", "k", "v"], QKV_COLORS,
+                                      lim=((-8.5, 8.5), (-4.5, 4.5)), widths=(2.5, 2.5, 5.0), title="q、k、v（2 维）")]}
+
+    def web_formula_data(self) -> dict:
+        """What the page's formula needs: the tokens' rows of X, the three projections, the picker."""
+        picker = self.actions["token"]
+        options = list(picker.options)
+        return {"tokens": list(example.TOKENS), "custom": CUSTOM, "X": np.asarray(example.X, dtype=float).tolist(),
+                "W_Q": np.asarray(example.W_Q, dtype=float).tolist(), "W_K": np.asarray(example.W_K, dtype=float).tolist(),
+                "W_V": np.asarray(example.W_V, dtype=float).tolist(),
+                "actions": [{"name": "token", "label": picker.description, "shown": options,
+                             "default": options.index(picker.value)}]}
+
+    def web_compute_args(self, values, extra=None) -> dict:
+        """:meth:`compute`'s arguments for the page's control values."""
+        return dict(values)
+
+    @staticmethod
+    def web_state_numbers(state) -> dict:
+        """The numbers of a state the page's formula must reproduce."""
+        return {name: state[name] for name in ("x", "q", "k", "v")}

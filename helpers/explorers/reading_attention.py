@@ -6,9 +6,10 @@ import numpy as np
 from .. import reading
 from ..attention import scaled_dot_product_attention
 from ..figures.reading_attention import InfluencePanels, SinkPanels
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
-from ..render.palette import ACCENT, MUTED, REFERENCE
+from ..render.palette import ACCENT, BASE, MARKER, MASKED, MUTED, REFERENCE, colour_word
 
 N_SINK = 24
 SINK_CHANGE_MAX = 5.2  # above the largest ‖Δout‖ over every strength and window (4.83): the axis never moves
@@ -50,6 +51,19 @@ class SinkExplorer(Explorer):
                 f"窗口外的位置平均输出变化：只留窗口 <span class='only'>{fmt(s['only_mean'])}</span>，"
                 f"首 token + 窗口 <span class='first'>{fmt(s['with_first_mean'])}</span>")
 
+    def web_view(self, s):
+        n = N_SINK
+        w = np.where(np.tril(np.ones((n, n), dtype=bool)), s["weights"], np.nan)
+        x = np.arange(n)
+        heat = web.heatmap(w, [""] * n, [""] * n, title=f"因果注意力权重（{colour_word(MASKED)} = 被掩码遮住）",
+                           xlabel="键（K）", ylabel="查询（Q）", colorbar="权重")
+        change = web.lines([web.series(x, s["only"], color=ACCENT, marker=True, label="只留最近窗口"),
+                            web.series(x, s["with_first"], color=BASE, marker=True, label="首 token + 窗口")],
+                           title="丢掉前文后，每个位置的输出变化", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖",
+                           xlim=(-1, n), ylim=(-0.2, SINK_CHANGE_MAX), vlines=[(s["window"] - 0.5, True)],
+                           vline_color=MARKER)
+        return {"title": "", "panels": [heat, change]}
+
 
 class InfluenceExplorer(Explorer):
     """The value size of position 0 → its weight beside its influence (the output change without it)."""
@@ -79,6 +93,14 @@ class InfluenceExplorer(Explorer):
         return (f"位置 0：权重 {fmt(s['weights'][0])}，遮掉后输出变化 <span class='infl0'>{fmt(s['influence'][0])}</span>"
                 f"（位置 4：{fmt(s['influence'][4])}）<br>按权重排序：<span class='by-weight'>{by_w}</span> · "
                 f"按影响排序：<span class='by-influence'>{by_i}</span>")
+
+    def web_view(self, s):
+        labels = [str(i) for i in range(len(s["weights"]))]
+        return {"title": "", "panels": [
+            web.bars(labels, s["weights"], highlight=int(np.argmax(s["weights"])), title="注意力权重（橙 = 最大）",
+                     xlabel="位置（token）", ylabel="权重"),
+            web.bars(labels, s["influence"], highlight=int(np.argmax(s["influence"])), ylim=(0, 1.35),
+                     title="遮掉它以后输出的变化（橙 = 最大）", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖")]}
 
 
 class DilutionExplorer(Explorer):
@@ -127,3 +149,11 @@ class DilutionExplorer(Explorer):
         return (f"Δ = {s['delta']:.1f}，n = {s['n']:,}：闭式解 <span class='closed'>{fmt(s['closed'])}</span>，"
                 f"模拟 <span class='sim'>{fmt(s['simulated'])}</span>；"
                 f"权重在 n ≈ <span class='half'>{s['half']:,.0f}</span> 时降到 50%")
+
+    def web_view(self, s):
+        return {"title": self.title_text(s["delta"], s["n"]), "panels": [web.lines(
+            [web.series(DIL_N, s["curve"], color=MUTED, label="闭式解"),
+             web.series([s["n"]], [s["simulated"]], color=ACCENT, marker=True, line=False, label="模拟")],
+            xlabel="长度 n（token，对数刻度）", ylabel="相关位置的权重", xlog=2, xlim=(DIL_N[0], DIL_N[-1]),
+            ylim=(-0.04, 1.04), xticks=[(n, f"2^{i + 1}") for i, n in enumerate(DIL_N) if i % 4 == 0],
+            hlines=[(0.5, False)])]}

@@ -6,6 +6,7 @@ from functools import cached_property
 import numpy as np
 
 from ..figures.real_model import attention_map
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
 from ..render.panels import future_masked
@@ -65,3 +66,9 @@ class RealAttentionExplorer(Explorer):
     def describe(self, s):
         return (f"层 <span class='layer'>{s['layer']}</span>、查询头 {s['head']}（用 KV 头 {s['kv_head']}；都从 0 数）· "
                 f"第 5 个 token 起的查询平均放在第 1 个 token 上的权重 <span class='first'>{fmt(s['first'])}</span>")
+
+    def web_view(self, s):
+        w = future_masked(s["weights"])
+        return {"title": self.title_text(s["layer"], s["head"], s["kv_head"]),
+                "panels": [web.heatmap(w, self.labels, self.labels, xlabel="键（被看的 token）",
+                                       ylabel="查询（正在读的 token）", colorbar="权重")]}

@@ -6,6 +6,7 @@ from functools import cached_property
 import numpy as np
 
 from ..attention import softmax
+from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
 from ..render.palette import BASE, MUTED
@@ -110,3 +111,13 @@ class SqrtDExplorer(Explorer):
                 f'<span class="std">{fmt(s["score_std"], 2)}</span> · 最大权重平均 '
                 f'<span class="maxw">{fmt(s["mean_max"])}</span> · softmax 雅可比范数平均 '
                 f'<span class="jac">{fmt(s["jacobian"])}</span>')
+
+    def web_view(self, s):
+        shown = s["shown"]
+        hist = web.lines([web.series(s["edges"], s["share"], color=MUTED, step=True, fill=True)],
+                         title="分数的分布", xlabel="送进 softmax 的分数（横轴固定为 ±4√d）",
+                         ylabel="落在每个区间的比例", xlim=(-1, 1), ylim=(0, SHARE_MAX),
+                         xticks=list(zip(TICKS, TICK_LABELS)), legend=False)
+        top = web.bars([str(i) for i in range(1, shown + 1)], s["top"][:shown], color=BASE, ylim=(0, 1.05),
+                       title=f"一行里最大的权重（最多 {TOP} 个）", xlabel="名次（从大到小）", ylabel="权重")
+        return {"title": _settings_title(s), "panels": [hist, top]}

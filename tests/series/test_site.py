@@ -14,9 +14,7 @@ ATTENTION_LAB_REQUIRE_BROWSER=1, which turns the skips into failures.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import os
 import re
 import struct
 import subprocess
@@ -28,10 +26,9 @@ import chromium
 import pytest
 from paths import ROOT
 from series import NOTEBOOKS
+from site_checks import require, site_missing
 
 pytestmark = pytest.mark.slow
-REQUIRE = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"
-SITE_MODULES = ("sphinx", "myst_nb", "sphinx_book_theme", "jieba", "latex2mathml")
 PAGES = ["index", *NOTEBOOKS]
 #: (query, the page that must come first or second, why)
 SEARCHES = [
@@ -49,29 +46,35 @@ PDF_PAGES = (70, 170)
 WINDOW = 1700
 
 
-def require(reason: str) -> None:
-    if reason:
-        if REQUIRE:
-            pytest.fail(f"required in CI: {reason}")
-        pytest.skip(reason)
-
-
-def site_missing() -> str:
-    gone = [m for m in SITE_MODULES if importlib.util.find_spec(m) is None]
-    return f"the site extra is not installed ({', '.join(gone)}; pip install -e '.[site]')" if gone else ""
-
-
 @pytest.fixture(scope="session")
 def work(tmp_path_factory):
     return tmp_path_factory.mktemp("book")
 
 
 @pytest.fixture(scope="session")
-def site(work) -> Path:
+def dist(work) -> Path:
+    """The zip and the wheel the site serves (the PDF: added by ``served``, which has a browser)."""
+    import release_zip
+    from venvs import built_wheels, wheel_of
+
+    folder = work / "dist"
+    folder.mkdir()
+    release_zip.build(folder / f"attention-lab-notebooks-{release_zip.version()}.zip")
+    wheel = wheel_of(built_wheels(), "attention-lab")
+    (folder / wheel.name).write_bytes(wheel.read_bytes())
+    return folder
+
+
+@pytest.fixture(scope="session")
+def site(work, dist) -> Path:
     require(site_missing())
     import site_build
 
-    return site_build.build("html", work / "_site", work=work / "build")
+    import site_zip
+
+    built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
+    site_zip.build(built, work / "offline" / site_zip.name())  # as make site does: the offline book
+    return built
 
 
 @pytest.fixture(scope="module")
@@ -203,44 +206,48 @@ def test_code_cells_and_their_text_outputs_are_shown(site):
     for name in NOTEBOOKS:
         text = squash(page(site, name).text)
         for cell in notebook(name)["cells"]:
-            if cell["cell_type"] != "code":
-                continue
+            if cell["cell_type"] != "code" or "remove-cell" in cell["metadata"].get("tags", []):
+                continue  # the setup cell is for JupyterLab and Colab, left out of the book
             assert squash("".join(cell["source"])) in text, f"{name}: a code cell is missing"
             for out in cell.get("outputs", []):
                 if out["output_type"] == "stream":
                     assert squash("".join(out["text"])) in text, f"{name}: a printed output is missing"
 
 
-def test_every_notebook_page_has_its_actions(site):
+def test_every_page_has_the_themes_launch_and_download_buttons_and_the_books_downloads(site):
     import attnlab_site
 
-    for name in NOTEBOOKS:
+    for name in PAGES:
         p = page(site, name)
-        hrefs = [a.get("href") for a in p.all("a", **{"class": "attnlab-action"})]
-        assert hrefs == [attnlab_site.colab_url(name), attnlab_site.binder_url(name), f"notebooks/{name}.ipynb"]
-        assert f"github/{attnlab_site.github_path()}/blob/main/notebooks/{name}.ipynb" in hrefs[0]
-        assert f"labpath=notebooks%2F{name}.ipynb" in hrefs[1]
-        assert (site / hrefs[2]).read_bytes() == (ROOT / "notebooks" / f"{name}.ipynb").read_bytes()
-        local = [a.get("href") for t, a in p.tags if t == "a" and "#" in (a.get("href") or "")
-                 and a["href"].startswith(attnlab_site.repository_url())]
-        assert local == [attnlab_site.readme_anchor("两条命令"), attnlab_site.readme_anchor("国内用户")], (name, local)
-        assert "在本地运行" in p.text and "make lab" in p.text and "make zip" in p.text
+        hrefs = [a.get("href") for a in p.all("a")]
+        if name != "index":
+            assert attnlab_site.colab_url(name) in hrefs, name
+            assert any(h.startswith(attnlab_site.binder_url(name).split("?")[0]) and
+                       h.endswith(f"urlpath=lab/tree/notebooks/{name}.ipynb") for h in hrefs), name
+            assert f"_sources/{name}.ipynb" in hrefs, name
+            assert (site / "_sources" / f"{name}.ipynb").read_bytes() == (ROOT / "notebooks" / f"{name}.ipynb").read_bytes()
+        downloads = [a.get("href") for a in p.all("a", **{"class": "attnlab-download"})]
+        assert downloads == [f"downloads/{f}" for f in attnlab_site.downloads().values()], (name, downloads)
+        assert f"index.html#{attnlab_site.LOCAL_RUN}" in hrefs or f"#{attnlab_site.LOCAL_RUN}" in hrefs, name
 
 
-def test_readme_anchors_are_the_ones_github_makes():
-    require(site_missing())
+def test_no_page_shows_the_notebooks_own_header_cells(site):
+    """The setup cell, the Colab/Binder line and the navigation footer are tagged remove-cell: the
+    pages open on the lesson and have one previous/next (the theme's)."""
+    for name in NOTEBOOKS:
+        text = (site / f"{name}.html").read_text(encoding="utf-8")
+        assert "SETUP_LOG" not in text and "import importlib.util" not in text, name
+        assert "在 Colab 中打开" not in text and "← 上一篇" not in text, name
+
+
+def test_the_index_gives_the_way_without_github_in_full(site):
     import attnlab_site
+    from home import home
 
-    assert attnlab_site.github_slug("两条命令") == "两条命令"
-    assert attnlab_site.github_slug("国内用户（镜像与离线安装）") == "国内用户镜像与离线安装"
-    assert attnlab_site.github_slug("Make Lab & Test") == "make-lab--test"
-    url = attnlab_site.repository_url()
-    assert attnlab_site.readme_anchor("两条命令") == f"{url}#两条命令"  # README has this heading
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    if re.search(r"^#+ 国内用户", readme, re.M):  # issue 22's section, once it is in the README
-        assert attnlab_site.readme_anchor("国内用户").startswith(f"{url}#国内用户")
-    else:
-        assert attnlab_site.readme_anchor("国内用户") == f"{url}#readme"
+    p = page(site, "index")
+    assert attnlab_site.LOCAL_RUN in p.ids
+    for want in (home()["mirror"], "attention-lab lab", "pypi.tuna.tsinghua.edu.cn", *attnlab_site.downloads().values()):
+        assert want in p.text, want
 
 
 def test_no_page_refers_to_anything_outside_the_site(site):
@@ -271,7 +278,8 @@ def test_maths_is_mathml_written_at_build_time(site):
 # -- in the browser ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def served(site, browser):
+def served(site, browser, pdf):
+    (site / "downloads" / pdf.name).write_bytes(pdf.read_bytes())  # the PDF the pages link
     with chromium.serve(site) as base:
         # wide enough that the widest stored figure (921 px) fits the text column at 1x
         context = browser.new_context(viewport={"width": WINDOW, "height": 1000})
@@ -302,8 +310,10 @@ def test_every_page_loads_from_the_site_alone(site, served):
         images = p.evaluate("Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth])")
         problems += [f"image not drawn: {src}" for src, width in images if not width]
         if name in NOTEBOOKS:
-            want = len([a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")])
-            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output img')).map(i =>"
+            # an explorer's still picture gives way on screen to its live view (tools/site/live)
+            replaced = p.evaluate("document.querySelectorAll('.al-replaced img').length")
+            want = len([a for a in page(site, name).all("img") if a.get("src", "").startswith("_images/")]) - replaced
+            shown = p.evaluate("Array.from(document.querySelectorAll('.cell_output:not(.al-replaced) img')).map(i =>"
                                " [i.getAttribute('src'), +i.getAttribute('width'), i.getBoundingClientRect().width])")
             problems += [f"{len(shown)} output images, want {want}"] if len(shown) != want else []
             problems += [f"{src} drawn {drawn:.0f} px wide, stored at {width} px" for src, width, drawn in shown
@@ -410,6 +420,9 @@ def test_pdf_fonts_are_embedded_with_the_cjk_font_named(pdf):
     not_embedded = [r for r in rows if r.split()[-5] != "yes"]
     assert not not_embedded, not_embedded
     assert any("AttnLabSansSC" in r.split()[0] and "TrueType" in r for r in rows), rows[:5]
+    # a Type 3 font is Chromium's rendering of a CFF font or of a synthetic bold/italic: unnamed,
+    # unsearchable glyph pictures (the print CSS names only TrueType faces and forbids synthesis)
+    assert not [r for r in rows if "Type 3" in r], [r for r in rows if "Type 3" in r][:5]
 
 
 def test_printed_font_covers_every_character_of_the_page(pdf, work):
@@ -421,3 +434,64 @@ def test_printed_font_covers_every_character_of_the_page(pdf, work):
     han = {ch for ch in text if "\u4e00" <= ch <= "\u9fff"}
     missing = sorted(ch for ch in han if ord(ch) not in cmap)
     assert len(han) > 500 and not missing, f"CJK characters missing from the print font: {''.join(missing[:40])}"
+
+
+#: the first screen a learner sees on a laptop
+FIRST_SCREEN = {"width": 1366, "height": 900}
+
+
+@pytest.mark.browser
+def test_the_first_screen_of_every_notebook_page_shows_the_title_and_the_lessons_first_sentence(site, served):
+    base, context, _ = served
+    small = context.browser.new_context(viewport=FIRST_SCREEN)
+    chromium.only_from(small, base)
+    hidden = {}
+    for name in NOTEBOOKS:
+        p = small.new_page()
+        p.goto(f"{base}/{name}.html", wait_until="load")
+        found = p.evaluate("""() => {
+            const article = document.querySelector('article');
+            const title = article.querySelector('h1');
+            const goal = [...article.querySelectorAll('h2')].find(h => h.textContent.includes('本篇目标'));
+            const first = goal ? goal.nextElementSibling : article.querySelector('h1 ~ p, section p');
+            const item = first && (first.querySelector('li') || first);
+            const box = (e) => e ? e.getBoundingClientRect() : null;
+            return {title: box(title), first: box(item), text: item ? item.textContent.trim().slice(0, 30) : ''};
+        }""")
+        p.close()
+        if not (found["title"] and found["title"]["bottom"] <= FIRST_SCREEN["height"]
+                and found["first"] and found["first"]["bottom"] <= FIRST_SCREEN["height"]):
+            hidden[name] = found
+    small.close()
+    assert hidden == {}, hidden
+
+
+@pytest.mark.browser
+def test_the_pdf_zip_and_wheel_links_return_200(site, served):
+    import attnlab_site
+
+    base, context, _ = served
+    for name in ["index", NOTEBOOKS[-1]]:
+        for href in [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]:
+            response = context.request.get(f"{base}/{href}")
+            assert response.status == 200 and len(response.body()) > 1000, (name, href, response.status)
+    served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book()}  # site-zip's
+    assert sorted(served_files) == sorted(attnlab_site.downloads().values())
+
+
+def test_every_page_links_the_offline_book_which_the_site_zip_puts_in_downloads(site, work):
+    """``make site`` zips the built site and puts the zip in its downloads/, where every page's
+    "离线版网页" link points; the zip holds the whole site but not itself."""
+    import zipfile
+
+    import attnlab_site
+    import site_zip
+
+    for name in ["index", *NOTEBOOKS]:
+        links = [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-offline"})]
+        assert links == [f"downloads/{attnlab_site.offline_book()}"], (name, links)
+    out = work / "offline" / site_zip.name()
+    assert (site / "downloads" / site_zip.name()).read_bytes() == out.read_bytes()
+    names = zipfile.ZipFile(out).namelist()
+    top = site_zip.name()[:-4]
+    assert f"{top}/index.html" in names and f"{top}/downloads/{site_zip.name()}" not in names

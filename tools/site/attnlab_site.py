@@ -1,7 +1,8 @@
 """Sphinx extension for the series' site: what the stock theme does not do for this series.
 
-- every notebook page gets its actions (Colab, Binder, download the ``.ipynb``) and a short
-  "在本地运行" box, made from ``tools/series.py`` and the repository URL in ``pyproject.toml``;
+- every notebook page gets one line under its title: the book's PDF, the notebooks' zip and the
+  wheel (served from the site) and a link to the index's "在本地运行" section; Colab, Binder and
+  the page's ``.ipynb`` are sphinx-book-theme's own buttons (conf.py, from ``home.toml``);
 - an image from another host (the notebooks' Colab badge) becomes its alt text, so no page asks
   for anything outside the site;
 - maths is written as MathML at build time (``html_math_renderer = "mathml"``): browsers draw it
@@ -21,71 +22,51 @@ from sphinx.transforms import SphinxTransform
 
 TOOLS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TOOLS))
+from home import binder_url, colab_url  # noqa: E402, F401  (the project's home, home.toml; the tests read them here)
 from series import NOTEBOOKS  # noqa: E402
 
-BRANCH = "main"
 REMOTE = ("http://", "https://", "//")
 
-
-def repository_url() -> str:
-    from notebooks import repository_url as url
-
-    return url()
+#: the anchor of the index page's "在本地运行" section (tools/site_build.py writes it)
+LOCAL_RUN = "local-run"
+DOWNLOADS_DIR = "downloads"
 
 
-def github_path() -> str:
-    url = repository_url()
-    if "github.com/" not in url:
-        raise ValueError(f"pyproject.toml's Repository must be a GitHub URL (Colab and Binder read GitHub); got {url!r}")
-    return url.split("github.com/", 1)[1]
+def downloads() -> dict:
+    """The book's downloads, served from the site itself (``downloads/``, copied there by
+    tools/site_build.py from dist/): ``{label: file name}``."""
+    from release_zip import version
+
+    v = version()
+    return {"整本书 PDF": "attention-lab.pdf", "全部笔记本（zip）": f"attention-lab-notebooks-{v}.zip",
+            "wheel": f"attention_lab-{v}-py3-none-any.whl"}
 
 
-def colab_url(name: str) -> str:
-    return f"https://colab.research.google.com/github/{github_path()}/blob/{BRANCH}/notebooks/{name}.ipynb"
+def offline_book() -> str:
+    """The offline book's file name (``make site-zip``, tools/site/live/site_zip.py), which puts it
+    in the site's downloads/ after the site is built: the site zips itself, so it cannot be copied
+    in with the other downloads."""
+    from release_zip import version
 
-
-def binder_url(name: str) -> str:
-    return f"https://mybinder.org/v2/gh/{github_path()}/{BRANCH}?labpath=notebooks%2F{name}.ipynb"
-
-
-def github_slug(heading: str) -> str:
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def readme_anchor(prefix: str) -> str:
-    """The URL of README.md's first heading starting with PREFIX on the repository's page (the
-    README's top if it has no such heading yet)."""
-    readme = (TOOLS.parent / "README.md").read_text(encoding="utf-8")
-    for line in readme.splitlines():
-        match = re.match(r"#{1,6}\s+(.+?)\s*#*\s*$", line)
-        if match and match.group(1).startswith(prefix):
-            return f"{repository_url()}#{github_slug(match.group(1))}"
-    return f"{repository_url()}#readme"
+    return f"attention-lab-site-{version()}.zip"
 
 
 def actions_html(name: str, pathto) -> str:
-    """The block under a notebook page's title: three plain links and the 在本地运行 box."""
-    download = pathto(f"notebooks/{name}.ipynb", 1)
+    """One line under a page's title: the book's downloads and where the way to run it is. Colab,
+    Binder and the page's .ipynb are the theme's own launch and download buttons (conf.py)."""
     e = html.escape
-    return (
-        '<div class="attnlab-actions" role="group" aria-label="打开本篇">'
-        f'<a class="attnlab-action" href="{e(colab_url(name))}" rel="noopener">在 Colab 中打开</a>'
-        f'<a class="attnlab-action" href="{e(binder_url(name))}" rel="noopener">在 Binder 中打开</a>'
-        f'<a class="attnlab-action" href="{e(download)}" download="{e(name)}.ipynb">下载 {e(name)}.ipynb</a>'
-        "</div>"
-        '<aside class="attnlab-local" aria-label="在本地运行">'
-        "<p><strong>在本地运行</strong>：本页是存储的输出，控件只显示静态预览。克隆仓库后，"
-        "<code>make lab</code> 创建 .venv 并打开 JupyterLab，<code>make test</code> 运行全部测试"
-        f'（<a href="{e(readme_anchor("两条命令"))}">README：两条命令</a>）；'
-        f'下载慢或访问不了 GitHub，见 <a href="{e(readme_anchor("国内用户"))}">README：国内用户</a>。'
-        "<code>make zip</code> 打包全部笔记本（带输出）。</p>"
-        "</aside>"
-    )
+    links = " · ".join(f'<a class="attnlab-download" href="{e(pathto(f"{DOWNLOADS_DIR}/{file}", 1))}">{e(label)}</a>'
+                       for label, file in downloads().items())
+    offline = e(pathto(f"{DOWNLOADS_DIR}/{offline_book()}", 1))
+    links += f' · <a class="attnlab-offline" href="{offline}">离线版网页（zip，控件不联网也能拖）</a>'
+    index = pathto("index")
+    local = e(("" if index == "#" else index) + "#" + LOCAL_RUN)  # on the index page itself: "#"
+    return (f'<p class="attnlab-actions">下载：{links}'
+            f' ｜ <a href="{local}">在本地运行（国内用户不经过 GitHub 的路）</a></p>')
 
 
 def on_page_context(app, pagename, templatename, context, doctree):
-    if pagename not in NOTEBOOKS or "body" not in context:
+    if pagename not in ("index", *NOTEBOOKS) or "body" not in context:
         return
     body = context["body"]
     block = actions_html(pagename, context["pathto"])

@@ -48,7 +48,7 @@ html_css_files = ["attnlab.css"]
 html_favicon = "static/favicon.svg"
 html_js_files = []
 html_math_renderer = "mathml"
-html_copy_source = False
+html_copy_source = True  # the theme's download button serves each page's .ipynb from _sources/
 html_show_sourcelink = False
 html_last_updated_fmt = None
 html_search_language = "zh"
@@ -56,10 +56,19 @@ if jieba is None:
     raise RuntimeError("the site's Chinese search needs jieba (pip install -e '.[site]'): without it no Chinese word is indexed")
 # domain words jieba should keep whole (归纳头, 因果掩码, …), one a line
 html_search_options = {"dict": str(HERE / "search_words.txt")}
+from home import home  # noqa: E402  (the project's home: home.toml)
+
 html_theme_options = {
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
-    "use_download_button": False,  # our own per-page actions (attnlab_site) download the .ipynb
+    # the theme's own buttons: launch in Colab / Binder (notebooks/NAME.ipynb in the repository)
+    # and download the page's .ipynb; the book's PDF, zip and wheel: attnlab_site's line
+    "repository_url": home()["repository"],
+    "repository_branch": home()["branch"],
+    "path_to_docs": "notebooks",
+    "launch_buttons": {"colab_url": "https://colab.research.google.com", "binderhub_url": "https://mybinder.org",
+                       "notebook_interface": "jupyterlab"},
+    "use_download_button": True,
     "use_fullscreen_button": False,
     "use_repository_button": False,
     "show_toc_level": 2,

@@ -1,0 +1,70 @@
+"""The project's home lives in home.toml: every other copy of its addresses is one made from it
+(each notebook's link line and setup cell, README's two link lines) or checked against it
+(pyproject.toml's [project.urls]). Changing the home is one edit plus ``make outputs``."""
+import subprocess
+
+import home
+import nbformat
+from paths import ROOT
+from series import NOTEBOOKS
+
+import notebooks as nbtool
+
+#: where a copy may stand, and what makes it right: the generated header cells (compared with
+#: tools/notebooks.py's output below), README's generated lines, pyproject's checked urls
+NOTEBOOK_CELLS = (1, 2)
+
+
+def tracked_texts():
+    names = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.split("\n")
+    for name in filter(None, names):
+        path = ROOT / name
+        if path.is_file():
+            try:
+                yield name, path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:  # a font, an image, a data file
+                continue
+
+
+def copies(text):
+    return [n for n in home.needles() if n in text]
+
+
+def test_no_file_but_home_toml_holds_an_address_of_the_home_by_hand():
+    allowed = {"home.toml", "README.md", "pyproject.toml"}
+    outside = []
+    for name, text in tracked_texts():
+        if name in allowed or name.startswith(("notebooks/", "notebook_sources/")):
+            continue
+        if copies(text):
+            outside.append((name, copies(text)))
+    assert outside == [], "write these from home.toml (tools/home.py) instead"
+
+
+def test_readme_and_pyproject_agree_with_home_toml():
+    assert home.problems() == []
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
+    by_hand = [(i + 1, line) for i, line in enumerate(readme) if copies(line) and i not in home.README_LINES]
+    assert by_hand == []
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    urls = pyproject.split("[project.urls]", 1)[1].split("\n[", 1)[0]
+    assert copies(pyproject.replace(urls, "")) == []
+
+
+def test_notebooks_hold_the_home_only_in_their_generated_cells():
+    for name in NOTEBOOKS:
+        for kind, nb in (("source", nbtool.jupytext.read(ROOT / "notebook_sources" / f"{name}.md")),
+                         ("notebook", nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4))):
+            frame = nbtool.expected_frame(name)
+            for i, cell in enumerate(nb.cells):
+                if i in NOTEBOOK_CELLS:
+                    assert cell.source == frame[i][1], f"{kind} of {name}: cell {i} is not generated (make outputs)"
+                else:
+                    assert copies(cell.source) == [], f"{kind} of {name}: cell {i} holds {copies(cell.source)}"
+
+
+def test_the_needles_find_every_kind_of_link():
+    text = "\n".join([nbtool.badge_source("00_index"), nbtool.setup_source("00_index"), *home.readme_lines().values()])
+    assert set(copies(text)) == set(home.needles())
+    assert home.github_path() in nbtool.badge_source("00_index")

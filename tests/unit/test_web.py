@@ -1,0 +1,76 @@
+"""The live page's description of an explorer (helpers.render.web) and the build side that evaluates it
+(tools/site/live/live_pages.py), without a browser: controls read from the widgets, a grid with the
+explorer's own readouts, compact encoding. The browser side: tests/series/test_live_site.py."""
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+
+import ipywidgets as widgets
+import live_pages
+import numpy as np
+import pytest
+
+from helpers import widgets as factories
+from helpers.render import web
+
+
+def test_control_spec_reads_kind_values_labels_and_default_from_the_widget():
+    spec = web.control_spec("q1", widgets.FloatSlider(value=0.5, min=-1.0, max=1.0, step=0.1, description="q[0]",
+                                                      readout_format=".1f"))
+    assert spec["kind"] == "range" and len(spec["values"]) == 21 and spec["values"][15] == 0.5
+    assert spec["shown"][0] == "-1.0" and spec["default"] == 15 and spec["label"] == "q[0]"
+    pick = web.control_spec("n", widgets.SelectionSlider(options=[("1K", 1024), ("2K", 2048)], value=2048))
+    assert pick["values"] == [1024, 2048] and pick["shown"] == ["1K", "2K"] and pick["default"] == 1
+    assert web.control_spec("c", widgets.Checkbox(value=True))["default"] == 1
+    assert web.control_spec("m", widgets.Dropdown(options=["a", "b"], value="b"))["kind"] == "select"
+
+
+def test_a_default_off_the_grid_is_refused_naming_the_control():
+    with pytest.raises(ValueError, match="control 'x'"):
+        web.control_spec("x", widgets.Dropdown(options=["a"], value="a"), universe=["b"])
+
+
+def test_drawn_numbers_are_rounded_and_nan_is_null():
+    panel = web.lines([web.series([0, 1], [0.123456, np.nan])])
+    assert panel["series"][0]["y"] == [0.123, None]
+    json.dumps(panel, allow_nan=False)  # valid JSON: no NaN literal reaches the page
+
+
+def test_heatmap_cells_are_colour_levels_with_255_for_masked():
+    panel = web.heatmap([[0.0, 0.5], [1.0, np.nan]], ["a", "b"], ["r", "s"])
+    assert panel["cells"]["shape"] == [2, 2]
+    assert list(base64.b64decode(panel["cells"]["bytes"])) == [0, 127, 254, 255]
+    json.dumps(panel, allow_nan=False)
+
+
+def test_a_grid_explorer_stores_its_own_readout_for_every_state_it_allows():
+    e = factories.causal_mask_explorer()
+    data = live_pages.explorer_data("causal_mask_explorer", e)
+    states, strings = data["grid"]["states"], data["grid"]["strings"]
+    extra = len(data["controls"][2]["values"])
+    # rows 0 … 3 + extra exist for each number of appended tokens, with and without the mask
+    assert len(states) == 2 * sum(4 + k for k in range(extra))
+    key = "1,5,2"  # mask on, row 5, two tokens appended
+    assert live_pages.set_values(e, {"causal": True, "row": 5, "extra": 2})
+    _, readout, _ = live_pages.view_now(e)
+    assert strings[states[key][1]] == readout
+    assert "1,5,1" not in states  # row 5 needs at least two appended tokens
+    e.restore_defaults()
+
+
+def test_encoding_is_gzip_json_and_the_same_bytes_every_time():
+    data = {"a": [1, 2, 3], "b": "注意力"}
+    once, again = live_pages.encode(data), live_pages.encode(data)
+    assert once == again
+    assert json.loads(gzip.decompress(base64.b64decode(once))) == data
+
+
+def test_formula_explorers_name_a_formula_and_give_its_inputs():
+    for factory in (factories.weighted_average_explorer, factories.qkv_explorer, factories.hand_calculation_explorer):
+        e = factory()
+        data = live_pages.explorer_data("x", e)
+        assert data["formula"] == e.web_formula and data["view"]["panels"]
+        args = e.web_compute_args(e.values, {})
+        assert e.describe(e.compute(**args)) == e.readout.value  # the page's inputs reproduce the notebook's state
