@@ -69,7 +69,6 @@ def dist(work) -> Path:
 def site(work, dist) -> Path:
     require(site_missing())
     import site_build
-
     import site_zip
 
     built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
