@@ -95,9 +95,13 @@ def rgba_png(canvas) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     instance("canvas", canvas, FigureCanvasAgg, "matplotlib Agg canvas (fig.canvas)")
+    if getattr(canvas, "renderer", None) is None:
+        raise ValueError("canvas has no pixels yet: draw it first (canvas.draw())")
 
-    width, height = canvas.get_width_height(physical=True)
+    # the size of the pixels themselves, not of the figure: a savefig at another dpi leaves the
+    # canvas holding that render (figure_png(fig, dpi=…) then rgba_png(fig.canvas))
     pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4), C-contiguous
+    height, width = pixels.shape[:2]
     rows = np.empty((height, 1 + 4 * width), dtype=np.uint8)
     rows[:, 0] = 0  # each row starts with its filter type: 0 = none
     rows[:, 1:] = pixels.reshape(height, -1)

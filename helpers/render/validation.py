@@ -77,12 +77,14 @@ def short_preview(value, limit: int = PREVIEW_LIMIT) -> str:
 
 # ---- arrays ----------------------------------------------------------------------------------
 def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool = False,
-                  allow_neg_inf: bool = False, keep_float_dtype: bool = False) -> np.ndarray:
+                  allow_neg_inf: bool = False, keep_float_dtype: bool = False,
+                  allow_nonfinite: bool = False) -> np.ndarray:
     """Return ``value`` (a list, tuple or array of real numbers) as a float64 array.
 
     ``ndim`` is an int or a tuple of allowed ranks; ``shape`` a tuple whose entries are sizes or
     ``None`` (any size). Empty arrays are refused unless ``allow_empty``. ``allow_neg_inf`` lets
-    ``-inf`` through (masked scores); NaN and ``+inf`` are always refused. ``keep_float_dtype``
+    ``-inf`` through (masked scores); NaN and ``+inf`` are refused unless ``allow_nonfinite``
+    (numbers only drawn, where NaN/±inf is a gap or a masked cell). ``keep_float_dtype``
     keeps float32/float16 arrays as they are (the real model's weights) instead of copying them
     to float64. Booleans, text, complex numbers and ragged nested lists are a ``TypeError`` or
     ``ValueError`` naming ``name``.
@@ -121,6 +123,8 @@ def as_real_array(name: str, value, *, ndim=None, shape=None, allow_empty: bool 
             raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
     if not allow_empty and arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape}); it needs at least one entry on every axis")
+    if allow_nonfinite:
+        return arr
     if np.isnan(arr).any():
         raise ValueError(f"{name} contains NaN (shape {arr.shape}); check the values you passed")
     if allow_neg_inf:

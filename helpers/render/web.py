@@ -19,9 +19,27 @@ import math
 import numpy as np
 
 from .palette import ACCENT, BASE, MASKED, REFERENCE
+from .validation import (
+    as_real_array,
+    asarray_strict,
+    boolean,
+    choice,
+    entries,
+    finite_result,
+    finite_scalar,
+    instance,
+    integer,
+    positive_float,
+    positive_int,
+    quiet_overflow,
+    short_preview,
+    text,
+)
 
 #: significant digits of a number that is only drawn (a bar's height, a cell's colour)
 DRAW_DIGITS = 3
+#: most digits a panel writes after the decimal point (the page's ``toFixed`` allows 100; more is noise)
+MAX_DIGITS = 15
 
 
 def _num(x):
@@ -39,101 +57,238 @@ def _nums(values) -> list:
     return [_nums(v) for v in arr] if arr.ndim > 1 else [_num(v) for v in arr]
 
 
-def _texts(labels) -> list:
-    return [str(label) for label in labels]
+def _drawn(name: str, values, **shape) -> np.ndarray:
+    """Numbers that are only drawn: any real array, NaN/±inf allowed (a gap, a masked cell)."""
+    return as_real_array(name, values, allow_empty=True, allow_nonfinite=True, **shape)
+
+
+def _counted(name: str, value, count, what: str) -> list:
+    """``value``'s entries, one per drawn item when ``count`` is given."""
+    out = entries(name, value, what)
+    if count is not None and len(out) != count:
+        raise ValueError(f"{name} must hold {count} {what}, one per item drawn, got {len(out)}")
+    return out
+
+
+def _texts(name: str, labels, count=None) -> list:
+    """Labels (anything with a ``str``)."""
+    return [str(label) for label in _counted(name, labels, count, "labels")]
+
+
+def _colours(name: str, colors, count) -> list:
+    return [text(f"{name}[{i}]", c) for i, c in enumerate(_counted(name, colors, count, "colours"))]
+
+
+def _optional_index(name: str, value, count: int):
+    return None if value is None else integer(name, value, low=0, high=count - 1)
+
+
+def _digits(name: str, value):
+    return integer(name, value, low=0, high=MAX_DIGITS)
+
+
+def _limits(name: str, value) -> list:
+    """An axis range ``(low, high)``: two finite numbers."""
+    return _nums(as_real_array(name, value, shape=(2,)))
+
+
+def _pairs(name: str, value, second) -> list:
+    """``[(value, x), …]`` (ticks, reference lines): a finite number and ``second(name, x)`` each."""
+    out = []
+    for i, pair in enumerate(entries(name, value, "(value, …) pairs")):
+        if isinstance(pair, (str, bytes, dict)) or not hasattr(pair, "__len__") or np.ndim(pair) != 1 \
+                or len(pair) != 2:
+            raise TypeError(f"{name}[{i}] must be a (value, …) pair, got {short_preview(pair)}")
+        out.append([_num(finite_scalar(f"{name}[{i}]", pair[0])), second(f"{name}[{i}]", pair[1])])
+    return out
+
+
+def _cmap(name: str, value):
+    import matplotlib
+
+    text(name, value)
+    if value not in matplotlib.colormaps:
+        raise ValueError(f"{name} must be a matplotlib colormap name such as 'viridis', got {short_preview(value)}")
+    return matplotlib.colormaps[value]
+
+
+def _stops(name: str, cmap, n: int) -> list:
+    from matplotlib.colors import to_hex
+
+    cmap = _cmap(name, cmap)
+    n = integer("n", n, low=2, high=256)
+    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
+
+
+def _range(vmin, vmax) -> tuple:
+    """The colour range: finite ``vmin`` < ``vmax`` whose span is a float."""
+    vmin, vmax = finite_scalar("vmin", vmin), finite_scalar("vmax", vmax)
+    if not vmax > vmin:
+        raise ValueError(f"vmax must be greater than vmin, got vmin={vmin!r}, vmax={vmax!r}")
+    with quiet_overflow():
+        finite_result(vmax - vmin, "vmin and vmax", "vmax − vmin")
+    return vmin, vmax
+
+
+def _cells(name: str, matrix, vmin: float, vmax: float) -> dict:
+    import base64
+
+    m = _drawn(name, matrix, ndim=2)
+    with quiet_overflow():  # a huge entry is clipped to the end of the range, not an overflow
+        level = np.clip(np.rint((np.nan_to_num(m, nan=vmin) - vmin) / (vmax - vmin) * 254), 0, 254).astype(np.uint8)
+    level[np.isnan(m)] = 255
+    return {"shape": list(m.shape), "bytes": base64.b64encode(level.tobytes()).decode("ascii")}
 
 
 def cells(matrix, vmin: float, vmax: float) -> dict:
     """A matrix as its colour levels: one byte a cell (0…254 from ``vmin`` to ``vmax``, 255 for NaN,
     a masked cell), base64; the page decodes it only when it draws it, and 1/254 of the colour range
     is finer than the eye tells apart."""
-    import base64
-
-    m = np.asarray(matrix, dtype=float)
-    if m.ndim != 2:
-        raise ValueError(f"matrix must be 2-D, got shape {m.shape}")
-    level = np.clip(np.rint((np.nan_to_num(m, nan=vmin) - vmin) / (vmax - vmin) * 254), 0, 254).astype(np.uint8)
-    level[np.isnan(m)] = 255
-    return {"shape": list(m.shape), "bytes": base64.b64encode(level.tobytes()).decode("ascii")}
+    vmin, vmax = _range(vmin, vmax)
+    return _cells("matrix", matrix, vmin, vmax)
 
 
 def cmap_stops(name: str = "viridis", n: int = 11) -> list:
     """``n`` evenly spaced colours of matplotlib's colormap ``name`` as hex (the page interpolates)."""
-    import matplotlib
-    from matplotlib.colors import to_hex
-
-    cmap = matplotlib.colormaps[name]
-    return [to_hex(cmap(i / (n - 1))) for i in range(n)]
+    return _stops("name", name, n)
 
 
 def bars(labels, values, *, title="", xlabel="", ylabel="", ylim=(0.0, 1.12), color=BASE, colors=None,
          highlight=None, digits=None, visible=None) -> dict:
     """Vertical bars, one per label; ``highlight`` an index drawn in the accent colour; ``digits``
     writes each value over its bar; ``visible`` how many bars (from the left) are shown."""
-    values = np.asarray(values, dtype=float)
-    return {"kind": "bars", "labels": _texts(labels), "values": _nums(values), "title": title, "xlabel": xlabel,
-            "ylabel": ylabel, "ylim": _nums(ylim), "color": color,
-            "colors": list(colors) if colors is not None else None,
-            "highlight": None if highlight is None else int(highlight), "accent": ACCENT,
-            "digits": digits, "visible": None if visible is None else int(visible)}
+    values = _drawn("values", values, ndim=1)
+    n = len(values)
+    return {"kind": "bars", "labels": _texts("labels", labels, n), "values": _nums(values),
+            "title": text("title", title), "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel),
+            "ylim": _limits("ylim", ylim), "color": text("color", color),
+            "colors": _colours("colors", colors, n) if colors is not None else None,
+            "highlight": _optional_index("highlight", highlight, n), "accent": ACCENT,
+            "digits": None if digits is None else _digits("digits", digits),
+            "visible": None if visible is None else integer("visible", visible, low=0, high=n)}
 
 
 def heatmap(matrix, xlabels, ylabels, *, title="", vmin=0.0, vmax=1.0, cmap="viridis", highlight_row=None,
             numbers=None, digits=3, xlabel="", ylabel="", colorbar="") -> dict:
     """A matrix as coloured cells (NaN: masked grey); ``highlight_row`` boxed; ``numbers`` a boolean
     matrix of the cells whose value is written in them."""
-    m = np.asarray(matrix, dtype=float)
-    spec = {"kind": "heatmap", "cells": cells(m, vmin, vmax), "xlabels": _texts(xlabels), "ylabels": _texts(ylabels),
-            "title": title, "vmin": float(vmin), "vmax": float(vmax), "stops": cmap_stops(cmap), "masked": MASKED,
-            "highlight": None if highlight_row is None else int(highlight_row), "accent": ACCENT,
-            "xlabel": xlabel, "ylabel": ylabel, "colorbar": colorbar, "digits": digits, "numbers": None}
+    vmin, vmax = _range(vmin, vmax)
+    m = _drawn("matrix", matrix, ndim=2)
+    digits = _digits("digits", digits)
+    spec = {"kind": "heatmap", "cells": _cells("matrix", m, vmin, vmax),
+            "xlabels": _texts("xlabels", xlabels, m.shape[1]), "ylabels": _texts("ylabels", ylabels, m.shape[0]),
+            "title": text("title", title), "vmin": vmin, "vmax": vmax, "stops": _stops("cmap", cmap, 11),
+            "masked": MASKED, "highlight": _optional_index("highlight_row", highlight_row, m.shape[0]),
+            "accent": ACCENT, "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel),
+            "colorbar": text("colorbar", colorbar), "digits": digits, "numbers": None}
     if numbers is not None:
-        spec["numbers"] = [[int(i), int(j), f"{m[i, j]:.{digits}f}"] for i, j in zip(*np.nonzero(numbers))]
+        shown = _written(numbers, m)
+        spec["numbers"] = [[int(i), int(j), f"{m[i, j]:.{digits}f}"] for i, j in zip(*np.nonzero(shown))]
     return spec
+
+
+def _written(numbers, m) -> np.ndarray:
+    """``heatmap``'s ``numbers``: a boolean matrix of ``m``'s shape marking finite cells only."""
+    try:
+        shown = asarray_strict(numbers)
+    except (TypeError, ValueError):
+        shown = None
+    if shown is None or shown.dtype.kind != "b":
+        raise TypeError(f"numbers must be a boolean matrix (True: write the value), got {short_preview(numbers)}")
+    if shown.shape != m.shape:
+        raise ValueError(f"numbers must have the shape of matrix {m.shape}, got shape {shown.shape}")
+    if not np.isfinite(m[shown]).all():
+        raise ValueError("numbers marks cells of matrix that are NaN or inf (a masked cell has no value to write)")
+    return shown
 
 
 def tiles(matrices, *, cols, group=1, title="", vmin=0.0, vmax=1.0, cmap="viridis", note="", colorbar="",
           separator=ACCENT) -> dict:
     """Several square matrices side by side, ``cols`` to a row (06's one tile per head); a line
     between neighbours whose index // ``group`` differs."""
-    return {"kind": "tiles", "cells": [cells(m, vmin, vmax) for m in matrices], "cols": int(cols), "group": int(group),
-            "title": title, "vmin": float(vmin), "vmax": float(vmax), "stops": cmap_stops(cmap), "masked": MASKED,
-            "note": note, "colorbar": colorbar, "separator": separator}
+    vmin, vmax = _range(vmin, vmax)
+    return {"kind": "tiles",
+            "cells": [_cells(f"matrices[{i}]", m, vmin, vmax) for i, m in enumerate(entries("matrices", matrices,
+                                                                                              "matrices"))],
+            "cols": positive_int("cols", cols), "group": positive_int("group", group),
+            "title": text("title", title), "vmin": vmin, "vmax": vmax, "stops": _stops("cmap", cmap, 11),
+            "masked": MASKED, "note": text("note", note), "colorbar": text("colorbar", colorbar),
+            "separator": text("separator", separator)}
 
 
 def rounded(values) -> list:
     """``values`` (any shape) as drawn numbers: :data:`DRAW_DIGITS` significant digits, NaN → None."""
-    return _nums(values)
+    return _nums(_drawn("values", values))
 
 
 def series(x, y, *, color=BASE, label="", dash=False, marker=False, line=True, step=False, fill=False,
            width=2.0) -> dict:
     """One line of :func:`lines`: ``step`` draws stairs (``x`` holds the edges, one more than ``y``),
     ``fill`` fills under it (a histogram), ``marker`` a dot at each point (``line=False``: dots only)."""
-    return {"x": _nums(x), "y": _nums(y), "color": color, "label": label, "dash": bool(dash), "marker": bool(marker),
-            "line": bool(line), "step": bool(step), "fill": bool(fill), "width": float(width)}
+    x, y = _drawn("x", x, ndim=1), _drawn("y", y, ndim=1)
+    step = boolean("step", step)
+    if len(x) != len(y) + step:
+        want = "one more than y (step: x holds the edges)" if step else "as many as y"
+        raise ValueError(f"x must hold {want}: got {len(x)} x values and {len(y)} y values")
+    return {"x": _nums(x), "y": _nums(y), "color": text("color", color), "label": text("label", label),
+            "dash": boolean("dash", dash), "marker": boolean("marker", marker), "line": boolean("line", line),
+            "step": step, "fill": boolean("fill", fill), "width": positive_float("width", width)}
+
+
+#: the keys of a :func:`series` (what :func:`lines` takes)
+_SERIES_KEYS = frozenset(series([0.0], [0.0]))
+
+
+def _curve(name: str, value) -> dict:
+    instance(name, value, dict, "series(...) line")
+    if set(value) != _SERIES_KEYS:
+        raise ValueError(f"{name} must be a line made by series(...), got a dict with keys {sorted(map(str, value))}")
+    return value
+
+
+def _log(name: str, value):
+    """An axis scale: ``False``/``None`` (linear) or a log base 2 or 10."""
+    return choice(name, value if value is not None else False, (False, 2, 10)) or False
 
 
 def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=False, ylog=False, xticks=None,
           yticks=None, vlines=(), hlines=(), vline_color=REFERENCE, legend=True) -> dict:
     """Curves (:func:`series`) on shared axes; ``xlog``/``ylog`` a base (2, 10) or False; ticks as
     ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]``."""
-    return {"kind": "lines", "series": list(curves), "title": title, "xlabel": xlabel, "ylabel": ylabel,
-            "xlim": None if xlim is None else _nums(xlim), "ylim": None if ylim is None else _nums(ylim),
-            "xlog": xlog or False, "ylog": ylog or False,
-            "xticks": None if xticks is None else [[_num(v), str(t)] for v, t in xticks],
-            "yticks": None if yticks is None else [[_num(v), str(t)] for v, t in yticks],
-            "vlines": [[_num(v), bool(d)] for v, d in vlines], "hlines": [[_num(v), bool(d)] for v, d in hlines],
-            "refcolor": vline_color, "legend": bool(legend)}
+    def label(_name, t):
+        return str(t)
+
+    return {"kind": "lines", "series": [_curve(f"curves[{i}]", c) for i, c in enumerate(entries("curves", curves,
+                                                                                                 "lines"))],
+            "title": text("title", title), "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel),
+            "xlim": None if xlim is None else _limits("xlim", xlim),
+            "ylim": None if ylim is None else _limits("ylim", ylim),
+            "xlog": _log("xlog", xlog), "ylog": _log("ylog", ylog),
+            "xticks": None if xticks is None else _pairs("xticks", xticks, label),
+            "yticks": None if yticks is None else _pairs("yticks", yticks, label),
+            "vlines": _pairs("vlines", vlines, boolean), "hlines": _pairs("hlines", hlines, boolean),
+            "refcolor": text("vline_color", vline_color), "legend": boolean("legend", legend)}
 
 
 def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None) -> dict:
     """2-d vectors as arrows from the origin (``chain``: each from the previous one's tip, the last
     from the origin: a sum); ``lim`` a half-width or ``((x0, x1), (y0, y1))``."""
-    lim = ((-lim, lim), (-lim, lim)) if np.isscalar(lim) else lim
-    return {"kind": "arrows", "vectors": _nums(vectors), "labels": _texts(labels), "colors": list(colors),
-            "lim": _nums(lim), "title": title, "chain": bool(chain),
-            "widths": None if widths is None else [float(w) for w in widths]}
+    vectors = as_real_array("vectors", vectors, shape=(None, 2))
+    n = len(vectors)
+    if np.isscalar(lim):
+        lim = positive_float("lim", lim)
+        lim = ((-lim, lim), (-lim, lim))
+    else:
+        lim = as_real_array("lim", lim, shape=(2, 2))
+        if not (lim[:, 0] < lim[:, 1]).all():
+            raise ValueError(f"lim must be ((x0, x1), (y0, y1)) with x0 < x1 and y0 < y1, got {lim.tolist()}")
+    if widths is not None:
+        widths = as_real_array("widths", widths, shape=(n,))
+        if (widths <= 0).any():
+            raise ValueError(f"widths must be > 0, got {widths.tolist()}")
+    return {"kind": "arrows", "vectors": _nums(vectors), "labels": _texts("labels", labels, n),
+            "colors": _colours("colors", colors, n), "lim": _nums(lim), "title": text("title", title),
+            "chain": boolean("chain", chain), "widths": None if widths is None else [float(w) for w in widths]}
 
 
 def control_spec(name: str, control, universe=None) -> dict:
@@ -142,6 +297,13 @@ def control_spec(name: str, control, universe=None) -> dict:
     (a slider whose range follows another control: every value it can ever take)."""
     import ipywidgets as widgets
 
+    text("name", name)
+    kinds = (widgets.Checkbox, widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider, widgets.ToggleButtons,
+             widgets.Dropdown, widgets.RadioButtons, widgets.Select)
+    instance("control", control, kinds, "ipywidgets control (a Checkbox, IntSlider, FloatSlider, SelectionSlider, "
+                                        "ToggleButtons, Dropdown, RadioButtons or Select)")
+    if universe is not None:
+        universe = entries("universe", universe, "values")
     label = control.description
     if isinstance(control, widgets.Checkbox):
         kind, values, shown = "check", [False, True], ["否", "是"]
@@ -151,10 +313,11 @@ def control_spec(name: str, control, universe=None) -> dict:
             count = int(round((control.max - control.min) / control.step)) + 1
             universe = [control.min + i * control.step for i in range(count)]
         if isinstance(control, widgets.IntSlider):
-            values = [int(v) for v in universe]
+            values = [integer(f"universe[{i}]", v) for i, v in enumerate(universe)]
             shown = [str(v) for v in values]
         else:
-            values = [float(f"{v:.12g}") for v in universe]  # the decimal a slider position means
+            # the decimal a slider position means
+            values = [float(f"{finite_scalar(f'universe[{i}]', v):.12g}") for i, v in enumerate(universe)]
             fmt = control.readout_format or ".2f"
             shown = [format(v, fmt) for v in values]
     else:

@@ -23,3 +23,17 @@ def test_the_last_float32_bits_leave_the_loss_and_null_figures_alone():
     mark = {"x": 0.4312}
     draw = lambda n, m: figure_png(plots.null_figure([("t", n, m)], "损失变化"))  # noqa: E731
     assert draw(null, mark) == draw(null + 1e-5, {"x": 0.4312 + 1e-5})
+
+
+def test_rgba_png_encodes_the_pixels_the_canvas_holds_after_a_savefig_at_another_dpi():
+    """figure_png(fig, dpi=…) leaves the canvas holding that render; rgba_png encodes those pixels
+    at their own size (it read the size from the figure and failed to reshape them)."""
+    from helpers.render.png import new_figure, png_size, rgba_png
+
+    fig = new_figure(2, 2)
+    with pytest.raises(ValueError, match="canvas"):
+        rgba_png(fig.canvas)  # never drawn: no pixels yet
+    fig.canvas.draw()
+    assert png_size(rgba_png(fig.canvas)) == (384, 384)
+    figure_png(fig, dpi=100)
+    assert png_size(rgba_png(fig.canvas)) == (200, 200)

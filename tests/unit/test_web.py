@@ -74,3 +74,24 @@ def test_formula_explorers_name_a_formula_and_give_its_inputs():
         assert data["formula"] == e.web_formula and data["view"]["panels"]
         args = e.web_compute_args(e.values, {})
         assert e.describe(e.compute(**args)) == e.readout.value  # the page's inputs reproduce the notebook's state
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: web.arrows([["a", 1]], ["q"], ["#000"], lim=1), "vectors"),
+    (lambda: web.arrows([[1.0, 2.0]], ["q"], ["#000"], lim=[1.0, 2.0]), "lim"),
+    (lambda: web.arrows([[1.0, 2.0], [3.0]], ["q", "k"], ["#000", "#111"], lim=1), "vectors"),
+    (lambda: web.arrows([[1.0, 2.0]], ["q"], [1.5], lim=1), "colors"),
+    (lambda: web.arrows([[1.0, 2.0]], ["q", "k"], ["#000"], lim=1), "labels"),
+    (lambda: web.bars(["a"], [1.0], highlight=3), "highlight"),
+    (lambda: web.heatmap([[0.5]], ["a"], ["r"], vmin=1.0, vmax=0.0), "vmax"),
+    (lambda: web.heatmap([[np.nan]], ["a"], ["r"], numbers=[[True]]), "numbers"),
+    (lambda: web.tiles([np.ones(3)], cols=1), "matrices"),
+    (lambda: web.series([0, 1], [1.0]), "x"),
+    (lambda: web.lines([{"x": 1}]), "curves"),
+    (lambda: web.cmap_stops("no such map"), "name"),
+    (lambda: web.heatmap([[0.5]], ["a"], ["r"], cmap="no such map"), "cmap"),
+    (lambda: web.control_spec("x", 1.5), "control"),
+])
+def test_bad_panel_input_is_refused_naming_the_argument(call, named):
+    with pytest.raises((ValueError, TypeError), match=named):
+        call()
