@@ -665,7 +665,7 @@ answers = st.one_of(st.sampled_from(BAD), generated, st.text(max_size=30),
 def test_check_answers_any_answer_with_a_short_sentence(data):
     """check(key, answer): prints a verdict or a Chinese hint of a few hundred characters at most
     (an unreadable answer is previewed in ≤ 200 characters, never echoed) and returns True, False or
-    None — whatever the answer, and whatever the key."""
+    None (as the ``ok`` of the Verdict it returns) — whatever the answer, and whatever the key."""
     import contextlib
     import io
 
@@ -678,10 +678,10 @@ def test_check_answers_any_answer_with_a_short_sentence(data):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         verdict = exercises.check(key, answer, **context)
-    assert verdict in (True, False, None)
+    assert isinstance(verdict, exercises.Verdict) and verdict.ok in (True, False, None)
     text = out.getvalue()
     assert text.strip() and len(text) < 2000, (len(text), text[:300])
-    if verdict is None and answer is not None:   # an unreadable answer: its hint stays short
+    if verdict.ok is None and answer is not None:   # an unreadable answer: its hint stays short
         assert len(text) < 400, text[:300]
 
 
