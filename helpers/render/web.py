@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .palette import ACCENT, BASE, MASKED, REFERENCE
+from .palette import ACCENT, BASE, HATCH_GREY, MASKED, REFERENCE, WHITE
 
 #: significant digits of a number that is only drawn (a bar's height, a cell's colour)
 DRAW_DIGITS = 3
@@ -79,14 +79,22 @@ def bars(labels, values, *, title="", xlabel="", ylabel="", ylim=(0.0, 1.12), co
 
 
 def heatmap(matrix, xlabels, ylabels, *, title="", vmin=0.0, vmax=1.0, cmap="viridis", highlight_row=None,
-            numbers=None, digits=3, xlabel="", ylabel="", colorbar="") -> dict:
+            numbers=None, digits=3, xlabel="", ylabel="", colorbar="", marks=(), vlines=(), hlines=(),
+            mark_color=WHITE, hatch_rows=(), hatch_color=HATCH_GREY) -> dict:
     """A matrix as coloured cells (NaN: masked grey); ``highlight_row`` boxed; ``numbers`` a boolean
-    matrix of the cells whose value is written in them."""
+    matrix of the cells whose value is written in them. Marks drawn over the cells in ``mark_color``
+    (matplotlib's cell coordinates: cell ``(i, j)`` centred at ``x = j, y = i``): ``marks`` rings on
+    the cells ``[(row, col), …]``, ``vlines``/``hlines`` dashed lines at those x / y (``j - 0.5``:
+    the edge left of column ``j``); ``hatch_rows`` rows faded and hatched in ``hatch_color`` (cells
+    a figure marks as not meaningful)."""
     m = np.asarray(matrix, dtype=float)
     spec = {"kind": "heatmap", "cells": cells(m, vmin, vmax), "xlabels": _texts(xlabels), "ylabels": _texts(ylabels),
             "title": title, "vmin": float(vmin), "vmax": float(vmax), "stops": cmap_stops(cmap), "masked": MASKED,
             "highlight": None if highlight_row is None else int(highlight_row), "accent": ACCENT,
-            "xlabel": xlabel, "ylabel": ylabel, "colorbar": colorbar, "digits": digits, "numbers": None}
+            "xlabel": xlabel, "ylabel": ylabel, "colorbar": colorbar, "digits": digits, "numbers": None,
+            "marks": [[int(i), int(j)] for i, j in marks], "vlines": [_num(x) for x in vlines],
+            "hlines": [_num(y) for y in hlines], "markcolor": mark_color,
+            "hatch": [int(i) for i in hatch_rows], "hatchcolor": hatch_color}
     if numbers is not None:
         spec["numbers"] = [[int(i), int(j), f"{m[i, j]:.{digits}f}"] for i, j in zip(*np.nonzero(numbers))]
     return spec

@@ -268,6 +268,24 @@
                                             transform: "rotate(-90 " + (x + fs / 3) + " " + y + ")" }
                                         : { x: x, y: y, "text-anchor": "middle", class: "al-ticklabel", "font-size": fs }, t));
       });
+      if ((p.hatch || []).length) {  // rows a figure marks as not meaningful: faded, hatched
+        var pid = "al-hatch-" + Math.random().toString(36).slice(2), pdefs = el("defs");
+        var pat = el("pattern", { id: pid, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
+        pat.appendChild(el("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: p.hatchcolor, "stroke-width": 1.5 }));
+        pdefs.appendChild(pat); svg.appendChild(pdefs);
+        p.hatch.forEach(function (i) {
+          svg.appendChild(el("rect", { x: box.x, y: box.y + i * cell, width: box.w, height: cell, fill: "#ffffff", "fill-opacity": 0.6 }));
+          svg.appendChild(el("rect", { x: box.x, y: box.y + i * cell, width: box.w, height: cell, fill: "url(#" + pid + ")" }));
+        });
+      }
+      function cx(v) { return box.x + (v + 0.5) * cell; }  // matplotlib's cell coordinates: cell j centred at j
+      function cy(v) { return box.y + (v + 0.5) * cell; }
+      (p.vlines || []).forEach(function (v) { svg.appendChild(el("line", { x1: cx(v), x2: cx(v), y1: box.y, y2: box.y + box.h,
+        stroke: p.markcolor, "stroke-width": 1, "stroke-dasharray": "4 3" })); });
+      (p.hlines || []).forEach(function (v) { svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: cy(v), y2: cy(v),
+        stroke: p.markcolor, "stroke-width": 1, "stroke-dasharray": "4 3" })); });
+      (p.marks || []).forEach(function (c) { svg.appendChild(el("circle", { cx: cx(c[1]), cy: cy(c[0]), r: Math.max(2.5, cell * 0.4),
+        fill: "none", stroke: p.markcolor, "stroke-width": 1.1 })); });
       (p.numbers || []).forEach(function (c) {
         var v = lv[c[0] * cols + c[1]], light = v < 255 && v / 254 < 0.6;  // light text on the dark end
         svg.appendChild(el("text", { x: box.x + (c[1] + 0.5) * cell, y: box.y + (c[0] + 0.5) * cell + 4, "text-anchor": "middle",
