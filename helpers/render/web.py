@@ -122,16 +122,23 @@ def series(x, y, *, color=BASE, label="", dash=False, marker=False, line=True, s
             "line": bool(line), "step": bool(step), "fill": bool(fill), "width": float(width)}
 
 
+def _ref_line(value, dashed, color=None) -> list:
+    """One reference line of :func:`lines`: ``[value, dashed]`` (``dashed`` True/False or "dotted"), colour last if given."""
+    style = "dotted" if dashed == "dotted" else bool(dashed)
+    return [_num(value), style] + ([color] if color is not None else [])
+
+
 def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=False, ylog=False, xticks=None,
           yticks=None, vlines=(), hlines=(), vline_color=REFERENCE, legend=True) -> dict:
     """Curves (:func:`series`) on shared axes; ``xlog``/``ylog`` a base (2, 10) or False; ticks as
-    ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]``."""
+    ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]`` (``dashed``: a bool or
+    ``"dotted"``), or ``(value, dashed, colour)`` for a line not in ``vline_color``."""
     return {"kind": "lines", "series": list(curves), "title": title, "xlabel": xlabel, "ylabel": ylabel,
             "xlim": None if xlim is None else _nums(xlim), "ylim": None if ylim is None else _nums(ylim),
             "xlog": xlog or False, "ylog": ylog or False,
             "xticks": None if xticks is None else [[_num(v), str(t)] for v, t in xticks],
             "yticks": None if yticks is None else [[_num(v), str(t)] for v, t in yticks],
-            "vlines": [[_num(v), bool(d)] for v, d in vlines], "hlines": [[_num(v), bool(d)] for v, d in hlines],
+            "vlines": [_ref_line(*v) for v in vlines], "hlines": [_ref_line(*h) for h in hlines],
             "refcolor": vline_color, "legend": bool(legend)}
 
 

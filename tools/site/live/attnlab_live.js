@@ -334,10 +334,11 @@
       var defs = el("defs"), cp = el("clipPath", { id: clip });
       cp.appendChild(el("rect", { x: box.x, y: box.y, width: box.w, height: box.h })); defs.appendChild(cp); svg.appendChild(defs);
       var g = el("g", { "clip-path": "url(#" + clip + ")" }); svg.appendChild(g);
-      p.hlines.forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: p.refcolor,
-                                                                 "stroke-dasharray": h[1] ? "4 3" : null })); });
-      p.vlines.forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: p.refcolor,
-                                                                 "stroke-dasharray": v[1] ? "4 3" : null, "stroke-width": 1.2 })); });
+      function dashes(d) { return d === "dotted" ? "1.5 2.5" : d ? "4 3" : null; }  // [value, dashed, colour?]
+      p.hlines.forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: h[2] || p.refcolor,
+                                                                 "stroke-dasharray": dashes(h[1]) })); });
+      p.vlines.forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: v[2] || p.refcolor,
+                                                                 "stroke-dasharray": dashes(v[1]), "stroke-width": 1.2 })); });
       if (p.bars) {  // bars under the curves (07's scores, coloured by block)
         var bw = Math.abs(xs(1) - xs(0)) * 0.8, y0 = ys(0);
         p.bars.x.forEach(function (x, i) {
