@@ -68,13 +68,16 @@ def cmap_stops(name: str = "viridis", n: int = 11) -> list:
 
 def bars(labels, values, *, title="", xlabel="", ylabel="", ylim=(0.0, 1.12), color=BASE, colors=None,
          highlight=None, digits=None, visible=None) -> dict:
-    """Vertical bars, one per label; ``highlight`` an index drawn in the accent colour; ``digits``
-    writes each value over its bar; ``visible`` how many bars (from the left) are shown."""
+    """Vertical bars, one per label; ``highlight`` an index (or several: every bar of a tie) drawn
+    in the accent colour; ``digits`` writes each value over its bar; ``visible`` how many bars (from
+    the left) are shown."""
     values = np.asarray(values, dtype=float)
+    if highlight is not None:
+        highlight = [int(i) for i in np.atleast_1d(highlight)]
     return {"kind": "bars", "labels": _texts(labels), "values": _nums(values), "title": title, "xlabel": xlabel,
             "ylabel": ylabel, "ylim": _nums(ylim), "color": color,
             "colors": list(colors) if colors is not None else None,
-            "highlight": None if highlight is None else int(highlight), "accent": ACCENT,
+            "highlight": highlight, "accent": ACCENT,
             "digits": digits, "visible": None if visible is None else int(visible)}
 
 

@@ -46,6 +46,11 @@
     var t = e.reduce(function (a, b) { return a + b; }, 0);
     return e.map(function (v) { return v / t; });
   }
+  function largest(v) {  // helpers.render.panels.largest: every index of a tie
+    var m = Math.max.apply(null, v), out = [];
+    v.forEach(function (x, i) { if (x >= m - 1e-12) out.push(i); });
+    return out;
+  }
   function argmax(v) { var k = 0; for (var i = 1; i < v.length; i++) if (v[i] > v[k]) k = i; return k; }
   function clone(o) { return JSON.parse(JSON.stringify(o)); }
   function esc(t) { return String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
@@ -124,7 +129,7 @@
     });
     var zoom = data.zooms[data.zooms.length - 1];
     for (var z = 0; z < data.zooms.length; z++) if (reach <= 0.92 * data.zooms[z]) { zoom = data.zooms[z]; break; }
-    var bars = withValues(data.view.panels[0], weights); bars.highlight = argmax(weights);
+    var bars = withValues(data.view.panels[0], weights); bars.highlight = largest(weights);
     var chain = clone(data.view.panels[1]); chain.vectors = vectors; chain.lim = [[-zoom, zoom], [-zoom, zoom]];
     return { state: { dots: dots, scores: scores, exps: exps, total: total, weights: weights, parts: parts, output: output },
              title: "",
@@ -233,10 +238,10 @@
       var ys = scale(lo, hi, box.y + box.h, box.y), bw = box.w / n;
       svg.setAttribute("viewBox", "0 0 " + W + " 250");
       axes(svg, box, null, ys, null, niceTicks(lo, hi));
-      var visible = p.visible === null ? n : p.visible;
+      var visible = p.visible === null ? n : p.visible, top = p.highlight === null ? [] : [].concat(p.highlight);  // a tie: several
       for (var i = 0; i < visible; i++) {
         var v = p.values[i], y0 = ys(Math.max(lo, 0)), y1 = ys(Math.min(hi, Math.max(lo, v)));
-        var colour = i === p.highlight ? p.accent : (p.colors ? p.colors[i] : p.color);
+        var colour = top.indexOf(i) >= 0 ? p.accent : (p.colors ? p.colors[i] : p.color);
         svg.appendChild(el("rect", { x: box.x + i * bw + 0.15 * bw, width: 0.7 * bw, y: Math.min(y0, y1),
                                      height: Math.abs(y0 - y1), fill: colour }));
         svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: box.y + box.h + 17, "text-anchor": "middle",
