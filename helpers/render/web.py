@@ -104,10 +104,11 @@ def heatmap(matrix, xlabels, ylabels, *, title="", vmin=0.0, vmax=1.0, cmap="vir
 
 
 def tiles(matrices, *, cols, group=1, title="", vmin=0.0, vmax=1.0, cmap="viridis", note="", colorbar="",
-          separator=ACCENT) -> dict:
+          separator=ACCENT, row_labels=()) -> dict:
     """Several square matrices side by side, ``cols`` to a row (06's one tile per head); a line
-    between neighbours whose index // ``group`` differs."""
-    return {"kind": "tiles", "cells": [cells(m, vmin, vmax) for m in matrices], "cols": int(cols), "group": int(group),
+    between neighbours whose index // ``group`` differs; ``row_labels`` one text per row of tiles,
+    at its left."""
+    return {"row_labels": _texts(row_labels), "kind": "tiles", "cells": [cells(m, vmin, vmax) for m in matrices], "cols": int(cols), "group": int(group),
             "title": title, "vmin": float(vmin), "vmax": float(vmax), "stops": cmap_stops(cmap), "masked": MASKED,
             "note": note, "colorbar": colorbar, "separator": separator}
 

@@ -303,21 +303,27 @@
     },
     tiles: function (svg, p) {
       var k = p.cells.length, n = k ? p.cells[0].shape[0] : 0, cols = p.cols, rows = Math.ceil(k / cols);
-      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - (p.colorbar ? 44 : 0)) / pw, 300 / ph);
-      var box = { x: (W - (p.colorbar ? 44 : 0) - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
+      var left = (p.row_labels || []).length ? 50 : 0, right = p.colorbar ? 44 : 0;  // room for the row labels, the colour bar
+      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - left - right) / pw, 300 / ph);
+      var box = { x: left + (W - left - right - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
       for (var h = 0; h < k; h++) { layout.ox.push((h % cols) * (n + 1)); layout.oy.push(Math.floor(h / cols) * (n + 1)); }
       svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30 + (p.note ? 16 * (p.note.split("；").length - 1) : 0)));
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.cells, layout, p),
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
+      var sep = Math.max(2.5, cell);  // as wide as the gap between tiles, never thinner than 2.5
+      (p.row_labels || []).forEach(function (t, r) {
+        svg.appendChild(el("text", { x: box.x - 5, y: box.y + (r * (n + 1) + n / 2) * cell + 4, "text-anchor": "end",
+                                     class: "al-ticklabel", "font-size": 11 }, t));
+      });
       for (h = 0; h < k; h++) {  // a line between neighbours that read different K, V
         var r = Math.floor(h / cols), c = h % cols, g = Math.floor(h / p.group), u = (n + 1) * cell;
         if (c + 1 < cols && h + 1 < k && Math.floor((h + 1) / p.group) !== g) {
           var x = box.x + (c + 1) * u - cell / 2;
-          svg.appendChild(el("line", { x1: x, x2: x, y1: box.y + r * u, y2: box.y + r * u + n * cell, stroke: p.separator, "stroke-width": 1.5 }));
+          svg.appendChild(el("line", { x1: x, x2: x, y1: box.y + r * u, y2: box.y + r * u + n * cell, stroke: p.separator, "stroke-width": sep }));
         }
         if (h + cols < k && Math.floor((h + cols) / p.group) !== g) {
           var y = box.y + (r + 1) * u - cell / 2;
-          svg.appendChild(el("line", { x1: box.x + c * u, x2: box.x + c * u + n * cell, y1: y, y2: y, stroke: p.separator, "stroke-width": 1.5 }));
+          svg.appendChild(el("line", { x1: box.x + c * u, x2: box.x + c * u + n * cell, y1: y, y2: y, stroke: p.separator, "stroke-width": sep }));
         }
       }
       if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, box.h);
