@@ -146,13 +146,16 @@ def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=
             "refcolor": vline_color, "legend": bool(legend)}
 
 
-def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None) -> dict:
+def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None, order=None, xlabel="",
+           ylabel="") -> dict:
     """2-d vectors as arrows from the origin (``chain``: each from the previous one's tip, the last
-    from the origin: a sum); ``lim`` a half-width or ``((x0, x1), (y0, y1))``."""
+    from the origin: a sum); ``lim`` a half-width or ``((x0, x1), (y0, y1))``; ``order`` the indices
+    in drawing order (the last on top; default as given)."""
     lim = ((-lim, lim), (-lim, lim)) if np.isscalar(lim) else lim
     return {"kind": "arrows", "vectors": _nums(vectors), "labels": _texts(labels), "colors": list(colors),
             "lim": _nums(lim), "title": title, "chain": bool(chain),
-            "widths": None if widths is None else [float(w) for w in widths]}
+            "widths": None if widths is None else [float(w) for w in widths],
+            "order": None if order is None else [int(i) for i in order], "xlabel": xlabel, "ylabel": ylabel}
 
 
 def control_spec(name: str, control, universe=None) -> dict:

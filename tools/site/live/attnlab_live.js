@@ -391,19 +391,23 @@
       frame(svg, box, p);
     },
     arrows: function (svg, p) {
-      var lim = p.lim, k = Math.min(340 / (lim[0][1] - lim[0][0]), 300 / (lim[1][1] - lim[1][0]));  // equal x, y units
-      var box = { x: (W - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
+      var yl = p.ylabel ? 24 : 0, xl = p.xlabel ? 20 : 0;  // room for the axis labels
+      var lim = p.lim, k = Math.min((340 - yl) / (lim[0][1] - lim[0][0]), 300 / (lim[1][1] - lim[1][0]));  // equal x, y units
+      var box = { x: yl + (W - yl - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
                                                w: k * (lim[0][1] - lim[0][0]), h: k * (lim[1][1] - lim[1][0]) };
       var xs = scale(lim[0][0], lim[0][1], box.x, box.x + box.w), ys = scale(lim[1][0], lim[1][1], box.y + box.h, box.y);
       var legend = Math.ceil(p.labels.length / 3);
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + 16 * legend));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + xl + 16 * legend));
       axes(svg, box, xs, ys, niceTicks(lim[0][0], lim[0][1]), niceTicks(lim[1][0], lim[1][1]));
       svg.appendChild(el("line", { x1: xs(0), x2: xs(0), y1: box.y, y2: box.y + box.h, class: "al-zero" }));
       svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(0), y2: ys(0), class: "al-zero" }));
-      var tail = [0, 0], n = p.vectors.length;
-      p.vectors.forEach(function (v, i) {
+      var tail = [0, 0], n = p.vectors.length, ends = p.vectors.map(function (v, i) {
         var from = p.chain && i < n - 1 ? tail : [0, 0], to = [from[0] + v[0], from[1] + v[1]];
         if (p.chain && i < n - 1) tail = to;
+        return [from, to];
+      });
+      (p.order || ends.map(function (_, i) { return i; })).forEach(function (i) {  // drawing order: later on top
+        var from = ends[i][0], to = ends[i][1];
         var x1 = xs(from[0]), y1 = ys(from[1]), x2 = xs(to[0]), y2 = ys(to[1]), w = p.widths ? p.widths[i] : 2.5;
         var a = Math.atan2(y2 - y1, x2 - x1), h = 9, len = Math.hypot(x2 - x1, y2 - y1);
         if (len < 0.5) { svg.appendChild(el("circle", { cx: x2, cy: y2, r: 3, fill: p.colors[i] })); return; }
@@ -414,7 +418,7 @@
                                         "L" + (x2 - hh * Math.cos(a + 0.4)) + " " + (y2 - hh * Math.sin(a + 0.4)) + "Z", fill: p.colors[i] }));
       });
       p.labels.forEach(function (t, i) {
-        var x = 20 + (i % 3) * 128, y = box.y + box.h + 38 + 16 * Math.floor(i / 3);
+        var x = 20 + (i % 3) * 128, y = box.y + box.h + 38 + xl + 16 * Math.floor(i / 3);
         svg.appendChild(el("line", { x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: p.colors[i], "stroke-width": 3 }));
         svg.appendChild(el("text", { x: x + 22, y: y, class: "al-ticklabel" }, t));
       });
