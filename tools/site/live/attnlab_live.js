@@ -156,6 +156,7 @@
   function el(name, attrs, text) {
     var e = document.createElementNS(NS, name);
     for (var k in attrs) if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
+    if (attrs["font-size"] !== undefined) e.style.fontSize = attrs["font-size"] + "px";  // over the stylesheet's size for the class
     if (text !== undefined) e.textContent = text;
     return e;
   }
@@ -189,7 +190,12 @@
     return canvas.toDataURL();
   }
   function frame(svg, box, p, under) {  // title and axis labels round a plot box (under: room for the tick labels)
-    if (p.title) svg.appendChild(el("text", { x: box.x + box.w / 2, y: 16, "text-anchor": "middle", class: "al-ptitle" }, p.title));
+    if (p.title) {  // a title wider than the panel at 14 px is drawn smaller, whole
+      var wide = 0;
+      for (var i = 0; i < p.title.length; i++) wide += p.title.charCodeAt(i) > 0x2e80 ? 14 : 7.5;
+      svg.appendChild(el("text", { x: wide > box.w ? W / 2 : box.x + box.w / 2, y: 16, "text-anchor": "middle", class: "al-ptitle",
+                                   "font-size": wide > W - 8 ? Math.max(9, 14 * (W - 8) / wide) : undefined }, p.title));
+    }
     if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 22) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
     if (p.ylabel) svg.appendChild(el("text", { x: 14, y: box.y + box.h / 2, "text-anchor": "middle", class: "al-axlabel",
                                              transform: "rotate(-90 14 " + (box.y + box.h / 2) + ")" }, p.ylabel));
@@ -228,7 +234,9 @@
     svg.appendChild(el("rect", { x: x, y: y, width: 10, height: h, fill: "url(#" + id + ")" }));
     [p.vmin, (p.vmin + p.vmax) / 2, p.vmax].forEach(function (v) {
       var ty = y + h - (v - p.vmin) / (p.vmax - p.vmin) * h;
-      svg.appendChild(el("text", { x: x + 13, y: ty + 4, class: "al-ticklabel", "font-size": 10 }, String(Math.round(v * 100) / 100)));
+      // the top label a little down, clear of the caption over the bar
+      svg.appendChild(el("text", { x: x + 13, y: Math.max(ty + 4, y + 10), class: "al-ticklabel", "font-size": 10 },
+                         String(Math.round(v * 100) / 100)));
     });
     if (p.colorbar) svg.appendChild(el("text", { x: x + 5, y: y - 7, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10 }, p.colorbar));
   }
@@ -263,7 +271,7 @@
       var href = matrixImage([p.cells], { w: cols, h: rows, ox: [0], oy: [0] }, p);
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: href,
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
-      var every = Math.ceil(rows / 24), fs = Math.min(12, Math.max(7, cell * 0.8));
+      var fs = Math.min(12, Math.max(7, cell * 0.8)), every = Math.max(Math.ceil(rows / 24), Math.ceil(1.2 * fs / cell));  // labels never touch
       p.ylabels.forEach(function (t, i) { if (i % every === 0) svg.appendChild(el("text", { x: box.x - 4, y: box.y + (i + 0.5) * cell + fs / 3,
         "text-anchor": "end", class: "al-ticklabel", "font-size": fs }, t)); });
       p.xlabels.forEach(function (t, j) {
@@ -339,7 +347,8 @@
       var yl = p.ylim || [Math.min.apply(null, all.y), Math.max.apply(null, all.y)];
       var xs = scale(xl[0], xl[1], box.x, box.x + box.w, p.xlog), ys = scale(yl[0], yl[1], box.y + box.h, box.y, p.ylog);
       var legendRows = p.legend ? p.series.filter(function (s) { return s.label; }).length : 0;
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (250 + 16 * legendRows));
+      var legendTop = p.xlabel ? 264 : 246;  // the legend under the x caption, not on its line
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (250 + (legendRows ? legendTop - 246 : 0) + 16 * legendRows));
       axes(svg, box, xs, ys, p.xticks || (p.xlog ? null : niceTicks(xl[0], xl[1])), p.yticks || (p.ylog ? null : niceTicks(yl[0], yl[1])));
       var clip = "al-clip-" + Math.random().toString(36).slice(2);
       var defs = el("defs"), cp = el("clipPath", { id: clip });
@@ -381,7 +390,7 @@
         var row = 0;
         p.series.forEach(function (s) {
           if (!s.label) return;
-          var y = 246 + 16 * row++;
+          var y = legendTop + 16 * row++;
           svg.appendChild(s.marker && !s.line ? el("circle", { cx: box.x + 9, cy: y - 4, r: 4, fill: s.color })
                                    : el("line", { x1: box.x, x2: box.x + 18, y1: y - 4, y2: y - 4, stroke: s.color, "stroke-width": 2.5,
                                                   "stroke-dasharray": s.dash ? "5 3" : null }));
