@@ -156,7 +156,7 @@
   function el(name, attrs, text) {
     var e = document.createElementNS(NS, name);
     for (var k in attrs) if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
-    if (attrs["font-size"] !== undefined) e.style.fontSize = attrs["font-size"] + "px";  // over the stylesheet's size for the class
+    if (attrs && attrs["font-size"] !== undefined) e.style.fontSize = attrs["font-size"] + "px";  // over the stylesheet's size for the class
     if (text !== undefined) e.textContent = text;
     return e;
   }
