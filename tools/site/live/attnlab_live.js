@@ -234,11 +234,11 @@
     svg.appendChild(el("rect", { x: x, y: y, width: 10, height: h, fill: "url(#" + id + ")" }));
     [p.vmin, (p.vmin + p.vmax) / 2, p.vmax].forEach(function (v) {
       var ty = y + h - (v - p.vmin) / (p.vmax - p.vmin) * h;
-      // the top label a little down, clear of the caption over the bar
-      svg.appendChild(el("text", { x: x + 13, y: Math.max(ty + 4, y + 10), class: "al-ticklabel", "font-size": 10 },
-                         String(Math.round(v * 100) / 100)));
+      svg.appendChild(el("text", { x: x + 13, y: ty + 4, class: "al-ticklabel", "font-size": 10 }, String(Math.round(v * 100) / 100)));
     });
-    if (p.colorbar) svg.appendChild(el("text", { x: x + 5, y: y - 7, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10 }, p.colorbar));
+    // the caption beside the bar, read upwards (as matplotlib's): clear of the ticks and of a long title
+    if (p.colorbar) svg.appendChild(el("text", { x: x + 40, y: y + h / 2, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10,
+                                                 transform: "rotate(-90 " + (x + 40) + " " + (y + h / 2) + ")" }, p.colorbar));
   }
   var DRAW = {
     bars: function (svg, p) {
@@ -264,7 +264,10 @@
         p.ylabels.map(function (t) { return Math.min(6, t.length); }).concat([1]));
       var size = Math.min(W - 60 - label - (p.colorbar ? 40 : 0), 330), cell = size / Math.max(rows, cols);
       var longest = Math.max.apply(null, p.xlabels.map(function (t) { return t.length; }).concat([0]));
-      var turn = longest * 12 > cell * 1.6 && longest > 1;  // labels that would run into each other stand up
+      var shown = [];
+      p.xlabels.forEach(function (t, j) { if (t) shown.push(j); });
+      var gap = shown.length > 1 ? Math.min.apply(null, shown.slice(1).map(function (j, i) { return j - shown[i]; })) : 1;
+      var turn = longest * 12 > cell * 1.6 * gap && longest > 1;  // labels that would run into each other stand up
       var under = turn ? 8 + 7 * Math.min(longest, 10) : 20;
       var box = { x: 34 + label, y: 28, w: cell * cols, h: cell * rows };
       svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + under + 30));
@@ -311,7 +314,7 @@
     },
     tiles: function (svg, p) {
       var k = p.cells.length, n = k ? p.cells[0].shape[0] : 0, cols = p.cols, rows = Math.ceil(k / cols);
-      var left = (p.row_labels || []).length ? 50 : 0, right = p.colorbar ? 44 : 0;  // room for the row labels, the colour bar
+      var left = (p.row_labels || []).length ? 50 : 0, right = p.colorbar ? 54 : 0;  // room for the row labels, the colour bar and its caption
       var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - left - right) / pw, 300 / ph);
       var box = { x: left + (W - left - right - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
       for (var h = 0; h < k; h++) { layout.ox.push((h % cols) * (n + 1)); layout.oy.push(Math.floor(h / cols) * (n + 1)); }
