@@ -122,4 +122,4 @@ class LayerExplorer(Explorer):
         attn = np.where(np.tril(np.ones((layout.n, layout.n), dtype=bool)), s["attn"], np.nan)
         return {"title": layout.title(s["rope"]),
                 "panels": [web.tiles(attn, cols=layout.cols, group=layout.group, colorbar="权重",
-                                     note="每格一个头：行 = 查询位置，列 = 键位置；橙线隔开使用不同 K、V 的头")]}
+                                     row_labels=[text for _, text in layout.row_labels()], note="每格一个头：行 = 查询位置，列 = 键位置；橙线隔开使用不同 K、V 的头")]}

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import cost
 from ..config import PRESETS
-from ..figures.cost_of_length import BYTE_TICKS, mark_lengths, n_label
+from ..figures.cost_of_length import BYTE_TICKS, MARKED_N, mark_lengths, n_label
 from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
@@ -13,6 +13,7 @@ from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
 
 N_GRID = np.array([2 ** i for i in range(10, 21)], dtype=float)  # 1K … 1M
 N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
+FIXED_MARKS = [(n, "dotted", REFERENCE) for n in MARKED_N]  # mark_lengths' dotted 8K and 128K, for the page
 
 
 class CostExplorer(Explorer):
@@ -94,14 +95,14 @@ class CostExplorer(Explorer):
                                       label="权重矩阵 / token")],
                           title="每 token 的计算量", xlabel="长度 n（token）", ylabel="GFLOPs / token",
                           xlog=2, ylog=10, xlim=(N_GRID[0], N_GRID[-1]), ylim=(1e-2, 1e5), xticks=xticks,
-                          yticks=[(10.0 ** e, f"1e{e}") for e in range(-2, 6)], vlines=[(s["n"], True)],
+                          yticks=[(10.0 ** e, f"1e{e}") for e in range(-2, 6)], vlines=[*FIXED_MARKS, (s["n"], True)],
                           vline_color=MARKER)
         memory = web.lines([web.series(N_GRID, s["table_curve"], color=ACCENT, label="一层的分数表"),
                             web.series(N_GRID, s["cache_curve"], color=BASE, label="整个 KV Cache")],
                            title="显存", xlabel="长度 n（token）", ylabel="字节", xlog=2, ylog=2,
                            xlim=(N_GRID[0], N_GRID[-1]), ylim=(2 ** 16, 2 ** 57), xticks=xticks,
                            yticks=list(zip([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])),
-                           vlines=[(s["n"], True)], vline_color=MARKER)
+                           vlines=[*FIXED_MARKS, (s["n"], True)], vline_color=MARKER)
         return {"title": "虚线 = 所选长度 n", "panels": [flops, memory]}
 
 

@@ -9,7 +9,7 @@ from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt, fmt_vec
 from ..render.palette import PART_COLORS
-from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest
+from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest, largest
 from ..render.validation import as_real_array
 
 #: the v-chain panel's half-widths (round the origin): the smallest that holds the whole chain with a
@@ -130,7 +130,7 @@ class HandCalculationExplorer(Explorer):
     def web_view(self, row):
         vectors = np.vstack([row.parts, row.output])
         return {"title": "", "panels": [
-            web.bars(example.TOKENS, row.weights, highlight=int(np.argmax(row.weights)), digits=3,
+            web.bars(example.TOKENS, row.weights, highlight=largest(row.weights), digits=3,
                      title="权重 w = softmax(q·k/√2)", xlabel="位置（token）", ylabel="权重"),
             web.arrows(vectors, [f"w·v({t})" for t in example.TOKENS] + ["输出"], PART_COLORS,
                        lim=chain_zoom(np.vstack(arrow_points(vectors, chain=True))), chain=True,

@@ -82,4 +82,5 @@ class HeadsExplorer(Explorer):
         return {"title": (f"第 {layer} 层第 {head} 个头（第 1 条序列）· 前一个 token {s['previous']:.2f} · 汇聚 {s['sink']:.2f}"
                           f" · 归纳 {s['induction']:.2f}"),
                 "panels": [web.heatmap(future_masked(s["pattern"]), self.labels, self.labels,
-                                       xlabel="被看的位置（键）", ylabel="提问的位置（查询）", colorbar="权重（0–1）")]}
+                                       xlabel="被看的位置（键）", ylabel="提问的位置（查询）", colorbar="权重（0–1）",
+                                       vlines=(self.study.length + 0.5,), hlines=(self.study.length + 0.5,))]}

@@ -9,7 +9,7 @@ from ..render import web
 from ..render.controls import query_slider, weights_html
 from ..render.explorer import Explorer
 from ..render.format import fmt_vec
-from ..render.panels import BarPanel, highlight_largest
+from ..render.panels import BarPanel, highlight_largest, largest
 
 
 class QueryWeightsExplorer(Explorer):
@@ -43,5 +43,5 @@ class QueryWeightsExplorer(Explorer):
     def web_view(self, state):
         w = state["weights"]
         return {"title": f"“申请”的注意力权重 · 当前 q = {fmt_vec(state['q'], 1)}",
-                "panels": [web.bars(example.TOKENS, w, highlight=int(np.argmax(w)), digits=3,
+                "panels": [web.bars(example.TOKENS, w, highlight=largest(w), digits=3,
                                     xlabel="位置（token）", ylabel="权重")]}

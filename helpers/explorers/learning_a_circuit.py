@@ -62,7 +62,12 @@ class CircuitExplorer(Explorer):
     def web_view(self, s):
         titles = head_titles(s["previous"], s["induction"])
         patterns = s["patterns"].reshape(-1, *s["patterns"].shape[-2:])
-        ticks = [""] * patterns.shape[-1]
+        b = self.sequence
+        first, second, repeat = int(b.first[0]), int(b.second[0]), int(b.repeat[0])
+        ticks = [str(i) if i % 8 == 0 else "" for i in range(patterns.shape[-1])]  # the figure's ticks
+        marks = dict(marks=[(second + j, first + j + 1) for j in range(repeat - 1)],  # CircuitPatterns' marks
+                     vlines=(first - 0.5, first + repeat - 0.5), hlines=(second - 0.5,))
         return {"title": "\n".join(step_summary(s["step"], s["repeat_loss"], s["other_loss"], s["previous"], s["induction"])),
                 "panels": [web.heatmap(future_masked(p), ticks, ticks, title=t, xlabel="被看的位置（键）",
-                                       ylabel="提问的位置（查询）") for p, t in zip(patterns, titles)]}
+                                       ylabel="提问的位置（查询）", colorbar="权重", **marks)
+                           for p, t in zip(patterns, titles)]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import training
-from ..figures.learning_to_attend import WeightsPanel, hatch_untrained, score_panel
+from ..figures.learning_to_attend import UNTRAINED_ROWS, WeightsPanel, hatch_untrained, score_panel
 from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
@@ -98,7 +98,7 @@ class LearningExplorer(Explorer):
                      ylabel="权重"),
             web.heatmap(s["table"], training.KINDS, training.KINDS, vmin=-self.vmax, vmax=self.vmax, highlight_row=action,
                         numbers=shown, digits=2, title="分数表（每行减去均值；只有“动作”一行被训练）",
-                        xlabel="键的种类", ylabel="查询的种类"),
+                        xlabel="键的种类", ylabel="查询的种类", hatch_rows=UNTRAINED_ROWS),
             web.lines([web.series(self.run.test_steps, self.run.test_accuracy, color=DARK_GREY, label=""),
                        web.series([s["step"]], [s["accuracy"]], color=ACCENT, marker=True, line=False, label="")],
                       title="测试集准确率（橙点：当前步）", xlabel="训练步数", ylabel="测试集准确率", ylim=(0, 1.05),

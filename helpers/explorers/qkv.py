@@ -91,7 +91,8 @@ class QKVExplorer(Explorer):
         token = self.matching_token(state["x"])
         return {"title": f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}" + (f"（{token}）" if token != CUSTOM else ""),
                 "panels": [web.arrows([state["q"], state["k"], state["v"]], ["q", "k", "v"], QKV_COLORS,
-                                      lim=((-8.5, 8.5), (-4.5, 4.5)), widths=(2.5, 2.5, 5.0), title="q、k、v（2 维）")]}
+                                      lim=((-8.5, 8.5), (-4.5, 4.5)), widths=(2.5, 2.5, 5.0), title="q、k、v（2 维）",
+                                      order=(0, 2, 1), xlabel="第 1 维", ylabel="第 2 维")]}  # k over v, as the figure
 
     def web_formula_data(self) -> dict:
         """What the page's formula needs: the tokens' rows of X, the three projections, the picker."""

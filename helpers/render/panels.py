@@ -298,12 +298,21 @@ def future_masked(weights):
     return w
 
 
+def largest(weights) -> list:
+    """The indices of the largest weight: every one of a tie (weights within 1e-12 of the largest:
+    the softmax of equal scores can differ in the last bit)."""
+    from .validation import as_real_array
+
+    w = as_real_array("weights", weights)
+    return [int(i) for i in np.flatnonzero(w >= w.max() - 1e-12)]
+
+
 def highlight_largest(bars: BarPanel, weights) -> None:
     """Colour the bar of the largest weight orange (every bar, when several tie) and the others
     green (shared by 00 and 03)."""
     from .validation import as_real_array, instance
 
     instance("bars", bars, BarPanel)
-    w = as_real_array("weights", weights, shape=(len(bars.bars),))
-    for bar, top in zip(bars.bars, w >= w.max() - 1e-12):
-        bar.set_color(ACCENT if top else BASE)
+    top = largest(as_real_array("weights", weights, shape=(len(bars.bars),)))
+    for i, bar in enumerate(bars.bars):
+        bar.set_color(ACCENT if i in top else BASE)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .palette import ACCENT, BASE, MASKED, REFERENCE
+from .palette import ACCENT, BASE, HATCH_GREY, MASKED, REFERENCE, WHITE
 from .validation import (
     as_real_array,
     asarray_strict,
@@ -81,6 +81,30 @@ def _colours(name: str, colors, count) -> list:
 
 def _optional_index(name: str, value, count: int):
     return None if value is None else integer(name, value, low=0, high=count - 1)
+
+
+def _indices(name: str, value, count: int):
+    """``None``, one index or several (a tie's every bar) into ``count`` items, as a list."""
+    if value is None:
+        return None
+    items = [value] if np.ndim(value) == 0 and not isinstance(value, (list, tuple)) else list(value)
+    return [integer(f"{name}[{i}]", v, low=0, high=count - 1) for i, v in enumerate(items)]
+
+
+def _cell_marks(name: str, value, shape) -> list:
+    """Cells ``[(row, col), …]`` of a matrix of ``shape``."""
+    out = []
+    for k, pair in enumerate(entries(name, value, "(row, col) pairs")):
+        if isinstance(pair, (str, bytes, dict)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError(f"{name}[{k}] must be a (row, col) pair, got {short_preview(pair)}")
+        out.append([integer(f"{name}[{k}]", pair[0], low=0, high=shape[0] - 1),
+                    integer(f"{name}[{k}]", pair[1], low=0, high=shape[1] - 1)])
+    return out
+
+
+def _coordinates(name: str, value) -> list:
+    """Positions along an axis (finite numbers)."""
+    return [_num(finite_scalar(f"{name}[{i}]", v)) for i, v in enumerate(entries(name, value, "positions"))]
 
 
 def _digits(name: str, value):
@@ -155,32 +179,42 @@ def cmap_stops(name: str = "viridis", n: int = 11) -> list:
 
 def bars(labels, values, *, title="", xlabel="", ylabel="", ylim=(0.0, 1.12), color=BASE, colors=None,
          highlight=None, digits=None, visible=None) -> dict:
-    """Vertical bars, one per label; ``highlight`` an index drawn in the accent colour; ``digits``
-    writes each value over its bar; ``visible`` how many bars (from the left) are shown."""
+    """Vertical bars, one per label; ``highlight`` an index (or several: every bar of a tie) drawn
+    in the accent colour; ``digits`` writes each value over its bar; ``visible`` how many bars (from
+    the left) are shown."""
     values = _drawn("values", values, ndim=1)
     n = len(values)
     return {"kind": "bars", "labels": _texts("labels", labels, n), "values": _nums(values),
             "title": text("title", title), "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel),
             "ylim": _limits("ylim", ylim), "color": text("color", color),
             "colors": _colours("colors", colors, n) if colors is not None else None,
-            "highlight": _optional_index("highlight", highlight, n), "accent": ACCENT,
+            "highlight": _indices("highlight", highlight, n), "accent": ACCENT,
             "digits": None if digits is None else _digits("digits", digits),
             "visible": None if visible is None else integer("visible", visible, low=0, high=n)}
 
 
 def heatmap(matrix, xlabels, ylabels, *, title="", vmin=0.0, vmax=1.0, cmap="viridis", highlight_row=None,
-            numbers=None, digits=3, xlabel="", ylabel="", colorbar="") -> dict:
+            numbers=None, digits=3, xlabel="", ylabel="", colorbar="", marks=(), vlines=(), hlines=(),
+            mark_color=WHITE, hatch_rows=(), hatch_color=HATCH_GREY) -> dict:
     """A matrix as coloured cells (NaN: masked grey); ``highlight_row`` boxed; ``numbers`` a boolean
-    matrix of the cells whose value is written in them."""
+    matrix of the cells whose value is written in them. Marks drawn over the cells in ``mark_color``
+    (matplotlib's cell coordinates: cell ``(i, j)`` centred at ``x = j, y = i``): ``marks`` rings on
+    the cells ``[(row, col), …]``, ``vlines``/``hlines`` dashed lines at those x / y (``j - 0.5``:
+    the edge left of column ``j``); ``hatch_rows`` rows faded and hatched in ``hatch_color`` (cells
+    a figure marks as not meaningful)."""
     vmin, vmax = _range(vmin, vmax)
     m = _drawn("matrix", matrix, ndim=2)
     digits = _digits("digits", digits)
+    rows, cols = m.shape
     spec = {"kind": "heatmap", "cells": _cells("matrix", m, vmin, vmax),
-            "xlabels": _texts("xlabels", xlabels, m.shape[1]), "ylabels": _texts("ylabels", ylabels, m.shape[0]),
+            "xlabels": _texts("xlabels", xlabels, cols), "ylabels": _texts("ylabels", ylabels, rows),
             "title": text("title", title), "vmin": vmin, "vmax": vmax, "stops": _stops("cmap", cmap, 11),
-            "masked": MASKED, "highlight": _optional_index("highlight_row", highlight_row, m.shape[0]),
+            "masked": MASKED, "highlight": _optional_index("highlight_row", highlight_row, rows),
             "accent": ACCENT, "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel),
-            "colorbar": text("colorbar", colorbar), "digits": digits, "numbers": None}
+            "colorbar": text("colorbar", colorbar), "digits": digits, "numbers": None,
+            "marks": _cell_marks("marks", marks, m.shape), "vlines": _coordinates("vlines", vlines),
+            "hlines": _coordinates("hlines", hlines), "markcolor": text("mark_color", mark_color),
+            "hatch": _indices("hatch_rows", hatch_rows, rows) or [], "hatchcolor": text("hatch_color", hatch_color)}
     if numbers is not None:
         shown = _written(numbers, m)
         spec["numbers"] = [[int(i), int(j), f"{m[i, j]:.{digits}f}"] for i, j in zip(*np.nonzero(shown))]
@@ -203,9 +237,10 @@ def _written(numbers, m) -> np.ndarray:
 
 
 def tiles(matrices, *, cols, group=1, title="", vmin=0.0, vmax=1.0, cmap="viridis", note="", colorbar="",
-          separator=ACCENT) -> dict:
+          separator=ACCENT, row_labels=()) -> dict:
     """Several square matrices side by side, ``cols`` to a row (06's one tile per head); a line
-    between neighbours whose index // ``group`` differs."""
+    between neighbours whose index // ``group`` differs; ``row_labels`` one text per row of tiles,
+    at its left."""
     vmin, vmax = _range(vmin, vmax)
     return {"kind": "tiles",
             "cells": [_cells(f"matrices[{i}]", m, vmin, vmax) for i, m in enumerate(entries("matrices", matrices,
@@ -213,7 +248,7 @@ def tiles(matrices, *, cols, group=1, title="", vmin=0.0, vmax=1.0, cmap="viridi
             "cols": positive_int("cols", cols), "group": positive_int("group", group),
             "title": text("title", title), "vmin": vmin, "vmax": vmax, "stops": _stops("cmap", cmap, 11),
             "masked": MASKED, "note": text("note", note), "colorbar": text("colorbar", colorbar),
-            "separator": text("separator", separator)}
+            "separator": text("separator", separator), "row_labels": _texts("row_labels", row_labels)}
 
 
 def rounded(values) -> list:
@@ -251,10 +286,25 @@ def _log(name: str, value):
     return choice(name, value if value is not None else False, (False, 2, 10)) or False
 
 
+def _ref_lines(name: str, value) -> list:
+    """Reference lines of :func:`lines`: ``(value, dashed)`` with ``dashed`` a bool or ``"dotted"``,
+    or ``(value, dashed, colour)``."""
+    out = []
+    for i, line in enumerate(entries(name, value, "(value, dashed) pairs")):
+        where = f"{name}[{i}]"
+        if isinstance(line, (str, bytes, dict)) or not hasattr(line, "__len__") or len(line) not in (2, 3):
+            raise TypeError(f"{where} must be (value, dashed) or (value, dashed, colour), got {short_preview(line)}")
+        style = "dotted" if isinstance(line[1], str) and line[1] == "dotted" else boolean(where, line[1])
+        colour = [text(where, line[2])] if len(line) == 3 else []
+        out.append([_num(finite_scalar(where, line[0])), style, *colour])
+    return out
+
+
 def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=False, ylog=False, xticks=None,
           yticks=None, vlines=(), hlines=(), vline_color=REFERENCE, legend=True) -> dict:
     """Curves (:func:`series`) on shared axes; ``xlog``/``ylog`` a base (2, 10) or False; ticks as
-    ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]``."""
+    ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]`` (``dashed``: a bool or
+    ``"dotted"``), or ``(value, dashed, colour)`` for a line not in ``vline_color``."""
     def label(_name, t):
         return str(t)
 
@@ -266,13 +316,15 @@ def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=
             "xlog": _log("xlog", xlog), "ylog": _log("ylog", ylog),
             "xticks": None if xticks is None else _pairs("xticks", xticks, label),
             "yticks": None if yticks is None else _pairs("yticks", yticks, label),
-            "vlines": _pairs("vlines", vlines, boolean), "hlines": _pairs("hlines", hlines, boolean),
+            "vlines": _ref_lines("vlines", vlines), "hlines": _ref_lines("hlines", hlines),
             "refcolor": text("vline_color", vline_color), "legend": boolean("legend", legend)}
 
 
-def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None) -> dict:
+def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None, order=None, xlabel="",
+           ylabel="") -> dict:
     """2-d vectors as arrows from the origin (``chain``: each from the previous one's tip, the last
-    from the origin: a sum); ``lim`` a half-width or ``((x0, x1), (y0, y1))``."""
+    from the origin: a sum); ``lim`` a half-width or ``((x0, x1), (y0, y1))``; ``order`` the indices
+    in drawing order (the last on top; default as given)."""
     vectors = as_real_array("vectors", vectors, shape=(None, 2))
     n = len(vectors)
     if np.isscalar(lim):
@@ -286,9 +338,14 @@ def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None) 
         widths = as_real_array("widths", widths, shape=(n,))
         if (widths <= 0).any():
             raise ValueError(f"widths must be > 0, got {widths.tolist()}")
+    if order is not None:
+        order = _indices("order", order, n)
+        if sorted(order) != list(range(n)):
+            raise ValueError(f"order must list each of the {n} arrows once, got {order}")
     return {"kind": "arrows", "vectors": _nums(vectors), "labels": _texts("labels", labels, n),
             "colors": _colours("colors", colors, n), "lim": _nums(lim), "title": text("title", title),
-            "chain": boolean("chain", chain), "widths": None if widths is None else [float(w) for w in widths]}
+            "chain": boolean("chain", chain), "widths": None if widths is None else [float(w) for w in widths],
+            "order": order, "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel)}
 
 
 def control_spec(name: str, control, universe=None) -> dict:

@@ -91,7 +91,35 @@ def test_formula_explorers_name_a_formula_and_give_its_inputs():
     (lambda: web.cmap_stops("no such map"), "name"),
     (lambda: web.heatmap([[0.5]], ["a"], ["r"], cmap="no such map"), "cmap"),
     (lambda: web.control_spec("x", 1.5), "control"),
+    (lambda: web.heatmap([[0.5]], ["a"], ["r"], marks=[(1, 0)]), "marks"),
+    (lambda: web.heatmap([[0.5]], ["a"], ["r"], hatch_rows=[2]), "hatch_rows"),
+    (lambda: web.heatmap([[0.5]], ["a"], ["r"], vlines=[np.nan]), "vlines"),
+    (lambda: web.lines([], vlines=[(1.0, "dashdot")]), "vlines"),
+    (lambda: web.arrows([[1.0, 2.0], [0.0, 1.0]], ["a", "b"], ["#000"] * 2, lim=1, order=[0, 0]), "order"),
 ])
 def test_bad_panel_input_is_refused_naming_the_argument(call, named):
     with pytest.raises((ValueError, TypeError), match=named):
         call()
+
+
+def test_figure_marks_travel_to_the_page():
+    """What a figure draws over its panels (rings, dashed and dotted lines, hatching, row labels,
+    every bar of a tie, the arrows' order) is in the panel the page draws."""
+    from helpers.render.palette import REFERENCE, WHITE
+
+    h = web.heatmap(np.eye(4), list("abcd"), list("abcd"), marks=[(2, 1), (3, 2)], vlines=(0.5,), hlines=(1.5,), hatch_rows=(0, 1))
+    assert h["marks"] == [[2, 1], [3, 2]] and h["vlines"] == [0.5] and h["hlines"] == [1.5]
+    assert h["hatch"] == [0, 1] and h["markcolor"] == WHITE
+    assert web.bars(["a", "b"], [0.5, 0.5], highlight=[0, 1])["highlight"] == [0, 1]
+    assert web.bars(["a", "b"], [0.2, 0.8], highlight=1)["highlight"] == [1]
+    line = web.lines([web.series([1, 2], [1, 2])], vlines=[(1.5, "dotted", REFERENCE), (1.2, True)])
+    assert line["vlines"] == [[1.5, "dotted", REFERENCE], [1.2, True]]
+    assert web.tiles([np.eye(2)] * 2, cols=2, row_labels=["头 0–1"])["row_labels"] == ["头 0–1"]
+    assert web.arrows([[1, 0], [0, 1]], ["a", "b"], ["#000000"] * 2, lim=2, order=(1, 0))["order"] == [1, 0]
+
+
+def test_ties_are_all_largest():
+    from helpers.render.panels import largest
+
+    assert largest([0.25, 0.25, 0.25, 0.25]) == [0, 1, 2, 3]
+    assert largest([0.1, 0.6, 0.3]) == [1]

@@ -46,6 +46,11 @@
     var t = e.reduce(function (a, b) { return a + b; }, 0);
     return e.map(function (v) { return v / t; });
   }
+  function largest(v) {  // helpers.render.panels.largest: every index of a tie
+    var m = Math.max.apply(null, v), out = [];
+    v.forEach(function (x, i) { if (x >= m - 1e-12) out.push(i); });
+    return out;
+  }
   function argmax(v) { var k = 0; for (var i = 1; i < v.length; i++) if (v[i] > v[k]) k = i; return k; }
   function clone(o) { return JSON.parse(JSON.stringify(o)); }
   function esc(t) { return String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
@@ -124,7 +129,7 @@
     });
     var zoom = data.zooms[data.zooms.length - 1];
     for (var z = 0; z < data.zooms.length; z++) if (reach <= 0.92 * data.zooms[z]) { zoom = data.zooms[z]; break; }
-    var bars = withValues(data.view.panels[0], weights); bars.highlight = argmax(weights);
+    var bars = withValues(data.view.panels[0], weights); bars.highlight = largest(weights);
     var chain = clone(data.view.panels[1]); chain.vectors = vectors; chain.lim = [[-zoom, zoom], [-zoom, zoom]];
     return { state: { dots: dots, scores: scores, exps: exps, total: total, weights: weights, parts: parts, output: output },
              title: "",
@@ -151,6 +156,7 @@
   function el(name, attrs, text) {
     var e = document.createElementNS(NS, name);
     for (var k in attrs) if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]);
+    if (attrs && attrs["font-size"] !== undefined) e.style.fontSize = attrs["font-size"] + "px";  // over the stylesheet's size for the class
     if (text !== undefined) e.textContent = text;
     return e;
   }
@@ -184,7 +190,12 @@
     return canvas.toDataURL();
   }
   function frame(svg, box, p, under) {  // title and axis labels round a plot box (under: room for the tick labels)
-    if (p.title) svg.appendChild(el("text", { x: box.x + box.w / 2, y: 16, "text-anchor": "middle", class: "al-ptitle" }, p.title));
+    if (p.title) {  // a title wider than the panel at 14 px is drawn smaller, whole
+      var wide = 0;
+      for (var i = 0; i < p.title.length; i++) wide += p.title.charCodeAt(i) > 0x2e80 ? 14 : 7.5;
+      svg.appendChild(el("text", { x: wide > box.w ? W / 2 : box.x + box.w / 2, y: 16, "text-anchor": "middle", class: "al-ptitle",
+                                   "font-size": wide > W - 8 ? Math.max(9, 14 * (W - 8) / wide) : undefined }, p.title));
+    }
     if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 22) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
     if (p.ylabel) svg.appendChild(el("text", { x: 14, y: box.y + box.h / 2, "text-anchor": "middle", class: "al-axlabel",
                                              transform: "rotate(-90 14 " + (box.y + box.h / 2) + ")" }, p.ylabel));
@@ -225,7 +236,9 @@
       var ty = y + h - (v - p.vmin) / (p.vmax - p.vmin) * h;
       svg.appendChild(el("text", { x: x + 13, y: ty + 4, class: "al-ticklabel", "font-size": 10 }, String(Math.round(v * 100) / 100)));
     });
-    if (p.colorbar) svg.appendChild(el("text", { x: x + 5, y: y - 7, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10 }, p.colorbar));
+    // the caption beside the bar, read upwards (as matplotlib's): clear of the ticks and of a long title
+    if (p.colorbar) svg.appendChild(el("text", { x: x + 40, y: y + h / 2, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10,
+                                                 transform: "rotate(-90 " + (x + 40) + " " + (y + h / 2) + ")" }, p.colorbar));
   }
   var DRAW = {
     bars: function (svg, p) {
@@ -233,10 +246,10 @@
       var ys = scale(lo, hi, box.y + box.h, box.y), bw = box.w / n;
       svg.setAttribute("viewBox", "0 0 " + W + " 250");
       axes(svg, box, null, ys, null, niceTicks(lo, hi));
-      var visible = p.visible === null ? n : p.visible;
+      var visible = p.visible === null ? n : p.visible, top = p.highlight === null ? [] : [].concat(p.highlight);  // a tie: several
       for (var i = 0; i < visible; i++) {
         var v = p.values[i], y0 = ys(Math.max(lo, 0)), y1 = ys(Math.min(hi, Math.max(lo, v)));
-        var colour = i === p.highlight ? p.accent : (p.colors ? p.colors[i] : p.color);
+        var colour = top.indexOf(i) >= 0 ? p.accent : (p.colors ? p.colors[i] : p.color);
         svg.appendChild(el("rect", { x: box.x + i * bw + 0.15 * bw, width: 0.7 * bw, y: Math.min(y0, y1),
                                      height: Math.abs(y0 - y1), fill: colour }));
         svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: box.y + box.h + 17, "text-anchor": "middle",
@@ -251,14 +264,17 @@
         p.ylabels.map(function (t) { return Math.min(6, t.length); }).concat([1]));
       var size = Math.min(W - 60 - label - (p.colorbar ? 40 : 0), 330), cell = size / Math.max(rows, cols);
       var longest = Math.max.apply(null, p.xlabels.map(function (t) { return t.length; }).concat([0]));
-      var turn = longest * 12 > cell * 1.6 && longest > 1;  // labels that would run into each other stand up
+      var shown = [];
+      p.xlabels.forEach(function (t, j) { if (t) shown.push(j); });
+      var gap = shown.length > 1 ? Math.min.apply(null, shown.slice(1).map(function (j, i) { return j - shown[i]; })) : 1;
+      var turn = longest * 12 > cell * 1.6 * gap && longest > 1;  // labels that would run into each other stand up
       var under = turn ? 8 + 7 * Math.min(longest, 10) : 20;
       var box = { x: 34 + label, y: 28, w: cell * cols, h: cell * rows };
       svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + under + 30));
       var href = matrixImage([p.cells], { w: cols, h: rows, ox: [0], oy: [0] }, p);
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: href,
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
-      var every = Math.ceil(rows / 24), fs = Math.min(12, Math.max(7, cell * 0.8));
+      var fs = Math.min(12, Math.max(7, cell * 0.8)), every = Math.max(Math.ceil(rows / 24), Math.ceil(1.2 * fs / cell));  // labels never touch
       p.ylabels.forEach(function (t, i) { if (i % every === 0) svg.appendChild(el("text", { x: box.x - 4, y: box.y + (i + 0.5) * cell + fs / 3,
         "text-anchor": "end", class: "al-ticklabel", "font-size": fs }, t)); });
       p.xlabels.forEach(function (t, j) {
@@ -268,6 +284,24 @@
                                             transform: "rotate(-90 " + (x + fs / 3) + " " + y + ")" }
                                         : { x: x, y: y, "text-anchor": "middle", class: "al-ticklabel", "font-size": fs }, t));
       });
+      if ((p.hatch || []).length) {  // rows a figure marks as not meaningful: faded, hatched
+        var pid = "al-hatch-" + Math.random().toString(36).slice(2), pdefs = el("defs");
+        var pat = el("pattern", { id: pid, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
+        pat.appendChild(el("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: p.hatchcolor, "stroke-width": 1.5 }));
+        pdefs.appendChild(pat); svg.appendChild(pdefs);
+        p.hatch.forEach(function (i) {
+          svg.appendChild(el("rect", { x: box.x, y: box.y + i * cell, width: box.w, height: cell, fill: "#ffffff", "fill-opacity": 0.6 }));
+          svg.appendChild(el("rect", { x: box.x, y: box.y + i * cell, width: box.w, height: cell, fill: "url(#" + pid + ")" }));
+        });
+      }
+      function cx(v) { return box.x + (v + 0.5) * cell; }  // matplotlib's cell coordinates: cell j centred at j
+      function cy(v) { return box.y + (v + 0.5) * cell; }
+      (p.vlines || []).forEach(function (v) { svg.appendChild(el("line", { x1: cx(v), x2: cx(v), y1: box.y, y2: box.y + box.h,
+        stroke: p.markcolor, "stroke-width": 1, "stroke-dasharray": "4 3" })); });
+      (p.hlines || []).forEach(function (v) { svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: cy(v), y2: cy(v),
+        stroke: p.markcolor, "stroke-width": 1, "stroke-dasharray": "4 3" })); });
+      (p.marks || []).forEach(function (c) { svg.appendChild(el("circle", { cx: cx(c[1]), cy: cy(c[0]), r: Math.max(2.5, cell * 0.4),
+        fill: "none", stroke: p.markcolor, "stroke-width": 1.1 })); });
       (p.numbers || []).forEach(function (c) {
         var v = lv[c[0] * cols + c[1]], light = v < 255 && v / 254 < 0.6;  // light text on the dark end
         svg.appendChild(el("text", { x: box.x + (c[1] + 0.5) * cell, y: box.y + (c[0] + 0.5) * cell + 4, "text-anchor": "middle",
@@ -280,21 +314,27 @@
     },
     tiles: function (svg, p) {
       var k = p.cells.length, n = k ? p.cells[0].shape[0] : 0, cols = p.cols, rows = Math.ceil(k / cols);
-      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - (p.colorbar ? 44 : 0)) / pw, 300 / ph);
-      var box = { x: (W - (p.colorbar ? 44 : 0) - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
+      var left = (p.row_labels || []).length ? 50 : 0, right = p.colorbar ? 54 : 0;  // room for the row labels, the colour bar and its caption
+      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - left - right) / pw, 300 / ph);
+      var box = { x: left + (W - left - right - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
       for (var h = 0; h < k; h++) { layout.ox.push((h % cols) * (n + 1)); layout.oy.push(Math.floor(h / cols) * (n + 1)); }
       svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30 + (p.note ? 16 * (p.note.split("；").length - 1) : 0)));
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.cells, layout, p),
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
+      var sep = Math.max(2.5, cell);  // as wide as the gap between tiles, never thinner than 2.5
+      (p.row_labels || []).forEach(function (t, r) {
+        svg.appendChild(el("text", { x: box.x - 5, y: box.y + (r * (n + 1) + n / 2) * cell + 4, "text-anchor": "end",
+                                     class: "al-ticklabel", "font-size": 11 }, t));
+      });
       for (h = 0; h < k; h++) {  // a line between neighbours that read different K, V
         var r = Math.floor(h / cols), c = h % cols, g = Math.floor(h / p.group), u = (n + 1) * cell;
         if (c + 1 < cols && h + 1 < k && Math.floor((h + 1) / p.group) !== g) {
           var x = box.x + (c + 1) * u - cell / 2;
-          svg.appendChild(el("line", { x1: x, x2: x, y1: box.y + r * u, y2: box.y + r * u + n * cell, stroke: p.separator, "stroke-width": 1.5 }));
+          svg.appendChild(el("line", { x1: x, x2: x, y1: box.y + r * u, y2: box.y + r * u + n * cell, stroke: p.separator, "stroke-width": sep }));
         }
         if (h + cols < k && Math.floor((h + cols) / p.group) !== g) {
           var y = box.y + (r + 1) * u - cell / 2;
-          svg.appendChild(el("line", { x1: box.x + c * u, x2: box.x + c * u + n * cell, y1: y, y2: y, stroke: p.separator, "stroke-width": 1.5 }));
+          svg.appendChild(el("line", { x1: box.x + c * u, x2: box.x + c * u + n * cell, y1: y, y2: y, stroke: p.separator, "stroke-width": sep }));
         }
       }
       if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, box.h);
@@ -310,16 +350,18 @@
       var yl = p.ylim || [Math.min.apply(null, all.y), Math.max.apply(null, all.y)];
       var xs = scale(xl[0], xl[1], box.x, box.x + box.w, p.xlog), ys = scale(yl[0], yl[1], box.y + box.h, box.y, p.ylog);
       var legendRows = p.legend ? p.series.filter(function (s) { return s.label; }).length : 0;
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (250 + 16 * legendRows));
+      var legendTop = p.xlabel ? 264 : 246;  // the legend under the x caption, not on its line
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (250 + (legendRows ? legendTop - 246 : 0) + 16 * legendRows));
       axes(svg, box, xs, ys, p.xticks || (p.xlog ? null : niceTicks(xl[0], xl[1])), p.yticks || (p.ylog ? null : niceTicks(yl[0], yl[1])));
       var clip = "al-clip-" + Math.random().toString(36).slice(2);
       var defs = el("defs"), cp = el("clipPath", { id: clip });
       cp.appendChild(el("rect", { x: box.x, y: box.y, width: box.w, height: box.h })); defs.appendChild(cp); svg.appendChild(defs);
       var g = el("g", { "clip-path": "url(#" + clip + ")" }); svg.appendChild(g);
-      p.hlines.forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: p.refcolor,
-                                                                 "stroke-dasharray": h[1] ? "4 3" : null })); });
-      p.vlines.forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: p.refcolor,
-                                                                 "stroke-dasharray": v[1] ? "4 3" : null, "stroke-width": 1.2 })); });
+      function dashes(d) { return d === "dotted" ? "1.5 2.5" : d ? "4 3" : null; }  // [value, dashed, colour?]
+      p.hlines.forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: h[2] || p.refcolor,
+                                                                 "stroke-dasharray": dashes(h[1]) })); });
+      p.vlines.forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: v[2] || p.refcolor,
+                                                                 "stroke-dasharray": dashes(v[1]), "stroke-width": 1.2 })); });
       if (p.bars) {  // bars under the curves (07's scores, coloured by block)
         var bw = Math.abs(xs(1) - xs(0)) * 0.8, y0 = ys(0);
         p.bars.x.forEach(function (x, i) {
@@ -351,7 +393,7 @@
         var row = 0;
         p.series.forEach(function (s) {
           if (!s.label) return;
-          var y = 246 + 16 * row++;
+          var y = legendTop + 16 * row++;
           svg.appendChild(s.marker && !s.line ? el("circle", { cx: box.x + 9, cy: y - 4, r: 4, fill: s.color })
                                    : el("line", { x1: box.x, x2: box.x + 18, y1: y - 4, y2: y - 4, stroke: s.color, "stroke-width": 2.5,
                                                   "stroke-dasharray": s.dash ? "5 3" : null }));
@@ -361,19 +403,23 @@
       frame(svg, box, p);
     },
     arrows: function (svg, p) {
-      var lim = p.lim, k = Math.min(340 / (lim[0][1] - lim[0][0]), 300 / (lim[1][1] - lim[1][0]));  // equal x, y units
-      var box = { x: (W - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
+      var yl = p.ylabel ? 24 : 0, xl = p.xlabel ? 20 : 0;  // room for the axis labels
+      var lim = p.lim, k = Math.min((340 - yl) / (lim[0][1] - lim[0][0]), 300 / (lim[1][1] - lim[1][0]));  // equal x, y units
+      var box = { x: yl + (W - yl - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
                                                w: k * (lim[0][1] - lim[0][0]), h: k * (lim[1][1] - lim[1][0]) };
       var xs = scale(lim[0][0], lim[0][1], box.x, box.x + box.w), ys = scale(lim[1][0], lim[1][1], box.y + box.h, box.y);
       var legend = Math.ceil(p.labels.length / 3);
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + 16 * legend));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + xl + 16 * legend));
       axes(svg, box, xs, ys, niceTicks(lim[0][0], lim[0][1]), niceTicks(lim[1][0], lim[1][1]));
       svg.appendChild(el("line", { x1: xs(0), x2: xs(0), y1: box.y, y2: box.y + box.h, class: "al-zero" }));
       svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(0), y2: ys(0), class: "al-zero" }));
-      var tail = [0, 0], n = p.vectors.length;
-      p.vectors.forEach(function (v, i) {
+      var tail = [0, 0], n = p.vectors.length, ends = p.vectors.map(function (v, i) {
         var from = p.chain && i < n - 1 ? tail : [0, 0], to = [from[0] + v[0], from[1] + v[1]];
         if (p.chain && i < n - 1) tail = to;
+        return [from, to];
+      });
+      (p.order || ends.map(function (_, i) { return i; })).forEach(function (i) {  // drawing order: later on top
+        var from = ends[i][0], to = ends[i][1];
         var x1 = xs(from[0]), y1 = ys(from[1]), x2 = xs(to[0]), y2 = ys(to[1]), w = p.widths ? p.widths[i] : 2.5;
         var a = Math.atan2(y2 - y1, x2 - x1), h = 9, len = Math.hypot(x2 - x1, y2 - y1);
         if (len < 0.5) { svg.appendChild(el("circle", { cx: x2, cy: y2, r: 3, fill: p.colors[i] })); return; }
@@ -384,7 +430,7 @@
                                         "L" + (x2 - hh * Math.cos(a + 0.4)) + " " + (y2 - hh * Math.sin(a + 0.4)) + "Z", fill: p.colors[i] }));
       });
       p.labels.forEach(function (t, i) {
-        var x = 20 + (i % 3) * 128, y = box.y + box.h + 38 + 16 * Math.floor(i / 3);
+        var x = 20 + (i % 3) * 128, y = box.y + box.h + 38 + xl + 16 * Math.floor(i / 3);
         svg.appendChild(el("line", { x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: p.colors[i], "stroke-width": 3 }));
         svg.appendChild(el("text", { x: x + 22, y: y, class: "al-ticklabel" }, t));
       });
