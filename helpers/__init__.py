@@ -27,6 +27,11 @@ import importlib.util
 from . import attention, config, example
 from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .config import LLAMA_3_1_8B, PRESETS
+from .render import originals as _originals
+
+# the graders' record of numpy's and these modules' functions, taken now: a learner's experiment
+# (``np.exp = …``) before the exercises first load cannot change what they compute with
+_originals.record(__name__, attention.__name__, config.__name__, example.__name__)
 
 __version__ = "0.1.0"
 

@@ -14,7 +14,8 @@ everywhere, so it is kept out of their way:
   (controls and readouts several explorers share), :mod:`~helpers.render.text_stamps`,
   :mod:`~helpers.render.memo` (caches bounded by bytes), :mod:`~helpers.render.threads`.
 
-Its base modules (validation, format, palette, style, fonts, threads) import nothing else from
+Its base modules (validation, format, palette, style, fonts, threads, originals: the functions
+the graders compute with, recorded at ``import helpers``) import nothing else from
 ``helpers``, so lesson modules may use them; the others sit above the lessons. The faces
 (``helpers.display``, ``helpers.plots``, ``helpers.widgets``, ``helpers.exercises``) gather what
 the notebooks call; nothing here imports a face. See CONTRIBUTING.md, "where things are".

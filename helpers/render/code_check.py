@@ -72,6 +72,8 @@ from typing import Callable
 
 import numpy as np
 
+from . import originals
+
 #: seconds one case may take before the learner's function is stopped
 TIME_LIMIT = 2.0
 #: characters of the learner's printing kept (the rest is counted and dropped)
@@ -1066,9 +1068,10 @@ def describe_cases(exercise: CodeExercise) -> str:
 
 
 # ---- the checker's own world: what a learner's experiment cannot change ---------------------------
-#: modules whose functions the checker and the references use, besides every loaded helpers.* module
-WATCHED_MODULES = ("numpy", "numpy.linalg", "numpy.random", "copy", "math", "inspect", "warnings")
-_ORIGINALS: dict = {}
+WATCHED_MODULES = originals.WATCHED_MODULES
+#: starts from the snapshot ``import helpers`` took, so a reassignment made before this module
+#: loaded (it loads with helpers.exercises, on first use) is still noticed
+_ORIGINALS: dict = dict(originals.SNAPSHOT)
 _MISSING = object()
 #: the changes the learner was already told the checker ignores (told once per session)
 _TOLD: set = set()

@@ -167,8 +167,13 @@ def test_a_long_call_inside_c_is_reported_with_the_time_it_really_took():
     ok, message, mistake = code_check.run(exercise, lambda x: sum(range(20_000_000)))  # one C call, no checks
     took = time.perf_counter() - start
     assert (ok, mistake) == (False, "timeout") and "没有在 0.05 秒内结束" in message, message
-    stated = float(message.split("它到 ")[1].split(" 秒时才停下来")[0])
-    assert 0.3 <= stated <= took + 0.05 and "已经停下" not in message
+    # honest either way: a late stop is stated with the time it really took; no late stop, no claim
+    # (how long the C call runs, and whether something lets the stop in earlier, varies by machine)
+    if "它到 " in message:
+        stated = float(message.split("它到 ")[1].split(" 秒时才停下来")[0])
+        assert 0.3 <= stated <= took + 0.05 and "已经停下" not in message, message
+    else:
+        assert took < 0.05 + 0.25 + 0.25, (took, message)
 
 
 def _softmax_keeping_dtype(x):
@@ -330,3 +335,23 @@ def test_check_code_and_check_show_nothing_after_their_message():
         verdicts = [exercises.check_code("03-3", _softmax), exercises.check("03-2", "“假”")]
     for verdict in verdicts:
         assert verdict.ok is True and bool(verdict) and repr(verdict) == "" and verdict._ipython_display_() is None
+
+
+def test_numpy_reassigned_before_the_exercises_first_load_changes_nothing():
+    """``helpers.exercises`` loads on first use, so the originals are recorded by ``import helpers``:
+    a learner who reassigns ``np.exp`` in between is still graded against the real one. A fresh
+    interpreter, because in this one the exercises are loaded already."""
+    import subprocess
+
+    script = (
+        "import math, numpy as np, helpers\n"
+        "np.exp = lambda x: x\n"
+        "def softmax(x):\n"
+        "    x = np.asarray(x, float); e = np.power(math.e, x - x.max(-1, keepdims=True))\n"
+        "    return e / e.sum(-1, keepdims=True)\n"
+        "v = helpers.exercises.check_code('03-3', softmax)\n"
+        "assert v.ok is True, v.message\n"
+        "assert 'numpy.exp' in v.message\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -1,0 +1,37 @@
+"""The functions a grader computes with, as they were when ``helpers`` was imported.
+
+A learner may experiment in the same kernel (``np.exp = …``) before the exercises' module is first
+loaded (``helpers.exercises`` loads on first use), so the snapshot is taken here, by ``import
+helpers`` itself: :mod:`helpers.render.code_check` starts its record of originals from it. A change
+made before ``import helpers`` is out of reach of any snapshot.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import sys
+import types
+import warnings
+
+import numpy as np
+
+#: modules whose functions the checker and the references use, besides every loaded helpers.* module
+WATCHED_MODULES = ("numpy", "numpy.linalg", "numpy.random", "copy", "math", "inspect", "warnings")
+#: ``{(module name, attribute): value}`` of every function and class of :data:`WATCHED_MODULES`
+SNAPSHOT: dict = {}
+
+
+def record(*module_names: str, into: dict = SNAPSHOT) -> dict:
+    """Add the callables of ``module_names`` (already imported) to ``into`` as they are now; a name
+    already there keeps its first value."""
+    for name in module_names:
+        module = sys.modules[name]
+        for attr, value in list(vars(module).items()):
+            if callable(value) and not isinstance(value, types.ModuleType):
+                into.setdefault((name, attr), value)
+    return into
+
+
+_IMPORTED = (np, np.linalg, np.random, copy, math, inspect, warnings)  # the watched modules, loaded
+record(*WATCHED_MODULES)
