@@ -25,7 +25,12 @@ SNAPSHOT: dict = {}
 def record(*module_names: str, into: dict = SNAPSHOT) -> dict:
     """Add the callables of ``module_names`` (already imported) to ``into`` as they are now; a name
     already there keeps its first value."""
-    for name in module_names:
+    if not isinstance(into, dict):
+        raise TypeError(f"into must be a dict of (module, attribute) → value, got {type(into).__name__}")
+    for i, name in enumerate(module_names):
+        if not isinstance(name, str) or name not in sys.modules:
+            shown = repr(name) if len(repr(name)) <= 60 else f"{type(name).__name__} {repr(name)[:57]}…"
+            raise ValueError(f"module_names[{i}] must be the name of an imported module, got {shown}")
         module = sys.modules[name]
         for attr, value in list(vars(module).items()):
             if callable(value) and not isinstance(value, types.ModuleType):
