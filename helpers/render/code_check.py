@@ -65,7 +65,6 @@ import sys
 import threading
 import time
 import traceback
-import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -1085,7 +1084,7 @@ def remember_originals(*module_names: str) -> None:
     for name in (*WATCHED_MODULES, *module_names, *loaded):
         module = sys.modules.get(name) or importlib.import_module(name)
         for attr, value in list(vars(module).items()):
-            if callable(value) and not isinstance(value, types.ModuleType):
+            if originals.public_function(attr, value):
                 _ORIGINALS.setdefault((name, attr), value)
 
 

@@ -22,6 +22,13 @@ WATCHED_MODULES = ("numpy", "numpy.linalg", "numpy.random", "copy", "math", "ins
 SNAPSHOT: dict = {}
 
 
+def public_function(attr: str, value) -> bool:
+    """What is recorded: public functions and classes. Private names are left out: a module's own
+    machinery swaps them for a while (``warnings.catch_warnings`` replaces ``_showwarnmsg_impl``), and
+    a snapshot taken inside such a block would call the module's own state a learner's change."""
+    return not attr.startswith("_") and callable(value) and not isinstance(value, types.ModuleType)
+
+
 def record(*module_names: str, into: dict = SNAPSHOT) -> dict:
     """Add the callables of ``module_names`` (already imported) to ``into`` as they are now; a name
     already there keeps its first value."""
@@ -33,7 +40,7 @@ def record(*module_names: str, into: dict = SNAPSHOT) -> dict:
             raise ValueError(f"module_names[{i}] must be the name of an imported module, got {shown}")
         module = sys.modules[name]
         for attr, value in list(vars(module).items()):
-            if callable(value) and not isinstance(value, types.ModuleType):
+            if public_function(attr, value):
                 into.setdefault((name, attr), value)
     return into
 
