@@ -26,6 +26,8 @@ def public_function(attr: str, value) -> bool:
     """What is recorded: public functions and classes. Private names are left out: a module's own
     machinery swaps them for a while (``warnings.catch_warnings`` replaces ``_showwarnmsg_impl``), and
     a snapshot taken inside such a block would call the module's own state a learner's change."""
+    if not isinstance(attr, str):
+        raise TypeError(f"attr must be an attribute name (str), got {type(attr).__name__}")
     return not attr.startswith("_") and callable(value) and not isinstance(value, types.ModuleType)
 
 
