@@ -6,7 +6,7 @@ Roles first (what a colour means in a figure), then the named colours behind the
 :func:`colour_word` gives the Chinese word a title uses for a colour, so words and colours agree.
 :data:`ROLE_SETS` lists the colours that must be told apart from each other in one figure; under
 simulated protanopia, deuteranopia and tritanopia every pair of a set stays at least
-:data:`helpers.render.colour_vision.MIN_DELTA_E` apart (CIEDE2000; tests/unit/test_palette.py).
+``MIN_DELTA_E`` of tests/support/colour_vision.py apart (CIEDE2000; tests/unit/test_palette.py).
 """
 from __future__ import annotations
 

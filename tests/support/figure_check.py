@@ -15,7 +15,7 @@ problem:
 - an axis with tick labels has no axis label (colorbars included);
 - a colour word in a title or legend (橙, 绿, 紫, 灰…) names a colour no artist in that axes has;
 - two entries of one legend differ only by colour (same kind of mark, line style and marker) and
-  their colours are closer than ``helpers.render.colour_vision.MIN_DELTA_E`` (CIEDE2000) for
+  their colours are closer than ``colour_vision.MIN_DELTA_E`` (tests/support) (CIEDE2000) for
   normal vision or simulated protanopia, deuteranopia or tritanopia (issue 22);
 - a plotted data line runs through a legend entry's text (08's eviction plot: the orange jump
   crossed both labels); reference lines spanning the axes (axhline/axvline) are not checked.
@@ -316,7 +316,7 @@ def _handle_look(handle):
 def _legend_colours(fig) -> list:
     """One line per pair of legend entries told apart by colour alone that a reader with normal
     vision or a simulated dichromacy sees within ``MIN_DELTA_E`` of each other."""
-    from helpers.render import colour_vision
+    import colour_vision
 
     problems = []
     for ax in fig.axes:

@@ -1,6 +1,6 @@
 """The palette's role sets stay apart for colour-blind readers (issue 22 item 5).
 
-helpers.render.colour_vision simulates protanopia, deuteranopia and tritanopia (Machado et al. 2009,
+colour_vision (tests/support) simulates protanopia, deuteranopia and tritanopia (Machado et al. 2009,
 severity 1.0) and measures CIEDE2000; every role set of helpers.render.palette must keep each pair of
 its colours at least MIN_DELTA_E apart under every vision.
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import itertools
 
+import colour_vision as cv
 import numpy as np
 import pytest
 
-from helpers.render import colour_vision as cv
 from helpers.render import palette
 
 #: Sharma, Wu & Dalal (2005), Table 1: pairs 1, 7, 17, 25 and 34 with their published ΔE00

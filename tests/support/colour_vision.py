@@ -1,4 +1,6 @@
-"""How the palette looks to colour-blind readers, and how far apart two colours are (plumbing).
+"""How the palette looks to colour-blind readers, and how far apart two colours are.
+
+Test support: the palette tests and the figure scan use it; the wheel does not ship it.
 
 :func:`simulate` shows an sRGB colour as a reader with protanopia, deuteranopia or tritanopia sees
 it, with the matrices of Machado, Oliveira & Fernandes (2009), "A Physiologically-based Model for
@@ -22,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from .validation import as_real_array, choice
+from helpers.render.validation import as_real_array, choice
 
 #: Machado et al. (2009), Table 1, severity 1.0; rows map linear (R, G, B) to the simulated linear RGB
 MACHADO_2009 = {
