@@ -27,7 +27,7 @@ import importlib.util
 from . import attention, config, example
 from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .config import LLAMA_3_1_8B, PRESETS
-from .render import originals as _originals
+from .grading import originals as _originals
 
 # the graders' record of numpy's and these modules' functions, taken now: a learner's experiment
 # (``np.exp = …``) before the exercises first load cannot change what they compute with

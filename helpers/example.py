@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import softmax
+from .render.format import fmt, fmt_vec, text_table
 from .render.validation import (
     as_real_array,
     boolean,
@@ -131,6 +132,25 @@ def query_index(token: str = QUERY_TOKEN) -> int:
     return TOKENS.index(token)
 
 
+def row_working(token: str = QUERY_TOKEN, q=None, k=None) -> tuple:
+    """``(row, working)``: the unmasked attention row of ``token`` (a :class:`HandRow`) and its
+    working as text, step by step as ``03_hand_calculation`` computes it (the exercises of ``00_index``
+    and ``03`` show it under their verdict). ``q`` replaces the token's query, ``k`` all four keys."""
+    qkv = running_qkv()
+    i = query_index(token)
+    q_vec = qkv.q[i] if q is None else as_real_array("q", q, ndim=1)
+    keys = qkv.k if k is None else as_real_array("k", k, ndim=2)
+    row = hand_row(q_vec, keys, qkv.v)
+    working = "\n".join([
+        f"q({token}) = {fmt_vec(q_vec, 0)}",
+        "k：" + " · ".join(f"{t} {fmt_vec(key, 0)}" for t, key in zip(TOKENS, keys)),
+        f"点积 q·k = {fmt_vec(row.dots, 0)}，÷√{len(q_vec)} → {fmt_vec(row.scores)}",
+        f"e^s = {fmt_vec(row.exps)}，合计 {fmt(row.total)}",
+        f"权重 = {fmt_vec(row.weights)}（{'、'.join(TOKENS)}）",
+    ])
+    return row, working
+
+
 # The contrast sentence of 01_weighted_average: 报销要怎么申请, split at the same positions as
 # 年假怎么申请. Here the thing being applied for (报销) sits at position 0, and position 1 holds
 # 要, a word that names no item (the article's 报销单 would put 单, part of the item, there, and
@@ -150,8 +170,6 @@ def input_rows(tokens=TOKENS, x=X) -> tuple:
 
 def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
     """The input rows as a fixed-width text table with the feature names (for a terminal)."""
-    from .render.format import text_table
-
     integer("digits", digits, low=0, high=12)
     return text_table(*input_rows(tokens, x), digits=digits)
 

@@ -9,13 +9,15 @@
 ``tools/series.py`` has one module of each kind and a test file ``tests/notebooks/test_slug.py``.
 Lesson modules (the ideas a notebook sends a reader to) sit at the top of ``helpers`` (a package,
 such as ``helpers/training/``, when one idea has several parts) and name in their docstring a
-notebook that teaches them. Plumbing — taught nowhere — lives in the one wing ``helpers/render/``.
+notebook that teaches them. Plumbing — taught nowhere — lives in the wing ``helpers/render/``, and
+grading (reading typed answers, checking the learner's functions) in the wing ``helpers/grading/``.
 The faces the notebooks call (``helpers.display``, ``helpers.plots``, ``helpers.widgets``,
 ``helpers.exercises``) are imported by nothing inside ``helpers``.
 
 **Layers** (an import may only point to its own layer or a lower one, and never round a cycle):
 
-0. ``base``: the wing's modules that import nothing else from helpers (:data:`BASE`);
+0. ``base``: the render wing's modules that import nothing else from helpers (:data:`BASE`), and the
+   grading wing (:data:`GRADING`), which imports only those;
 1. ``lesson``: every other module outside the wing and the per-notebook folders;
 2. ``wing``: the rest of ``helpers/render/`` (drawing, explorers, answers);
 3. ``notebook``: ``helpers/{figures,explorers,exercises}/<slug>.py`` — which import only their own
@@ -45,7 +47,9 @@ KINDS = ("figures", "explorers", "exercises")
 FACES = ("helpers", "helpers.display", "helpers.plots", "helpers.widgets", "helpers.exercises", "helpers.cli")
 WING = "helpers.render"
 #: modules of the wing that import nothing else from helpers, so lesson modules may use them
-BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads", "originals")}
+BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads")}
+#: the grading wing: plumbing on the base layer (it imports only BASE), so exercises and lessons may use it
+GRADING = "helpers.grading"
 LAYERS = ("base", "lesson", "wing", "notebook", "face")
 #: where a module that moved now lives (issue 23), so a stale import gets a message, not a riddle
 MOVED = {
@@ -138,6 +142,8 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) >= 2 and parts[1] in KINDS:
         return "notebook"
+    if module == GRADING or module.startswith(GRADING + "."):
+        return "base"
     if module == WING or module.startswith(WING + "."):
         return "base" if module in BASE else "wing"
     return "lesson"

@@ -41,7 +41,7 @@ what the notebook's widget cell calls.
 ''',
     "helpers/exercises/{slug}.py": '''"""``{name}``: its self-checking exercises (none yet).
 
-``EXERCISES`` maps ``"{number}-1"``, ``"{number}-2"`` … to :class:`helpers.render.answers.Exercise`
+``EXERCISES`` maps ``"{number}-1"``, ``"{number}-2"`` … to :class:`helpers.grading.answers.Exercise`
 (a prompt, an answer kind, and a solve function that computes the expected answer and its working
 at check time); ``REFERENCES`` holds reference answers of discussion questions. The package
 :mod:`helpers.exercises` gathers both; the notebook calls ``helpers.exercises.check("{number}-1", answer)``.

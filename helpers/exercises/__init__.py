@@ -8,8 +8,8 @@ A notebook's exercise cell is two lines::
 :func:`check` prints a verdict in Chinese and returns a :class:`Verdict` that shows nothing in the
 cell (no stray ``Out[n]: False`` under the feedback) and holds ``ok`` — ``True``/``False``, ``None``
 when the answer is still ``None`` or cannot be read — for tests and for code that wants it; a wrong
-answer shows the working. How
-answers are read and compared is :mod:`helpers.render.answers`.
+answer shows the working. The vocabulary the exercises are written in, how answers are read and
+compared and how code is checked, is the grading wing :mod:`helpers.grading`.
 
 Each notebook's exercises live in ``helpers/exercises/<notebook>.py`` (``"NN-i"`` = notebook NN,
 exercise i, in the module of notebook NN), each defining ``EXERCISES`` and ``REFERENCES`` (the
@@ -17,7 +17,7 @@ reference answers of discussion questions, :func:`reference`). This package gath
 :data:`EXERCISES` and :data:`REFERENCES`; a new notebook's module is found without editing this file.
 The closing quiz lives with ``08_reading_attention`` (:data:`QUIZ`, :func:`closing_quiz`).
 
-Code exercises (issue 27): a module may also define ``CODE_EXERCISES`` (gathered into
+Code exercises: a module may also define ``CODE_EXERCISES`` (gathered into
 :data:`CODE_EXERCISES`; keys distinct from :data:`EXERCISES`), functions the learner writes::
 
     def softmax(x):
@@ -27,7 +27,7 @@ Code exercises (issue 27): a module may also define ``CODE_EXERCISES`` (gathered
     helpers.exercises.check_code("03-3", softmax)
 
 :func:`check_code` runs it on seeded cases against the lesson module's reference and prints the
-first wrong case with a hint for the mistake it looks like (:mod:`helpers.render.code_check`);
+first wrong case with a hint for the mistake it looks like (:mod:`helpers.grading.code_check`);
 :func:`solution` prints the reference solution for after the learner has tried.
 Nothing inside ``helpers`` imports this package.
 """
@@ -35,33 +35,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
 from types import MappingProxyType
 
-from ..render import code_check as _code_check
+from ..grading import Verdict, code_check, originals
+from ..grading.answers import judge, shown_answer
 from .reading_attention import QUIZ, closing_quiz
 from .real_model import previous_token_ranking
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What :func:`check` and :func:`check_code` return after printing their message: ``ok``
-    (``True``/``False``/``None``), the ``message`` printed and, for code, the diagnosed ``mistake``.
-    A notebook cell ending in the call shows nothing more (the message is already printed); ``bool()``
-    is ``True`` only for a right answer."""
-
-    ok: bool | None
-    message: str = ""
-    mistake: str | None = None
-
-    def _ipython_display_(self):  # the verdict is already printed: the cell's Out[n] stays empty
-        return None
-
-    def __repr__(self):
-        return ""
-
-    def __bool__(self):
-        return self.ok is True
 
 
 def _gather(name: str, optional: bool = False) -> dict:
@@ -89,14 +68,12 @@ if set(CODE_EXERCISES) & set(EXERCISES):
 #: the code exercises as imported: a learner who replaces an entry of CODE_EXERCISES is graded by these
 _GRADED = MappingProxyType(dict(CODE_EXERCISES))
 #: the engine as imported (a learner's ``code_check.run = …`` does not reach check_code)
-_RUN = _code_check.run
-_code_check.remember_originals(*{name.rpartition(".")[0] for ex in _GRADED.values() for name in ex.forbidden})
+_RUN = code_check.run
+originals.remember_originals(*{name.rpartition(".")[0] for ex in _GRADED.values() for name in ex.forbidden})
 
 
 def check(key: str, answer, **context):
     """Check ``answer`` to exercise ``key`` (``"03-1"`` …) and print the verdict and working."""
-    from ..render.answers import judge, shown_answer
-
     if not isinstance(key, str) or key not in EXERCISES:
         message = f"⚠ 没有编号为 {shown_answer(key)} 的练习。可选：{'、'.join(EXERCISES)}。"
         print(message)
@@ -108,8 +85,6 @@ def check(key: str, answer, **context):
 
 def reference(key: str, show: bool = False) -> None:
     """The reference answer of discussion question ``key``, printed only when ``show`` is true."""
-    from ..render.answers import shown_answer
-
     if not isinstance(key, str) or key not in REFERENCES:
         print(f"⚠ 没有编号为 {shown_answer(key)} 的讨论题。可选：{'、'.join(REFERENCES)}。")
     elif not show:
@@ -122,10 +97,8 @@ def check_code(key: str, function, **options):
     """Run the learner's ``function`` for code exercise ``key`` (``"03-3"`` …) on seeded cases and
     print the verdict: the first wrong case (inputs, expected vs returned, a hint for the mistake
     it looks like) or ✔. Returns a :class:`Verdict` (``ok``: ``True``/``False``, ``None`` while it is
-    still the stub). Never raises because of ``function`` (see :mod:`helpers.render.code_check`: 2 s
+    still the stub). Never raises because of ``function`` (see :mod:`helpers.grading.code_check`: 2 s
     per case)."""
-    from ..render.answers import shown_answer
-
     if not isinstance(key, str) or key not in _GRADED:
         message = f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(_GRADED)}。"
         print(message)
@@ -146,8 +119,6 @@ def _verdict(run, exercise, function, ignored, options) -> Verdict:
 
 def solution(key: str) -> None:
     """Print the reference solution of code exercise ``key`` (readable code, written for the learner)."""
-    from ..render.answers import shown_answer
-
     if not isinstance(key, str) or key not in CODE_EXERCISES:
         print(f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
         return

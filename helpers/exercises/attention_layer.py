@@ -1,16 +1,16 @@
 """``06_attention_layer``: its self-checking exercises — the KV cache per token for other KV-head
 counts, and order without RoPE — and one code exercise, 06-3: write the GQA forward (repeat_kv, 32
-query heads sharing 8 KV heads; :data:`CODE_EXERCISES`, :mod:`helpers.render.code_check`).
+query heads sharing 8 KV heads; :data:`CODE_EXERCISES`, :mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..render.answers import WILL, Exercise, Numbers
-from ..render.code_check import Case, CodeExercise, Mistake
+from ..grading.answers import WILL, Exercise, Numbers
+from ..grading.code_exercise import Case, CodeExercise, Mistake
 
 #: the KV-head counts exercise 06-1 asks about (neither is printed in 06's table)
 CACHE_KV_HEADS = (4, 16)
@@ -56,7 +56,7 @@ EXERCISES = {
 REFERENCES: dict = {}
 
 
-# ---- 06-3: write the GQA forward yourself (a code exercise, checked by helpers.render.code_check) ---
+# ---- 06-3: write the GQA forward yourself (a code exercise, checked by helpers.grading.code_check) ---
 # What it asserts: query head h reads KV head h // n_rep (np.repeat along the head axis, not np.tile),
 # causal attention per head, scaled by √d_head. Proof cases: 32/8 and 6/3 heads (tile and repeat differ
 # only when n_rep > 1 and there are ≥ 2 KV heads), MQA (one KV head), MHA (n_rep = 1), n = 1 (a single

@@ -1,17 +1,17 @@
 """``05_causal_mask``: its self-checking exercises — the weight a token keeps on itself without the
 mask, and a right-looking mask's cache — and one code exercise, 05-3: write causal scaled dot-product
-attention returning output and weights (:data:`CODE_EXERCISES`, :mod:`helpers.render.code_check`).
+attention returning output and weights (:data:`CODE_EXERCISES`, :mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import example
-from ..render.answers import CAN, Exercise, Number
-from ..render.code_check import Case, CodeExercise, Mistake
+from ..grading.answers import CAN, Exercise, Number
+from ..grading.code_exercise import Case, CodeExercise, Mistake
 
 
 def _unmasked_self_weight():
@@ -53,7 +53,7 @@ EXERCISES = {
 REFERENCES: dict = {}
 
 
-# ---- 05-3: write causal attention yourself (a code exercise, checked by helpers.render.code_check) ---
+# ---- 05-3: write causal attention yourself (a code exercise, checked by helpers.grading.code_check) ---
 # What it asserts: weights = softmax(q·kᵀ/√d_head with j > i hidden as −∞), out = weights @ v, for any n
 # and any width of v. Proof cases: n = 1 (the first row sees only itself: a mask that hides the diagonal
 # gives 0/0 there); d_v ≠ d_k (√d must come from q, and out has v's width); scores ±1800 (a softmax

@@ -3,17 +3,17 @@ the cached length at which a larger model's generated token reads as many KV-cac
 weight bytes. Both are numbers the learner computes from a config's fields with an expression
 of their own (the notebook prints the config; the answer is the number that expression gives).
 One code exercise, 07-3: write one online-softmax update (:data:`CODE_EXERCISES`,
-:mod:`helpers.render.code_check`).
+:mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..render.answers import Exercise, Number
-from ..render.code_check import Case, CodeExercise, Mistake
+from ..grading.answers import Exercise, Number
+from ..grading.code_exercise import Case, CodeExercise, Mistake
 
 
 def _kv_cache_1b():
@@ -55,7 +55,7 @@ EXERCISES = {
 REFERENCES: dict = {}
 
 
-# ---- 07-3: one step of the online softmax (a code exercise, checked by helpers.render.code_check) ----
+# ---- 07-3: one step of the online softmax (a code exercise, checked by helpers.grading.code_check) ----
 # What it asserts: m_new = max(m, max s); old l and acc rescaled by e^(m − m_new); the new block added
 # as e^(s − m_new). Proof cases: a block that raises the running maximum from 0 to 1000 (without the
 # rescale of l or acc the old terms count e^1000 too much or overflow; with e^(s − m) the new block

@@ -1,29 +1,29 @@
 """``03_hand_calculation``: its self-checking exercises — a row of the hand calculation with a changed
 key, and with a turned query — and one code exercise, 03-3: write softmax over the last axis that
-survives scores of 1000 (:data:`CODE_EXERCISES`, checked by :mod:`helpers.render.code_check`).
+survives scores of 1000 (:data:`CODE_EXERCISES`, checked by :mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import example
-from ..render.answers import TOKEN, Exercise, Numbers, row_working
-from ..render.code_check import Case, CodeExercise, Mistake
+from ..grading.answers import Choice, Exercise, Numbers
+from ..grading.code_exercise import Case, CodeExercise, Mistake
 from ..render.format import fmt_vec
 
 
 def _row_with_key(token="怎么", changed="申请", key=(3.0, 0.0)):
     keys = example.running_qkv().k.copy()
     keys[example.query_index(changed)] = key
-    row, working = row_working(token, k=keys)
+    row, working = example.row_working(token, k=keys)
     return row.weights, f"“{changed}”的 k 改成 {fmt_vec(key, 0)}，其余不变：\n" + working
 
 
 def _smallest_after_turn(q=(-2.0, 0.0)):
-    row, working = row_working("申请", q=q)
+    row, working = example.row_working("申请", q=q)
     worst = example.TOKENS[int(np.argmin(row.weights))]
     return worst, working + (f"\n最小的权重落在“{worst}”上：它的 k 和 q 方向相反，而且最长，点积最负"
                              "（点积为 0 的位置反而比它大）。")
@@ -32,14 +32,14 @@ def _smallest_after_turn(q=(-2.0, 0.0)):
 EXERCISES = {
     "03-1": Exercise("“申请”的 k 改成 [3, 0] 后，“怎么”这一行（不加掩码）的 4 个权重", Numbers(example.TOKENS, 2, slack=1),
                       _row_with_key),
-    "03-2": Exercise("q 变成 [−2, 0] 后，哪个 token 的权重最小？", TOKEN, _smallest_after_turn),
+    "03-2": Exercise("q 变成 [−2, 0] 后，哪个 token 的权重最小？", Choice(example.TOKENS), _smallest_after_turn),
 }
 
 
 REFERENCES: dict = {}
 
 
-# ---- 03-3: write softmax yourself (a code exercise, checked by helpers.render.code_check) ------------
+# ---- 03-3: write softmax yourself (a code exercise, checked by helpers.grading.code_check) ------------
 # What it asserts: softmax along the last axis, any number of dimensions, that survives scores far
 # beyond e's float64 range. Proof cases: the row [1000, 0, −1000] (spread 2000 ≫ 709: subtracting
 # anything but the row maximum — the minimum, the mean, the first element, the global maximum —

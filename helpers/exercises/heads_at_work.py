@@ -1,4 +1,4 @@
-"""``12_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
+"""``12_heads_at_work``: its self-checking exercises, in the vocabulary of :mod:`helpers.grading.answers`.
 
 They live beside the head study they read and are registered in :data:`helpers.exercises.EXERCISES`
 as ``"12-1"`` … ``"12-3"`` (all three are predictions asked in the body, before the cells that
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..render.answers import Choice, Exercise, Malformed, Number, clean_text, shown_answer
+from ..grading.answers import Choice, Exercise, Malformed, Number, clean_text, shown_answer
 from ..render.format import fmt
 
 COPIES = Choice(("第一遍", "第二遍"), {
@@ -108,11 +108,11 @@ EXERCISES = {
 REFERENCES: dict = {}
 
 
-# ---- 12-4: write the induction score yourself (a code exercise, checked by helpers.render.code_check).
+# ---- 12-4: write the induction score yourself (a code exercise, checked by helpers.grading.code_check).
 # A separate block (issue 27): the cases are synthetic patterns, so it needs no model.
 import numpy as np  # noqa: E402  (kept inside this block so the block stays self-contained)
 
-from ..render.code_check import Case, CodeExercise, Mistake  # noqa: E402
+from ..grading.code_exercise import Case, CodeExercise, Mistake  # noqa: E402
 
 
 def _causal_rows(rng, n):

@@ -1,4 +1,4 @@
-"""``11_learning_a_circuit``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
+"""``11_learning_a_circuit``: its self-checking exercises, in the vocabulary of :mod:`helpers.grading.answers`.
 
 ``"11-1"`` (predict, then run): does a larger learning rate bring the drop earlier or later — the
 stored sweep's drop starts per learning rate (medians over the seeds); ``"11-2"`` (read a pattern):
@@ -14,7 +14,7 @@ import numpy as np
 
 from ..circuit import history, sweep
 from ..circuit.task import Task
-from ..render.answers import Choice, Exercise, Number, Numbers
+from ..grading.answers import Choice, Exercise, Number, Numbers
 
 EARLIER, LATER, SAME = "更早", "更晚", "差不多"
 LR_VARIANTS = (("lr_low", "1e-3"), ("two_layers", "3e-3"), ("lr_high", "1e-2"))

@@ -1,4 +1,4 @@
-"""``10_learning_to_attend``: its self-checking exercises, in the vocabulary of :mod:`helpers.render.answers`.
+"""``10_learning_to_attend``: its self-checking exercises, in the vocabulary of :mod:`helpers.grading.answers`.
 
 They live beside the training code they recompute and are registered in
 :data:`helpers.exercises.EXERCISES` as ``"10-1"`` … ``"10-3"`` (and the reference answer of the
@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import training
 from ..attention import softmax
-from ..render.answers import Exercise, Numbers
+from ..grading.answers import Exercise, Numbers
 from ..render.format import fmt_vec
 from ..scaling import softmax_jacobian
 

@@ -2,14 +2,14 @@
 equal keys.
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import example
-from ..render.answers import Choice, Exercise, Number, Numbers
+from ..grading.answers import Choice, Exercise, Number, Numbers
 from ..render.format import fmt_vec
 
 

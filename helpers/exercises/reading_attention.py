@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
-from ..render.answers import CAN, TOKEN, Choice, Exercise, Number, judge
+from ..grading.answers import CAN, Choice, Exercise, Number, judge
 
 
 def _quiz_formula():
@@ -104,7 +104,7 @@ QUIZ = {
     "q1": Exercise("softmax(QKᵀ/√d + 掩码)·V 里，哪个矩阵的每一行表示“这个位置想找什么”？（填 Q、K 或 V）",
                     Choice(("Q", "K", "V"), {"query": "Q", "查询": "Q", "key": "K", "键": "K", "value": "V", "值": "V"}),
                     _quiz_formula),
-    "q2": Exercise("第 05 篇带掩码的 4×4 权重矩阵里，“怎么”那一行最大的权重落在哪个 token 上？", TOKEN,
+    "q2": Exercise("第 05 篇带掩码的 4×4 权重矩阵里，“怎么”那一行最大的权重落在哪个 token 上？", Choice(example.TOKENS),
                     _quiz_masked_row),
     "q3": Exercise("Llama-3.1-8B 的 √d 里，d 是多少？", Number(0), _quiz_head_dim),
     "q4": Exercise("热力图第一列很亮，可第 1 个 token 的 v 几乎为 0。把它从 KV 里丢掉，后面位置的输出会"

@@ -2,13 +2,13 @@
 pattern on a short sentence.
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..render.answers import YES_NO, Exercise
+from ..grading.answers import YES_NO, Exercise
 
 
 def previous_token_ranking(weights) -> list:

@@ -1,13 +1,13 @@
 """``04_sqrt_d``: its self-checking exercises — how the mean largest weight moves with n and with d.
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..render.answers import Choice, Exercise
+from ..grading.answers import Choice, Exercise
 
 
 @lru_cache(maxsize=1)  # 200 trials at n = 1000: about a second, the same every check

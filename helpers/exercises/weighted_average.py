@@ -2,14 +2,14 @@
 new 申请 vector largest.
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
-the expected answer and its working at check time (vocabulary: :mod:`helpers.render.answers`).
+the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import example
-from ..render.answers import TOKEN, Exercise
+from ..grading.answers import Choice, Exercise
 
 
 def _time_feature():
@@ -21,7 +21,7 @@ def _time_feature():
 
 
 EXERCISES = {
-    "01-1": Exercise("哪个 token 能让新“申请”的“时间”一维最大？", TOKEN, _time_feature),
+    "01-1": Exercise("哪个 token 能让新“申请”的“时间”一维最大？", Choice(example.TOKENS), _time_feature),
 }
 
 

@@ -11,7 +11,7 @@ from helpers import (
     widgets,
 )
 from helpers.exercises import EXERCISES
-from helpers.render import answers as an
+from helpers.grading import answers as an
 
 
 @pytest.fixture

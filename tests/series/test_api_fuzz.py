@@ -76,11 +76,13 @@ EXEMPT_MODULES = {
                          "is walked with generated keys and answers by test_check_answers_any_answer_with_a_short_sentence "
                          "below. NOTE: the data functions of 10's module (softmax_backward, "
                          "kind_only_weights, slowdown_by_d) do not yet validate their arguments",
-    "helpers.render.code_check": "the engine behind helpers.exercises.check_code: it runs a learner's function and "
-                                 "answers whatever it does with a Chinese message, never raising (not ValueError by "
-                                 "design); tests/unit/test_code_check.py and tests/series/test_code_exercises.py",
-    "helpers.render.answers": "the checker vocabulary behind helpers.exercises: unreadable answers raise its "
-                              "own Malformed (a Chinese hint) by design, and judge() never raises; tests/unit/test_answers.py",
+    "helpers.grading": "the grading wing behind helpers.exercises. The code checker runs a learner's function and "
+                       "answers whatever it does with a Chinese message, never raising (not ValueError by design): "
+                       "tests/unit/test_code_check.py, tests/series/test_code_exercises.py and "
+                       "tests/series/test_grader_mutations.py; the answer vocabulary raises its own Malformed (a "
+                       "Chinese hint) on unreadable answers by design, and judge() never raises: "
+                       "tests/unit/test_answers.py. The record of originals (taken at import helpers) is walked "
+                       "anyway (WALKED_ANYWAY)",
     "helpers.plots": "figure builders: they draw helpers' own validated results on matplotlib axes; "
                      "the numbers they print go through display.fmt, which is walked",
     "helpers.figures": "per-notebook figure builders (helpers.figures.<notebook>), gathered by helpers.plots: "
@@ -90,9 +92,11 @@ EXEMPT_MODULES = {
 }
 
 
-#: walked although their module is exempt: 06's tile geometry (validated arithmetic, not drawing)
+#: walked although their module is exempt: 06's tile geometry (validated arithmetic, not drawing), and the
+#: record of originals that ``import helpers`` takes
 WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures.attention_layer.divisors",
-                 "helpers.figures.attention_layer.TileLayout")
+                 "helpers.figures.attention_layer.TileLayout", "helpers.grading.originals.record",
+                 "helpers.grading.originals.public_function")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
            "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History"}

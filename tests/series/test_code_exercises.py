@@ -11,7 +11,7 @@ from paths import ROOT
 
 from helpers import exercises
 from helpers.exercises import CODE_EXERCISES
-from helpers.render import code_check
+from helpers.grading import code_check, messages
 
 KEYS = list(CODE_EXERCISES)
 #: code exercises whose cells the lead inserts into their notebook at merge (12 is rewritten elsewhere)
@@ -248,7 +248,7 @@ def test_the_messages_read_as_sentences():
     _, message, _ = _judge("12-4", lambda A, T: "x")
     assert "要写的是 induction_score(A, T)，返回一个数：归纳分数" in message
     for key in KEYS:
-        text = code_check.returns_clause(CODE_EXERCISES[key])
+        text = messages.returns_clause(CODE_EXERCISES[key])
         assert not text.startswith("返回 ") and text.startswith(("返回", "按顺序返回")), text
 
 

@@ -6,8 +6,8 @@ from fakes import exercise_context
 from helpers import exercises as ex
 from helpers.exercises import EXERCISES, QUIZ
 from helpers.exercises.heads_at_work import LayerNumber
-from helpers.render import answers as an
-from helpers.render.answers import Number, Numbers
+from helpers.grading import answers as an
+from helpers.grading.answers import Number, Numbers
 
 MALFORMED = ["abc", "", "   ", [], {}, {"a": 1}, object(), float("nan"), float("inf"),
              [[1, 2], [3]], b"\xff", "1.2.3", "12 parsecs", -1e400]

@@ -19,7 +19,7 @@ from grader_corpus import CORPUS, GENERIC
 import helpers
 from helpers import exercises
 from helpers.exercises import CODE_EXERCISES
-from helpers.render import code_check
+from helpers.grading import code_check, compare, originals
 
 WRONG = [(key, label, fn, allowed) for key, (wrong, _) in CORPUS.items() for label, fn, allowed in wrong]
 RIGHT = [(key, i, fn) for key, (_, right) in CORPUS.items() for i, fn in enumerate(right)]
@@ -119,7 +119,7 @@ def test_a_function_that_swallows_the_time_out_is_still_stopped(fn, use_alarm):
         pytest.skip("a trace function cannot cut a sleep short (documented)")
     if fn is _recurses_in_handler and not use_alarm:
         pytest.skip("off the main thread a RecursionError inside the tracer unsets it and nothing re-installs it "
-                    "(documented in code_check's docstring)")
+                    "(documented in helpers/grading/watch.py)")
     before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT), sys.gettrace(), sys.getprofile()
     start = time.perf_counter()
     ok, message, mistake = code_check.run(_fast(), fn, use_alarm=use_alarm)
@@ -236,12 +236,12 @@ def test_the_old_m_returned_is_named_and_no_overflow_is_claimed():
     (lambda: helpers, "softmax", lambda x, axis=-1: np.zeros_like(x)),
     (lambda: np, "allclose", lambda *a, **k: True),
     (lambda: np, "isclose", lambda *a, **k: np.True_),
-    (lambda: code_check, "close", lambda *a, **k: [True, True, True]),
+    (lambda: compare, "close_each", lambda *a, **k: [True, True, True]),
     (lambda: code_check, "run", lambda *a, **k: (True, "✔", None)),
-], ids=["attention.softmax", "helpers.softmax", "np.allclose", "np.isclose", "code_check.close", "code_check.run"])
+], ids=["attention.softmax", "helpers.softmax", "np.allclose", "np.isclose", "compare.close_each", "code_check.run"])
 def test_a_learners_reassignment_changes_nothing_and_is_told_once(monkeypatch, owner, name, value):
     monkeypatch.setattr(owner(), name, value)
-    monkeypatch.setattr(code_check, "_TOLD", set())
+    monkeypatch.setattr(originals, "_TOLD", set())
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         right = exercises.check_code("05-3", CORPUS["05-3"][1][0])
@@ -255,7 +255,7 @@ def test_a_learners_reassignment_changes_nothing_and_is_told_once(monkeypatch, o
 
 def test_replacing_an_exercise_entry_changes_nothing(monkeypatch):
     monkeypatch.setitem(CODE_EXERCISES, "03-3", CODE_EXERCISES["05-3"])
-    monkeypatch.setattr(code_check, "_TOLD", set())
+    monkeypatch.setattr(originals, "_TOLD", set())
     with contextlib.redirect_stdout(io.StringIO()) as out:
         assert exercises.check_code("03-3", _softmax).ok is True
     assert "CODE_EXERCISES['03-3']" in out.getvalue()

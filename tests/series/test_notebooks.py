@@ -13,7 +13,7 @@ from series import NOTEBOOKS, REAL_MODEL
 
 import notebooks as nbtool
 from helpers import exercises, real_model
-from helpers.render import answers
+from helpers.grading import answers
 
 
 @functools.lru_cache(maxsize=None)

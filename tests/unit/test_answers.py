@@ -1,9 +1,10 @@
-"""helpers.render.answers: how a learner's typed answer is read and compared."""
+"""helpers.grading.answers: how a learner's typed answer is read and compared."""
 import numpy as np
 import pytest
 
-from helpers.render import answers as an
-from helpers.render.answers import Choice, Malformed
+from helpers import example
+from helpers.grading import answers as an
+from helpers.grading.answers import Choice, Malformed
 
 
 def test_several_numbers_keep_their_units():
@@ -56,13 +57,13 @@ def test_choice_normalises_quotes_width_case_and_aliases():
 
 
 def test_row_checker_working_matches_the_article():
-    row, working = an.row_working("申请")
+    row, working = example.row_working("申请")
     assert "0.179, 0.735, 0.043, 0.043" in working
     assert np.isclose(row.weights.sum(), 1.0)
 
 
 def test_typographic_minus_is_read_as_minus():
-    from helpers.render import answers
+    from helpers.grading import answers
 
     assert answers.parse_number("−0.15") == -0.15
     assert answers.clean_text("[0.25, −0.15]") == "[0.25,-0.15]"

@@ -1,11 +1,12 @@
-"""The code-exercise engine (helpers.render.code_check): whatever the learner's function does, the
+"""The code-exercise engine (the grading wing, helpers.grading): whatever the learner's function does, the
 checker answers with a Chinese message and never raises; the time limit is enforced both ways."""
 import time
 
 import numpy as np
 import pytest
 
-from helpers.render import code_check as cc
+from helpers import grading
+from helpers.grading import messages, watch
 
 
 def _double(x):
@@ -17,16 +18,16 @@ def _halve(x):
 
 
 def _cases():
-    return [cc.Case("一个小数组", (np.array([1.0, 2.0, 3.0]),)), cc.Case("二维", (np.arange(6.0).reshape(2, 3),))]
+    return [grading.Case("一个小数组", (np.array([1.0, 2.0, 3.0]),)), grading.Case("二维", (np.arange(6.0).reshape(2, 3),))]
 
 
-TOY = cc.CodeExercise("把数组乘以 2", "double(x)", ("x",), ("结果",), _cases, _double,
-                      (cc.Mistake("halve", "除以了 2，应乘以 2。", _halve),), "def double(x):\n    return 2 * x\n",
+TOY = grading.CodeExercise("把数组乘以 2", "double(x)", ("x",), ("结果",), _cases, _double,
+                      (grading.Mistake("halve", "除以了 2，应乘以 2。", _halve),), "def double(x):\n    return 2 * x\n",
                       time_limit=0.3)
 
 
 def _run(fn, **kw):
-    ok, message, mistake = cc.run(TOY, fn, **kw)
+    ok, message, mistake = grading.run(TOY, fn, **kw)
     assert isinstance(message, str) and any("\u4e00" <= ch <= "\u9fff" for ch in message)
     assert "Traceback" not in message
     return ok, message, mistake
@@ -146,10 +147,10 @@ def test_the_limit_leaves_no_alarm_or_tracer_behind():
 
 
 def test_show_array_formats_rows_scalars_and_nonfinite():
-    assert cc.show_array(np.array(1.5)) == "标量 1.5"
-    assert cc.show_array(np.array([[1.0, np.nan], [np.inf, 0.0]])) == "形状 (2, 2)，[[1, nan], [inf, 0]]；共有 1 个 nan、1 个 inf"
+    assert grading.show_array(np.array(1.5)) == "标量 1.5"
+    assert grading.show_array(np.array([[1.0, np.nan], [np.inf, 0.0]])) == "形状 (2, 2)，[[1, nan], [inf, 0]]；共有 1 个 nan、1 个 inf"
     big = np.arange(40.0).reshape(4, 10)
-    assert cc.show_array(big, (2,)).startswith("形状 (4, 10)，第 2 行 [20, 21,")
+    assert grading.show_array(big, (2,)).startswith("形状 (4, 10)，第 2 行 [20, 21,")
 
 
 def test_off_the_main_thread_the_tracer_stops_the_loop():
@@ -160,7 +161,7 @@ def test_off_the_main_thread_the_tracer_stops_the_loop():
     def forever(x):
         while True:
             pass
-    worker = threading.Thread(target=lambda: results.append(cc.run(TOY, forever)))
+    worker = threading.Thread(target=lambda: results.append(grading.run(TOY, forever)))
     start = time.perf_counter()
     worker.start()
     worker.join(5.0)
@@ -188,7 +189,7 @@ def test_a_cut_preview_of_the_printing_ends_in_an_ellipsis():
         return 2.0 * x
     ok, message, _ = _run(chatty)
     first = message.split("第一行是：")[1].split("。调试完")[0]
-    assert ok is True and first.endswith("…") and len(first) == cc.PREVIEW_CHARS + 1
+    assert ok is True and first.endswith("…") and len(first) == messages.PREVIEW_CHARS + 1
 
     def short(x):
         print("ok")
@@ -204,7 +205,7 @@ def _np_softmax(x):
 def test_a_forbidden_function_is_noticed_however_it_is_reached_and_nothing_stays_patched():
     import sys
 
-    toy = cc.CodeExercise("softmax", "softmax(x)", ("x",), ("权重",), _cases, _np_softmax, (), "",
+    toy = grading.CodeExercise("softmax", "softmax(x)", ("x",), ("权重",), _cases, _np_softmax, (), "",
                           forbidden=("helpers.softmax",), forbidden_hint="自己写。")
 
     import helpers
@@ -214,7 +215,27 @@ def test_a_forbidden_function_is_noticed_however_it_is_reached_and_nothing_stays
     before = sys.getprofile()
     for fn in (helpers.softmax, lambda x: helpers.softmax(x), lambda x: renamed(x),
                lambda x: [saved(x)][0], lambda x: helpers.scaled_dot_product_attention(*[np.atleast_2d(x)] * 3)[1]):
-        ok, message, mistake = cc.run(toy, fn)
+        ok, message, mistake = grading.run(toy, fn)
         assert (ok, mistake) == (False, "forbidden") and "调用了 helpers.softmax" in message and "提示：自己写。" in message
-    assert cc.run(toy, _np_softmax)[0] is True
+    assert grading.run(toy, _np_softmax)[0] is True
     assert sys.getprofile() is before and helpers.softmax is saved
+
+
+def test_every_module_of_the_wing_counts_as_the_checkers_own_code():
+    """The watch tells the checker's frames from the learner's by file: the reader of the result
+    (helpers/grading/returned.py) runs under the watch too, so every module of the wing is in the set."""
+    import sys
+
+    for name in grading.MODULES:
+        module = getattr(grading, name)
+        assert sys.modules[module.__name__].__file__ in watch._OURS, name
+
+
+def test_the_public_vocabulary_loads_from_the_wing_and_import_helpers_leaves_the_engine_unloaded():
+    import subprocess
+    import sys
+
+    assert all(getattr(grading, name) is not None for name in grading.__all__)
+    loaded = subprocess.run([sys.executable, "-c", "import sys, helpers; print(sorted(m for m in sys.modules "
+                             "if m.startswith('helpers.grading')))"], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "['helpers.grading', 'helpers.grading.originals']"

@@ -20,9 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import example
-from .format import fmt, fmt_vec
-from .validation import short_preview
+from ..render.validation import short_preview
 
 UNANSWERED = "还没有作答：把答案填进上面的变量，再运行这个单元。"
 
@@ -251,26 +249,3 @@ YES_NO = Choice(("是", "否"), {"对": "是", "yes": "是", "y": "是", "true":
 CAN = Choice(("能", "不能"), {"可以": "能", "是": "能", "yes": "能", "不可以": "不能", "否": "不能", "no": "不能"})
 WILL = Choice(("会", "不会"), {"变": "会", "会变": "会", "是": "会", "yes": "会",
                               "不变": "不会", "不会变": "不会", "否": "不会", "no": "不会"})
-
-
-# ---- shared by several notebooks' exercises ----------------------------------------------
-#: one of the running example's four tokens (年 假 怎么 申请): 00, 01, 03 and the closing quiz
-TOKEN = Choice(example.TOKENS)
-
-
-def row_working(token: str, q=None, k=None) -> tuple:
-    """The unmasked attention row of ``token`` with its working, as text (``03``); ``q`` replaces
-    the token's query, ``k`` all four keys."""
-    qkv = example.running_qkv()
-    i = example.query_index(token)
-    q_vec = qkv.q[i] if q is None else np.asarray(q, dtype=float)
-    keys = qkv.k if k is None else np.asarray(k, dtype=float)
-    row = example.hand_row(q_vec, keys, qkv.v)
-    working = "\n".join([
-        f"q({token}) = {fmt_vec(q_vec, 0)}",
-        "k：" + " · ".join(f"{t} {fmt_vec(key, 0)}" for t, key in zip(example.TOKENS, keys)),
-        f"点积 q·k = {fmt_vec(row.dots, 0)}，÷√2 → {fmt_vec(row.scores)}",
-        f"e^s = {fmt_vec(row.exps)}，合计 {fmt(row.total)}",
-        f"权重 = {fmt_vec(row.weights)}（年、假、怎么、申请）",
-    ])
-    return row, working

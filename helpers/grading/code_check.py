@@ -1,0 +1,134 @@
+"""Checking a function the learner wrote: the engine behind ``helpers.exercises.check_code``.
+
+A code exercise (:class:`~helpers.grading.code_exercise.CodeExercise`) names the function the
+learner writes (its signature and what it returns), a seeded list of cases (small readable ones
+first, then random ones, then the edge cases the idea is about), the reference implementation from
+the lesson module, and the usual mistakes. :func:`run` puts the wing's jobs together:
+
+1. **running** the learner's function on every case, in a sandbox (:mod:`~helpers.grading.sandbox`:
+   copies of the arguments, printing and warnings captured) under a watch
+   (:mod:`~helpers.grading.watch`: a time limit, the stop button, forbidden calls), and reading what
+   came back (:mod:`~helpers.grading.returned`);
+2. only then **comparing** with the expected values (:mod:`~helpers.grading.compare`), computed with
+   the functions recorded at import (:mod:`~helpers.grading.originals`), so nothing the learner's
+   code can reach holds them and nothing it reassigns changes them; each case at its own precision;
+3. **diagnosing** the first wrong case (:mod:`~helpers.grading.diagnose`: a usual mistake only on
+   evidence from every case, else what kind of wrong it is);
+4. the **message** the learner reads (:mod:`~helpers.grading.messages`).
+
+:func:`run` never raises because of the learner's function (``KeyboardInterrupt`` excepted): ``None``,
+wrong types, a wrong number of returned values, wrong shapes, NaN/inf, an exception, a time-out, a
+modified argument and a forbidden call are each named.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import messages
+from .code_exercise import CodeExercise
+from .compare import (
+    FLOAT32_STEP_ULPS,
+    Result,
+    close_each,
+    expected_shapes,
+    judged_precisions,
+    reference_outputs,
+    tolerances,
+)
+from .diagnose import diagnose, error_hint
+from .originals import Pristine, first_time, remember_originals
+from .returned import reader
+from .sandbox import call_learner
+from .watch import forbidden_codes
+
+
+def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None, ignored=()) -> tuple:
+    """``(verdict, message, mistake)`` for the learner's ``fn``: ``True`` when every case is right;
+    ``False`` with the first wrong case; ``None`` when ``fn`` is not a function, still the stub, or the
+    checker could not watch it (its profiler or timer was removed). ``mistake`` names the diagnosis
+    (``None`` when right or unanswered). ``ignored``: names of the learner's reassignments the caller
+    already set aside (an exercise entry). Never raises because of ``fn`` (``KeyboardInterrupt``
+    excepted).
+
+    The learner's function is called on every case first; the expected values are computed only
+    afterwards, with the functions recorded by :func:`~helpers.grading.originals.remember_originals`."""
+    if not callable(fn):
+        return None, messages.not_a_function(exercise, fn), None
+    remember_originals()
+    with Pristine() as world:
+        ok, message, mistake = _run(exercise, fn, use_alarm, world)
+        told = messages.ignored_notice(first_time([*ignored, *world.changed_names()]))
+    return ok, message + ("\n" + told if told else ""), mistake
+
+
+def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine) -> tuple:
+    cases = list(exercise.cases())
+    total = len(cases)
+    forbidden = forbidden_codes(exercise.forbidden)
+    calls = []
+    for case, case_shapes in zip(cases, expected_shapes(exercise, cases)):
+        with world.learners():
+            call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm,
+                                forbidden=forbidden, reader=reader(exercise.outputs, case_shapes))
+        calls.append(call)
+        if call.forbidden or call.timed_out or call.error is not None or call.unwatched:
+            break
+        if call.result.problem is not None:
+            break
+    printed = next((c.printed for c in calls if c.printed), "")
+    warning = next((c.warning for c in calls if c.warning), "")
+    notes = messages.notes(exercise, sum(c.printed_chars for c in calls), printed, warning)
+    last, index = calls[-1], len(calls)
+    case = cases[index - 1]
+
+    if last.forbidden:
+        return False, messages.forbidden(exercise, last.forbidden, notes), "forbidden"
+    if index == 1 and last.result is not None and last.result.problem is not None \
+            and last.result.problem.name == "unreadable" and str(last.result.problem).startswith("返回值是 None"):
+        return None, messages.unanswered_stub(exercise, total), None
+
+    results = _compared(exercise, cases, calls)
+    failing = [r for r in results if not all(r.ok)]
+    if failing:
+        name, hint = diagnose(exercise, results)
+        return False, messages.wrong(exercise, failing[0], total, hint, notes), name
+    if last.timed_out:
+        return False, messages.timed_out(exercise, case, index, total, last.seconds, notes), "timeout"
+    if last.error is not None:
+        hint = error_hint(exercise, case, last, fn, results)
+        return False, messages.raised(exercise, case, index, total, last, hint, notes), "error"
+    if last.unwatched:
+        return None, messages.unwatched(last.unwatched, index, notes), "unwatched"
+    if last.result.problem is not None:
+        problem = last.result.problem
+        return False, messages.unreadable(exercise, case, index, total, problem, notes), problem.name
+    changed = next((c for c in calls if c.mutated), None)
+    if changed is not None:
+        i = calls.index(changed)
+        return False, messages.mutated(cases[i], i + 1, changed.mutated, notes), "mutation"
+    return True, messages.right(exercise, results, total, notes), None
+
+
+def _compared(exercise: CodeExercise, cases: list, calls: list) -> list:
+    """A :class:`~helpers.grading.compare.Result` per case the learner answered readably. The expected
+    values only now that the learner's calls are over; each case at its own precision: float32 where
+    its input or the learner's result is float32, else the exercise's float64 tolerance (or float32
+    rounding of one step, :data:`~helpers.grading.compare.FLOAT32_STEP_ULPS`)."""
+    results = []
+    for i, call in enumerate(calls, start=1):
+        if call.result is None or call.result.got is None:
+            continue
+        case, got = cases[i - 1], call.result.got
+        exact = reference_outputs(exercise, case)
+        precisions = judged_precisions(case, call.result.precisions, len(exact))
+        tols = tolerances(exercise, case, exact, precisions)
+        ok, stepped = close_each(got, exact, tols), False
+        if not all(ok) and np.float32 not in precisions:
+            step = tolerances(exercise, case, exact, (np.float32,) * len(exact), FLOAT32_STEP_ULPS)
+            if all(close_each(got, exact, step)):
+                tols, ok, stepped = step, [True] * len(ok), True
+        results.append(Result(case, i, got, exact, tols, ok, precisions, stepped))
+    return results
+
+
+remember_originals()

@@ -1,0 +1,66 @@
+"""What a code exercise is: the function the learner writes, the cases it is called on, the usual mistakes.
+
+The vocabulary each notebook's ``CODE_EXERCISES`` is written in (``helpers/exercises/<slug>.py``);
+:func:`helpers.grading.code_check.run` grades a learner's function against one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+#: seconds one case may take before the learner's function is stopped
+TIME_LIMIT = 2.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the learner's function: ``args`` (positional), and ``label``, what the case is
+    (Chinese, shown when the case fails: “一行分数大到 1000”)."""
+
+    label: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A usual mistake and its hint. ``wrong`` is a known-wrong implementation (same arguments as
+    the learner's function): the learner's output equal to its output on the failing case means
+    this mistake. ``test(case, got, expected)`` (optional) recognises it from the returned values
+    instead (``got``/``expected``: tuples of arrays). ``name`` is a short id used by the tests."""
+
+    name: str
+    hint: str
+    wrong: Callable | None = None
+    test: Callable | None = None
+    #: a sentence added to the hint for an answer that is the same number on every case, when this
+    #: mistake's wrong implementation also returns that number (conditional: the output cannot tell
+    #: this mistake from ``return 0.0``, see :func:`helpers.grading.diagnose.evidence`)
+    when_constant: str = ""
+
+
+@dataclass(frozen=True)
+class CodeExercise:
+    """A function the learner writes: ``signature`` (``"softmax(x)"``), ``params`` (argument names,
+    shown with each case), ``outputs`` (names of the returned values: one name = one array, several =
+    a tuple in that order), ``cases()`` (the seeded cases), ``reference`` (the lesson module's
+    implementation, returning the same as the learner should), ``mistakes`` (tried in order),
+    ``solution`` (readable source printed by ``helpers.exercises.solution``), tolerances."""
+
+    title: str
+    signature: str
+    params: tuple
+    outputs: tuple
+    cases: Callable
+    reference: Callable
+    mistakes: tuple = ()
+    solution: str = ""
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    time_limit: float = TIME_LIMIT
+    extra: dict = field(default_factory=dict)
+    #: what the function returns, as a clause of the sentence “要写的是 f(x)，<returns>。”
+    returns: str = ""
+    #: dotted names of the lesson's functions the learner must not call (see :mod:`helpers.grading.watch`)
+    forbidden: tuple = ()
+    #: the hint shown when one of them is called
+    forbidden_hint: str = ""

@@ -1,0 +1,261 @@
+"""What the learner reads: values, cases and the verdict of a code exercise, in Chinese.
+
+A message shows the first wrong case's input shapes (values too when small), what was expected and
+what came back (shape, a few values — the first differing row of a larger array —, how many NaN/inf)
+and the hint; a time-out, an exception (one line, and the learner's line), an unreadable result, a
+mutated argument and a forbidden call each have their own. Every message ends with the notes: how
+much the function printed (never shown) and numpy's first warning.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .code_exercise import Case, CodeExercise
+from .compare import Result, fit, input_is_float32
+from .returned import code_name
+
+#: how many values of an array a message shows
+SHOWN_VALUES = 6
+#: characters of the first printed line shown (longer lines are cut and end in “…”)
+PREVIEW_CHARS = 60
+
+
+def number_text(x: float) -> str:
+    """``x`` as a message writes it: 4 significant digits, ``nan``, ``inf``, ``0``."""
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    return f"{x:.4g}"
+
+
+def _nested(arr: np.ndarray) -> str:
+    if arr.ndim == 0:
+        return number_text(float(arr))
+    return "[" + ", ".join(_nested(a) for a in arr) + "]"
+
+
+def _row_text(arr: np.ndarray, row: tuple) -> str:
+    values = arr[row].ravel()
+    shown = ", ".join(number_text(float(v)) for v in values[:SHOWN_VALUES * 2])
+    where = "第 " + "、".join(str(i) for i in row) + " 行" if len(row) == 1 else "下标 [" + ", ".join(map(str, row)) + ", :]"
+    return f"{where} [{shown}{', …' if values.size > SHOWN_VALUES * 2 else ''}]"
+
+
+def first_difference(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """Leading index (all axes but the last) of the first entry where ``got`` differs, or ``None``."""
+    if got.shape != expected.shape or got.ndim < 2:
+        return None
+    bad = np.argwhere(~np.isclose(got, expected, rtol=rtol, atol=atol))
+    return tuple(int(i) for i in bad[0][:-1]) if len(bad) else None
+
+
+def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
+    """``形状 (3, 5)，第 1 行 [0.09, 0.24, …]，其中 2 个 nan``: every value when few, else the row
+    ``row`` (the first that differs) of a 2-D or larger array, else the first values."""
+    arr = np.asarray(arr, dtype=float)
+    flat = arr.ravel()
+    if arr.ndim == 0:
+        text = f"标量 {number_text(float(arr))}"
+    elif flat.size <= SHOWN_VALUES * 2 and arr.ndim <= 2:
+        text = f"形状 {tuple(arr.shape)}，{_nested(arr)}"
+    elif row is not None:
+        text = f"形状 {tuple(arr.shape)}，{_row_text(arr, row)}"
+    else:
+        values = ", ".join(number_text(float(v)) for v in flat[:SHOWN_VALUES])
+        text = f"形状 {tuple(arr.shape)}，前 {SHOWN_VALUES} 个值 [{values}, …]"
+    bad = [f"{int(c)} 个 {w}" for c, w in ((np.isnan(flat).sum(), "nan"), (np.isinf(flat).sum(), "inf")) if c]
+    return text + (f"；共有 {'、'.join(bad)}" if bad else "")
+
+
+def show_input(name: str, value) -> str:
+    """One argument of a case: its values when it is small, else its shape."""
+    if isinstance(value, np.ndarray):
+        if value.size <= SHOWN_VALUES * 2 and value.ndim <= 2:
+            return f"{name} = {_nested(value)}" if value.ndim == 0 else f"{name} 形状 {tuple(value.shape)} = {_nested(value)}"
+        return f"{name} 形状 {tuple(value.shape)}"
+    if isinstance(value, float):
+        return f"{name} = {number_text(value)}"
+    return f"{name} = {value!r}"
+
+
+def case_lines(exercise: CodeExercise, case: Case, index: int, total: int) -> list:
+    """The two lines that introduce a case: which one of how many, what it is, and its inputs."""
+    inputs = "；".join(show_input(n, a) for n, a in zip(exercise.params, case.args))
+    return [f"第 {index} 组（共 {total} 组）：{case.label}", f"  输入：{inputs}"]
+
+
+def notes(exercise: CodeExercise, printed_chars: int, printed: str, warning: str) -> list:
+    """What follows every verdict: how much the function printed (and its first line), numpy's warning."""
+    notes = []
+    if printed_chars:
+        first = printed.strip().splitlines()[0] if printed.strip() else ""
+        first = first[:PREVIEW_CHARS] + "…" if len(first) > PREVIEW_CHARS else first
+        notes.append(f"（你的函数打印了 {printed_chars} 个字符，判分时不显示"
+                     + (f"；第一行是：{first}" if first else "") + "。调试完记得删掉 print。）")
+    if warning:
+        notes.append(f"（运行时 numpy 给出了警告：{warning}）")
+    return notes
+
+
+def returns_clause(exercise: CodeExercise) -> str:
+    """“返回两个数组 out, weights”: the exercise's own ``returns``, else made from the output names."""
+    if exercise.returns:
+        return exercise.returns
+    codes = [code_name(n) for n in exercise.outputs]
+    if len(exercise.outputs) > 1:
+        return f"按顺序返回 {len(exercise.outputs)} 个值：{', '.join(codes) if all(codes) else '、'.join(exercise.outputs)}"
+    return f"返回{exercise.outputs[0]}"
+
+
+def describe_cases(exercise: CodeExercise) -> str:
+    """The cases the checker will try, as one line (shown with the unfilled stub)."""
+    labels = []
+    for case in exercise.cases():
+        if case.label not in labels:
+            labels.append(case.label)
+    return "；".join(labels)
+
+
+def ignored_notice(names) -> str:
+    """The one line telling the learner that the checker ignored what they reassigned."""
+    names = list(names)
+    if not names:
+        return ""
+    return (f"（你改过 {'、'.join(names)}：判分用的是导入时的原版，你的改动不影响判分，也没有被撤销。"
+            "这条说明只出现一次。）")
+
+
+def unanswered_stub(exercise: CodeExercise, total: int) -> str:
+    """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
+    sig = exercise.signature
+    return (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
+            f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒：{describe_cases(exercise)}。\n"
+            "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
+
+
+#: a call that returns this long after the limit was not stopped at the limit (a long call inside C)
+LATE_STOP = 0.25
+
+
+def _timeout_line(index: int, limit: float, seconds: float) -> str:
+    """The first line of a time-out: the limit, and when the function actually stopped. One long call
+    inside C (a huge matrix product) cannot be cut short: the time-out is raised when it returns."""
+    if seconds > limit + LATE_STOP:
+        return (f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限）；它到 {seconds:.1f} 秒时才停下来："
+                "numpy 里的一个大运算算到一半停不下来，只能等它算完。")
+    return f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限），已经停下。"
+
+
+def _why_float32(result: Result) -> str:
+    return "输入是 float32" if input_is_float32(result.case) else "你的结果是 float32"
+
+
+def float32_note(results: list) -> list:
+    """One line naming the cases judged at float32 precision, why, and the tolerance used there
+    (nothing when every case listed was judged at float64)."""
+    stepped = [r for r in results if r.stepped]
+    step_line = ([f"（第 {'、'.join(str(r.index) for r in stepped)} 组的输入和你的结果都是 float64，误差超过了 float64 的允许值，"
+                  f"但在 float32 的舍入误差以内（约 {max(max(r.rtol) for r in stepped):.2g}）：如果你有一步是用 float32 算的，"
+                  "这正是它的舍入误差，所以这几组按 float32 的舍入误差判。）"] if stepped else [])
+    judged = [r for r in results if np.float32 in r.precisions]
+    if not judged:
+        return step_line
+    worst = max(t[0] for r in judged for t, p in zip(r.tols, r.precisions) if p is np.float32)
+    groups = "、".join(str(r.index) for r in judged)
+    whys = "；".join(dict.fromkeys(_why_float32(r) for r in judged))
+    return [f"（第 {groups} 组按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}"
+            "（同一算法用 float32 算时自身的误差再留余量）；其余各组按 float64 判。）"
+            if len(judged) < len(results) else
+            f"（按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}（同一算法用 float32 算时自身的误差再留余量）。）"
+            ] + step_line
+
+
+def _tolerance_words(exercise: CodeExercise, results: list) -> str:
+    """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
+    if all(np.float32 in r.precisions or r.stepped for r in results):
+        return "误差在 float32 的精度以内，见下一行"
+    return f"相对误差 ≤ {exercise.rtol:g}，接近 0 的值绝对误差 ≤ {exercise.atol:g}"
+
+
+# ---- the verdict's message, one per outcome --------------------------------------------------------
+def forbidden(exercise: CodeExercise, called: tuple, after: list) -> str:
+    """The function called a lesson function the exercise asks the learner to write."""
+    lines = [f"✘ 你的函数调用了 {'、'.join(called)}：判分拿它当参考答案，调用它就是拿答案对答案；"
+             "这道题要你自己把它写出来。",
+             f"  提示：{exercise.forbidden_hint or '照题目里的步骤自己算；卡住了可以看参考写法（见题目里的说明）。'}"]
+    return "\n".join(lines + after)
+
+
+def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list) -> str:
+    """The first wrong case (a :class:`~helpers.grading.compare.Result`): per output, right or what
+    was expected beside what came back (the first differing row of a larger array), and the hint."""
+    head = case_lines(exercise, first.case, first.index, total)
+    lines = ["✘ 还不对。" + head[0], head[1]]
+    for label, g, e, fine, (r, a) in zip(exercise.outputs, first.got, first.exact, first.ok, first.tols):
+        if fine:
+            lines.append(f"  {label}：对")
+        else:
+            g = fit(g, e)
+            row = first_difference(g, e, r, a)
+            lines.append(f"  {label} 应得：{show_array(e, row)}")
+            lines.append(f"  {label} 你的：{show_array(g, row)}")
+    lines.append(f"  提示：{hint}")
+    return "\n".join(lines + float32_note([first]) + after)
+
+
+def timed_out(exercise: CodeExercise, case: Case, index: int, total: int, seconds: float, after: list) -> str:
+    """Case ``index`` ran past the time limit (stopped at ``seconds``)."""
+    lines = [_timeout_line(index, exercise.time_limit, seconds), case_lines(exercise, case, index, total)[1],
+             "  提示：两种可能：一个停不下来的循环（while 的条件永远成立？），或者一步计算太重（比如造了一个很大的矩阵、"
+             "循环了太多次，或者在 time.sleep / input() 里等）。这些输入都很小，参考写法每组不到 1 毫秒。"]
+    return "\n".join(lines + after)
+
+
+def raised(exercise: CodeExercise, case: Case, index: int, total: int, call, hint: str, after: list) -> str:
+    """The function raised on case ``index``: the exception in one line, the learner's line, the hint."""
+    lines = [f"✘ 你的函数出错了（第 {index} 组，共 {total} 组：{case.label}）",
+             case_lines(exercise, case, index, total)[1], f"  错误：{call.error_text}"]
+    if call.error_line:
+        lines.append(f"  出错的一行：{call.error_line}")
+    lines.append(f"  提示：{hint}")
+    return "\n".join(lines + after)
+
+
+def unwatched(removed: tuple, index: int, after: list) -> str:
+    """The function removed the checker's profiler or timer while it ran: no verdict."""
+    lines = [f"⚠ 判分没能看住你的函数：运行时，{'、'.join(removed)}被拿掉了（第 {index} 组）。",
+             "  所以这次不判对错。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
+    return "\n".join(lines + after)
+
+
+def unreadable(exercise: CodeExercise, case: Case, index: int, total: int, problem, after: list) -> str:
+    """What case ``index`` returned cannot be read (``problem``: an :class:`~helpers.grading.returned.Unreadable`)."""
+    lines = [f"✘ 第 {index} 组的返回值读不了（共 {total} 组：{case.label}）", case_lines(exercise, case, index, total)[1],
+             f"  提示：{problem}", f"  要写的是 {exercise.signature}，{returns_clause(exercise)}。"]
+    return "\n".join(lines + after)
+
+
+def mutated(case: Case, index: int, names: tuple, after: list) -> str:
+    """Right results, but the function changed the arguments ``names`` in place on case ``index``."""
+    first = names[0]
+    lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {'、'.join(names)}（第 {index} 组：{case.label}）。",
+             "  判分时传的是副本；在笔记本里，这会悄悄改掉你的数据，后面的单元再用它就错了。",
+             f"  提示：{first} -= …、{first} *= …、{first}[...] = … 会原地修改；"
+             f"写成 {first} = {first} - …，或者先 {first} = {first}.copy()。"]
+    return "\n".join(lines + after)
+
+
+def right(exercise: CodeExercise, results: list, total: int, after: list) -> str:
+    """Every case right: at which tolerance (and which cases were judged at float32)."""
+    lines = [f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
+    return "\n".join(lines + float32_note(results) + after)
+
+
+def not_a_function(exercise: CodeExercise, fn) -> str:
+    """``check_code`` was given something other than a function (the call's result, ``None`` …)."""
+    shown = type(fn).__name__ if fn is not None else "None"
+    return (f"⚠ 这里要传入你写的函数本身（函数名，不带括号），例如 check_code(…, {exercise.signature.split('(')[0]})；"
+            f"收到的是 {shown}。")

@@ -1,0 +1,200 @@
+"""One call of the learner's function, in a sandbox: copies of the arguments, printing and warnings
+captured, under the :mod:`~helpers.grading.watch` (time limit, stop button, forbidden calls).
+
+:func:`call_learner` never raises because of the learner's function: an exception is kept with one
+line of text (type and message, and the learner's line where it happened; no traceback); printing is
+captured (at most :data:`KEPT_CHARS` characters kept) and counted, not shown; the arguments are
+copies and which of them the function modified in place is noted; warnings are recorded, not shown.
+The capture is a C-level text buffer (:class:`_Sink`), so printing costs what printing to a file
+costs. Only ``KeyboardInterrupt`` (the learner pressing stop) goes through. :func:`quiet` runs a
+known-wrong implementation (a usual mistake) the same way, without the watch.
+"""
+from __future__ import annotations
+
+import codecs
+import contextlib
+import copy
+import io
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .watch import TimeUp, Watch, guarded
+
+#: characters of the learner's printing kept (the rest is counted and dropped)
+KEPT_CHARS = 2_000
+#: bytes of the learner's printing buffered before they are counted (see :class:`_Sink`)
+SINK_BUFFER = 1 << 20
+
+
+class _Kept(io.RawIOBase):
+    """Where :class:`_Sink`'s buffer lands, a chunk at a time: counts the characters, keeps the first
+    :data:`KEPT_CHARS` (constant memory however much is printed)."""
+
+    def __init__(self):
+        self.kept, self.count, self.kept_chars = [], 0, 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        text = self._decoder.decode(bytes(data))
+        room = KEPT_CHARS - self.kept_chars
+        if room > 0:
+            self.kept.append(text[:room])
+            self.kept_chars += min(room, len(text))
+        self.count += len(text)
+        return len(data)
+
+
+class _Sink(io.TextIOWrapper):
+    """Stands in for stdout/stderr. Every ``write`` is C code (a text wrapper over a large buffer):
+    no Python frame per print, so the forbidden-call profiler, which runs at every Python call, is not
+    woken by the learner's printing; the buffer reaches :class:`_Kept` once per :data:`SINK_BUFFER`
+    bytes. A function that prints 100,000 lines costs what printing to a file costs."""
+
+    def __init__(self):
+        self.raw_sink = _Kept()
+        super().__init__(io.BufferedWriter(self.raw_sink, SINK_BUFFER), encoding="utf-8", errors="replace",
+                         write_through=False)
+
+    def _drain(self):
+        with contextlib.suppress(ValueError, OSError):  # the learner's code may have closed it
+            self.flush()
+
+    def text(self) -> str:
+        self._drain()
+        return "".join(self.raw_sink.kept)
+
+    @property
+    def count(self) -> int:
+        self._drain()
+        return self.raw_sink.count
+
+
+@dataclass
+class Call:
+    """What one call did: ``result`` (or ``error``, or ``timed_out``), ``seconds``, the printed text
+    (``printed``, ``printed_chars``), the first warning, which arguments it modified, which forbidden
+    helpers it called, and ``unwatched``: what the checker installed and the code removed."""
+
+    result: object = None
+    error: BaseException | None = None
+    error_line: str = ""
+    error_text: str = ""
+    timed_out: bool = False
+    seconds: float = 0.0
+    printed: str = ""
+    printed_chars: int = 0
+    warning: str = ""
+    mutated: tuple = ()
+    forbidden: tuple = ()
+    unwatched: tuple = ()
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+        except (TypeError, ValueError):
+            return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 — an odd object's comparison
+        return False
+
+
+def _learner_line(exc: BaseException, code) -> str:
+    """The deepest line of the learner's own code in ``exc``'s traceback (``"第 3 行：return …"``)."""
+    filename = getattr(code, "co_filename", None)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    if not frames or not frames[-1].line:
+        return ""
+    return frames[-1].line.strip()
+
+def _error_text(exc: BaseException) -> str:
+    """``"TypeError: …"`` (first line, at most 200 characters)."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0][:200] if text else ''}"
+
+
+def _warning_text(caught: list) -> str:
+    return str(caught[0].message).splitlines()[0][:120] if caught and str(caught[0].message) else ""
+
+
+def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool | None = None,
+                 forbidden: dict | None = None, reader=None) -> Call:
+    """Call ``fn(*copies of args)`` under the watch (time limit, stop button, forbidden calls),
+    capturing printing and warnings. Everything that touches what the learner's code made — its
+    exception's text, its warning, the arguments it may have changed, and ``reader(result)`` (which
+    turns the result into plain arrays) — runs under the same watch, so none of it can hang, print or
+    leave by ``SystemExit``. ``KeyboardInterrupt`` (the stop button) is raised again afterwards."""
+    copies = tuple(copy.deepcopy(a) for a in args)
+    sink, out = _Sink(), Call()
+    watch = Watch(limit, use_alarm, forbidden or {})
+    start = time.perf_counter()
+
+    caught: list = []
+
+    def whole_call():  # only the checker's own lines here: context managers stay outside the watch
+        try:
+            result, error = fn(*copies), None
+        except (TimeUp, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # noqa: BLE001 — SystemExit too: the learner's code, reported
+            result, error = None, exc
+        if error is not None:
+            out.error, out.error_text = error, _error_text(error)
+            out.error_line = _learner_line(error, getattr(fn, "__code__", None))
+        elif reader is not None:
+            result = reader(result)
+        out.result = result
+        out.warning = _warning_text(caught)
+        out.mutated = tuple(n for n, a, c in zip(names, args, copies) if not _same(a, c))
+
+    with warnings.catch_warnings(record=True) as recorded, np.errstate(over="warn", invalid="warn",
+                                                                        divide="warn", under="ignore"):
+        warnings.simplefilter("always")
+        caught = recorded
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            how, value = guarded(watch, whole_call, ())
+    out.seconds = time.perf_counter() - start
+    if watch.raising is KeyboardInterrupt:
+        raise KeyboardInterrupt
+    if watch.raising is TimeUp or (how == "raised" and isinstance(value, TimeUp)):
+        out.timed_out = True
+    elif how == "raised":  # something escaped while reading the result (its __array__, __str__, …)
+        out.error, out.result = value, None
+        try:
+            out.error_text = _error_text(value)
+        except BaseException:  # noqa: BLE001 — its message is the learner's object too
+            out.error_text = type(value).__name__
+    if out.seconds > limit:
+        out.timed_out = True
+    if out.timed_out:
+        out.result, out.error = None, None
+    out.printed, out.printed_chars = sink.text(), sink.count
+    out.forbidden = tuple(watch.seen)
+    out.unwatched = watch.stopped_watching()
+    return out
+
+
+@dataclass(frozen=True)
+class Raised:
+    """What a known-wrong implementation raised (its exception is its signature)."""
+
+    error: BaseException
+
+
+def quiet(fn, args):
+    """A known-wrong implementation's result on copies of ``args`` (a :class:`Raised` if it raises)."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return fn(*copy.deepcopy(args))
+    except Exception as exc:  # noqa: BLE001 — a wrong implementation may raise: that is its signature
+        return Raised(exc)
