@@ -1,20 +1,31 @@
 """Attention Lab helpers: the code behind the notebooks (``import helpers``).
 
-The top level holds the ideas the notebooks teach — each module's docstring names the notebook
-(``helpers.attention``, ``helpers.example``, ``helpers.config``, ``helpers.weighting``,
-``helpers.scaling``, ``helpers.kv_cache``, ``helpers.formula``, ``helpers.layer``, ``helpers.cost``,
-``helpers.tiled``, ``helpers.reading``, ``helpers.real_model``, ``helpers.texts``,
-``helpers.training`` (a package: task, model, optim, trainer, readouts, experiment),
-``helpers.heads``) — and the faces the notebooks call:
+The top level holds the ideas the notebooks teach — each module's docstring names its notebooks:
+
+- one attention head, step by step (01–08): ``helpers.example`` (the running example),
+  ``helpers.weighting``, ``helpers.attention``, ``helpers.scaling``, ``helpers.kv_cache``,
+  ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.cost``, ``helpers.tiled``,
+  ``helpers.reading``;
+- a real model (09): ``helpers.real_model``, ``helpers.texts``;
+- learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, optim,
+  trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, train,
+  interventions, scores, history, sweep);
+- what a real model's heads do (12): ``helpers.heads``, ``helpers.head_scan``, ``helpers.patching``,
+  ``helpers.logit_attribution``, ``helpers.nulls``.
+
+The faces the notebooks call:
 
 - :mod:`helpers.display`   showing figures and numbers (``show``, ``fmt_vec``, ``text_table`` …)
 - :mod:`helpers.plots`     every figure builder of the series under one name
 - :mod:`helpers.widgets`   one-line entry points for every live explorer
-- :mod:`helpers.exercises` ``check("NN-i", answer)``, ``reference``, ``closing_quiz``
+- :mod:`helpers.exercises` ``check("NN-i", answer)``, ``check_code``, ``reference``, ``closing_quiz``
+- :mod:`helpers.cli`       the ``attention-lab`` command (the face a shell calls)
 
 Each notebook's own pieces live in ``helpers/figures/<slug>.py``, ``helpers/explorers/<slug>.py`` and
-``helpers/exercises/<slug>.py``; the plumbing that no notebook teaches (argument checks, answer reading,
-number formatting, PNGs, palette, style, fonts, panels, the explorer pattern) in :mod:`helpers.render`.
+``helpers/exercises/<slug>.py``. What no notebook teaches lives in two wings: :mod:`helpers.render`
+(argument checks, number formatting, PNGs, palette, style, fonts, panels, the explorer pattern) and
+:mod:`helpers.grading` (reading typed answers, checking the functions a learner writes). These maps
+are checked against the tree (``tests/series/test_module_maps.py``).
 Core modules are numpy-only and import fast; plotting, widgets and the real model load on first use.
 Bad input is a ``ValueError``/``TypeError`` naming the argument, never a silent NaN
 (:mod:`helpers.render.validation`).

@@ -19,8 +19,8 @@ vocabulary, and the face :mod:`helpers.exercises` (``check``, ``check_code``) ru
   helpers`` (a learner's ``np.exp = …`` changes nothing about grading).
 
 The wing imports only the base of :mod:`helpers.render` (validation), so a lesson module may use it
-too. Its names load on first use (``helpers.grading.run``, ``from helpers.grading import Case``):
-``import helpers`` records the originals through this package and stays fast.
+too. The names above are re-exported here and load on first use (``from helpers.grading import
+Case``): ``import helpers`` records the originals through this package and stays fast.
 """
 from __future__ import annotations
 
