@@ -111,17 +111,22 @@ class Watch:
 
     def _stop_here(self, exc, frame) -> bool:
         """Make ``exc`` come back at every event of the learner's frames; ``False`` when ``frame``
-        (the interrupted one) is the checker's own, where nothing may be raised."""
+        (the interrupted one) is the checker's own, where nothing may be raised. Nor is the tracer
+        installed then: a signal that lands in the checker's cleanup (a loaded machine can hold the
+        process there past the next re-arm) would otherwise raise in the cleanup itself, leave the
+        timer running and the tracer on, and the process would die of the next SIGALRM once the
+        default handler is back; the re-armed timer stops learner code that runs later anyway."""
         self.raising = self.raising or exc
+        if frame is None or frame.f_code.co_filename in _OURS:
+            return False
         tracer = self._c_tracer(self.raising)
-        ours = frame is None or frame.f_code.co_filename in _OURS
         if tracer is not None:
             sys.settrace(tracer)
             f = frame
             while f is not None and f.f_code.co_filename not in _OURS:
                 f.f_trace = tracer
                 f = f.f_back
-        return not ours
+        return True
 
     def _on_alarm(self, signum, frame):
         if self.active and self._stop_here(TimeUp, frame):

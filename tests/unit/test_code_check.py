@@ -239,3 +239,26 @@ def test_the_public_vocabulary_loads_from_the_wing_and_import_helpers_leaves_the
     loaded = subprocess.run([sys.executable, "-c", "import sys, helpers; print(sorted(m for m in sys.modules "
                              "if m.startswith('helpers.grading')))"], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "['helpers.grading', 'helpers.grading.originals']"
+
+
+def test_a_signal_landing_in_the_checkers_own_code_raises_nothing_and_installs_no_tracer():
+    """On a loaded machine the process can sit in the checker's cleanup past the timer's next re-arm:
+    the SIGALRM then lands in the checker's own frame. Raising there, or installing the re-raising
+    tracer, would skip the cleanup — the timer left running, and the process killed by a later SIGALRM
+    once the default handler is back."""
+    import signal
+    import sys
+    import types
+
+    ours = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=watch.__file__), f_back=None)
+    before = sys.gettrace()
+    guard = watch.Watch(60.0, True, {})
+    guard.start()
+    try:
+        guard._on_alarm(signal.SIGALRM, ours)
+        installed = sys.gettrace()
+        sys.settrace(before)  # a C call: an installed tracer goes before it can fire in this test
+    finally:
+        guard.stop()
+    assert installed is before and guard.raising is watch.TimeUp
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
