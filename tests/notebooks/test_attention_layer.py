@@ -70,7 +70,8 @@ def test_layer_explorer_each_control():
 
 
 def test_the_readout_says_when_a_slider_is_at_its_maximum():
-    """A key press at a slider's end changes nothing visible: the readout says so (issue 22)."""
+    """A key press at a slider's end changes nothing visible: the readout says so, or the
+    learner thinks the key press was lost."""
     from helpers.render.controls import AT_MAX
 
     e = widgets.attention_layer_explorer()

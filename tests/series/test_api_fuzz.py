@@ -1,4 +1,5 @@
-"""Walk the whole public ``helpers`` API with generated bad input (issue 16).
+"""Walk the whole public ``helpers`` API with generated bad input, so every
+mistake a learner can make ends in one sentence naming the argument, never a traceback.
 
 Every public callable is found automatically: the names in ``helpers.__all__`` plus every
 public function and class defined in each ``helpers`` module (``helpers.explorers.*`` too), so a
