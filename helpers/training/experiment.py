@@ -21,7 +21,8 @@ from ..render.validation import (
     positive_int,
 )
 from ..render.validation import seed as check_seed
-from .model import MAX_D, _forward, init_params, loss_and_grads
+from .backprop import loss_and_grads
+from .model import MAX_D, _forward, init_params
 from .optim import LEARNING_RATE, Adam
 from .task import SEED, dataset
 from .trainer import MAX_STEPS, train

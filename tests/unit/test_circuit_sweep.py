@@ -1,7 +1,7 @@
 """helpers.circuit.sweep: the stored runs carry the claims the notebook makes (11_learning_a_circuit).
 
 Each test reads helpers/data/circuit_sweep.npz (made by `make circuit-data` with this package's code;
-tests/unit/test_circuit_train.py retrains its prefix bit for bit) and checks one claim on *every*
+tests/unit/test_circuit_trainer.py retrains its prefix bit for bit) and checks one claim on *every*
 seed, so a claim that holds for one lucky seed fails here.
 """
 import numpy as np
@@ -70,9 +70,9 @@ def test_share_of_top_and_reaches_read_the_stored_curves(runs):
 def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(runs):
     """The stored step-2000 parameters give every stored ablation and patch again (to round-off: this
     CPU's own kernels, not the pinned ones), so the notebook can take the same model apart in other ways."""
-    from helpers.circuit import interventions, train
+    from helpers.circuit import interventions, trainer
 
-    model, batch, s = sweep.final_checkpoint(), train.eval_batch(), runs["two_layers"][0]
+    model, batch, s = sweep.final_checkpoint(), trainer.eval_batch(), runs["two_layers"][0]
     assert model.config == circuit.CONFIG
     for name, value in model.params.items():
         assert value.dtype == np.float64 and np.isfinite(value).all(), name
