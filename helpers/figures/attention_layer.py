@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..render.palette import ACCENT, MUTED, REFERENCE, TEXT_GREY
-from ..render.panels import matrix_mesh
+from ..render.panels import ceil_div, matrix_mesh
 from ..render.png import new_figure
 
 
@@ -84,7 +84,7 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
     aspect = finite_scalar("aspect", aspect, low=0.0, low_open=True, high=100.0)
 
     def tile_size(cols):
-        rows = -(-heads // cols)
+        rows = ceil_div(heads, cols)
         return min(aspect / (cols * (n + 1)), 1 / (rows * (n + 1)))
     return max((c for c in range(1, heads + 1) if heads % c == 0), key=lambda c: (round(tile_size(c), 12), c))
 
@@ -101,7 +101,7 @@ class TileLayout:
         if heads % kv:
             raise ValueError(f"kv must divide heads={heads}; choose one of {divisors(heads)}, got {kv}")
         self.heads, self.kv, self.n = heads, kv, n
-        self.rows = -(-heads // self.cols)
+        self.rows = ceil_div(heads, self.cols)
         self.group = heads // kv
         self.unit = min(ASPECT / self.cols, 1.0 / self.rows)
         self.x0 = (ASPECT - self.cols * self.unit) / 2
@@ -236,7 +236,7 @@ def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
     a = as_real_array("attn", attn, ndim=3)
     cols, gap = positive_int("cols", cols, maximum=64), nonneg_int("gap", gap, maximum=16)
     heads, n, m = a.shape
-    rows = -(-heads // cols)
+    rows = ceil_div(heads, cols)
     out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), np.nan)
     for h in range(heads):
         r, c = divmod(h, cols)
@@ -256,7 +256,7 @@ def heads_grid_figure(attn, *, cols=None, title="", kv_groups=None, width=7.6, x
     if kv_groups is not None:
         kv_groups = positive_int("kv_groups", kv_groups, maximum=a.shape[0])
     heads = a.shape[0]
-    rows = -(-heads // cols)
+    rows = ceil_div(heads, cols)
     fig = new_figure(width, max(1.8, width / cols * rows * 1.05 + 0.7))
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     image = None

@@ -11,6 +11,7 @@ import numpy as np
 from .format import fmt
 from .palette import ACCENT, BASE, BLACK, MASKED, REFERENCE, WHITE
 from .png import new_figure
+from .validation import nonneg_int, positive_int
 
 
 class BarPanel:
@@ -56,6 +57,12 @@ class BarPanel:
             label.set_va("top" if inside else "bottom")
             label.set_color(WHITE if inside else BLACK)
             label.set_text(fmt(value, self.digits))
+
+
+def ceil_div(count: int, per: int) -> int:
+    """``⌈count / per⌉`` in integers: the rows a grid needs for ``count`` panels at ``per`` to a
+    row (or the columns for ``count`` panels on ``per`` rows)."""
+    return -(-nonneg_int("count", count) // positive_int("per", per))
 
 
 def matrix_mesh(ax, matrix, *, cmap="viridis", vmin=0.0, vmax=1.0):
