@@ -40,6 +40,7 @@ def test_checkpoints_are_copies_and_the_evaluation_is_their_scores():
     assert run.at(0).repeat_loss == pytest.approx(np.log(32), abs=0.5)
 
 
+@pytest.mark.slow  # a fresh interpreter retrains 100 steps in the pinned environment
 @pytest.mark.skipif(sweep.unpinnable() is not None, reason=str(sweep.unpinnable()))
 def test_the_stored_prefix_is_retrained_bit_for_bit(tmp_path):
     """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: the generator, re-run in its
