@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import softmax
+from .render.format import text_table
 from .render.validation import (
     as_real_array,
     boolean,
@@ -150,8 +151,6 @@ def input_rows(tokens=TOKENS, x=X) -> tuple:
 
 def input_table(tokens=TOKENS, x=X, *, digits: int = 0) -> str:
     """The input rows as a fixed-width text table with the feature names (for a terminal)."""
-    from .render.format import text_table
-
     integer("digits", digits, low=0, high=12)
     return text_table(*input_rows(tokens, x), digits=digits)
 

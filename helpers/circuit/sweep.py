@@ -45,6 +45,7 @@ from ..render.validation import as_float_array, choice, finite_scalar, integer
 from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
+from .scores import head_scores
 from .task import TASK, Task
 from .trainer import DROP_WINDOW, TrainingRun, _steepest_drop, eval_batch, train
 
@@ -175,8 +176,6 @@ def summarize(variant: str, seed: int, run) -> Summary:
         ablations = {_key(k): _pair(s) for k, s in ablation_effects(model, batch).items()}
     transfer = {}
     if run.task.fixed:
-        from .scores import head_scores
-
         other = head_scores(model, eval_batch(TASK))
         transfer = {"repeat_loss": other.repeat_loss, "induction": float(other.induction[last].max())}
     return Summary(variant, seed, np.array(run.eval_steps), curves, run.drop(), final, patches, ablations, transfer,
@@ -314,6 +313,7 @@ MIN_GLIBC = (2, 28)   # glibc's exp/log/pow are the same code since 2.28
 
 
 def _umath():
+    # numpy 2 moved numpy.core to numpy._core (the old name warns): the one that exists is tried here
     try:
         from numpy._core import _multiarray_umath as umath
     except ImportError:   # numpy 1.x

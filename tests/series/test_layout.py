@@ -91,16 +91,45 @@ def test_missing_docstrings_and_a_lesson_naming_no_notebook_are_named(tree):
                for p in layout.check_lessons_name_a_notebook())
 
 
-@pytest.mark.parametrize("line", [
-    "from helpers.display import show", "from helpers import heads", "import helpers.display",
-    "import helpers as h", "tr = helpers.training", "sweep = helpers.circuit.sweep",
-    "sweep, scores = helpers.circuit.sweep, helpers.circuit.scores", "a = b = helpers.circuit",
-    "mods: list = [helpers.training, helpers.layer]", "print(m := helpers.circuit.task)",
-    "for m in (helpers.layer, helpers.attention):\n    pass"])
+@pytest.mark.parametrize("line", ["from helpers.display import show", "from helpers import heads",
+                                  "import helpers.display", "import helpers as h", "tr = helpers.training"])
 def test_every_other_import_style_in_a_notebook_is_named(tree, line):
     append(tree / "notebook_sources" / "05_causal_mask.md", f"\n```{{code-cell}} ipython3\n{line}\n```\n")
     found = layout.check_notebook_import_style()
     assert len(found) == 1 and found[0].startswith("notebook_sources/05_causal_mask.md:"), found
+
+
+#: every way a cell can bind a module to a name of its own (one tree copy checks them all)
+MODULE_ALIASES = ["sweep = helpers.circuit.sweep", "sweep, scores = helpers.circuit.sweep, helpers.circuit.scores",
+                  "a = b = helpers.circuit", "mods: list = [helpers.training, helpers.layer]",
+                  "print(m := helpers.circuit.task)", "for m in (helpers.layer, helpers.attention):\n    pass",
+                  "with helpers.circuit.sweep as s:\n    pass"]
+
+
+def test_a_module_alias_in_any_form_is_named_but_a_name_for_a_function_is_not(tree):
+    cells = [*MODULE_ALIASES, "rel = helpers.training.relative_error"]
+    append(tree / "notebook_sources" / "05_causal_mask.md",
+           "".join(f"\n```{{code-cell}} ipython3\n{cell}\n```\n" for cell in cells))
+    found = [p for p in layout.check_notebook_import_style() if p.startswith("notebook_sources/05_causal_mask.md:")]
+    assert len(found) == len(MODULE_ALIASES) and all("(a module alias)" in p for p in found), found
+    assert not any("relative_error" in p for p in found)
+
+
+#: every way a test can change sys.path (one tree copy checks them all, one function each)
+SYS_PATH_CHANGES = ["sys.path.insert(0, 'tools')", "sys.path[:0] = ['tools']", "sys.path.append('tools')",
+                    "sys.path.extend(['tools'])", "sys.path = ['tools'] + sys.path", "sys.path += ['tools']",
+                    "sys.path[0] = 'tools'", "del sys.path[0]", "monkeypatch.syspath_prepend('tools')",
+                    "monkeypatch.setattr(sys, 'path', ['tools'])", "monkeypatch.setattr('sys.path', ['tools'])",
+                    "site.addsitedir('tools')", "system.path.remove('tools')"]
+
+
+def test_any_change_to_sys_path_in_a_test_is_named(tree):
+    body = "".join(f"\n\ndef test_{i}(monkeypatch):\n    {line}\n" for i, line in enumerate(SYS_PATH_CHANGES))
+    append(tree / "tests" / "unit" / "test_layer.py", "\nimport site\nimport sys\nimport sys as system\n"
+                                                      "from sys import path\n" + body)
+    found = [p for p in layout.check_tests() if p.startswith("tests/unit/test_layer.py:")]
+    assert len(found) == len(SYS_PATH_CHANGES) + 1 and all("changes sys.path" in p for p in found), found
+    assert any("from sys import path" in p for p in found)
 
 
 def test_tests_out_of_shape_are_named(tree):
@@ -115,29 +144,3 @@ def test_tests_out_of_shape_are_named(tree):
     assert any(p.startswith("tests/unit/helper.py: only test_*.py here") for p in found)
     assert any(p.startswith("tests/unit/test_layer.py:") and "sys.path.insert(…) changes sys.path" in p
                for p in found)
-
-
-def test_a_name_for_a_function_is_not_a_module_alias(tree):
-    """Binding one function (not a module) to a short name keeps the module's name at the call."""
-    append(tree / "notebook_sources" / "05_causal_mask.md",
-           "\n```{code-cell} ipython3\nrel = helpers.training.relative_error\n```\n")
-    assert layout.check_notebook_import_style() == []
-
-
-@pytest.mark.parametrize("line", [
-    "sys.path.insert(0, 'tools')", "sys.path[:0] = ['tools']", "sys.path.append('tools')",
-    "sys.path.extend(['tools'])", "sys.path = ['tools'] + sys.path", "sys.path += ['tools']",
-    "sys.path[0] = 'tools'", "del sys.path[0]", "monkeypatch.syspath_prepend('tools')",
-    "monkeypatch.setattr(sys, 'path', ['tools'])", "monkeypatch.setattr('sys.path', ['tools'])",
-    "site.addsitedir('tools')"])
-def test_any_change_to_sys_path_in_a_test_is_named(tree, line):
-    append(tree / "tests" / "unit" / "test_layer.py", f"\nimport sys\n\n\ndef test_x(monkeypatch):\n    {line}\n")
-    found = [p for p in layout.check_tests() if p.startswith("tests/unit/test_layer.py:")]
-    assert len(found) == 1 and "changes sys.path" in found[0], found
-
-
-def test_sys_path_through_an_alias_or_from_import_is_named(tree):
-    append(tree / "tests" / "unit" / "test_layer.py", "\nimport sys as system\nfrom sys import path\n"
-                                                      "system.path[:0] = ['tools']\n")
-    found = [p for p in layout.check_tests() if p.startswith("tests/unit/test_layer.py:")]
-    assert len(found) == 2, found
