@@ -14,7 +14,7 @@ from tiny_model import tiny_model
 
 import helpers
 from helpers import circuit, head_scan, logit_attribution, nulls, patching, real_model
-from helpers.circuit import interventions
+from helpers.circuit import interventions, sweep
 from helpers.circuit import trainer as circuit_trainer
 from helpers.display import table, text_table
 from helpers.render import validation
@@ -140,8 +140,6 @@ def test_composition_with_a_wrong_shaped_replacement_names_replacement(clean):
 
 
 def test_run_variant_names_its_own_arguments_before_training():
-    from helpers.circuit import sweep
-
     with pytest.raises(ValueError, match=r"^steps must be >= 200, got 2"):   # the summary's window needs 200 steps
         sweep.run_variant("two_layers", 0, steps=2)
     with pytest.raises(TypeError, match=r"^seed must be an integer"):

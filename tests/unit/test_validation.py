@@ -5,7 +5,9 @@ from tiny_model import tiny_model
 
 from helpers import config, example, layer, reading, real_model, scaling, tiled, training, weighting
 from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
+from helpers.plots import head_mosaic
 from helpers.render import validation
+from helpers.render.validation import head_pairs
 
 RNG = np.random.default_rng(16)
 
@@ -190,8 +192,6 @@ def test_nan_error_names_the_callers_argument():
 
 
 def test_no_zero_division_for_zero_columns():
-    from helpers.plots import head_mosaic
-
     with pytest.raises(ValueError, match="cols must be >= 1, got 0"):
         head_mosaic(np.zeros((2, 3, 3)), cols=0)
 
@@ -272,8 +272,6 @@ def test_load_model_path_is_checked_before_reading():
 
 
 def test_head_pairs_names_the_argument_for_a_numpy_scalar_or_a_0d_array():
-    from helpers.render.validation import head_pairs
-
     for bad in (np.int64(1), np.array(1)):
         with pytest.raises(TypeError, match="sender must hold"):
             head_pairs("sender", [bad], 2, 2)
