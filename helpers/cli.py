@@ -22,6 +22,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from . import __version__
 from .render import validation
 
 DEFAULT_DIR = "注意力实验室"
@@ -191,8 +192,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from . import __version__
-
     parser = _Parser(prog="attention-lab", description="注意力实验室：把笔记本复制出来，或在 JupyterLab 里打开。")
     parser.add_argument("--version", action="version", version=f"attention-lab {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="{notebooks,lab}", parser_class=_Parser)

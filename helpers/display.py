@@ -14,6 +14,9 @@ from .render.format import fmt, fmt_bytes, fmt_vec, pad, text_table
 from .render.png import DPI, RENDER_DPI, display_width, figure_png, new_figure, png_size, rgba_png
 from .render.table import Table, table
 
+# IPython is imported inside show and show_table: fmt, text_table and table work (and are tested)
+# where IPython is not installed, and a notebook pays for it only when it first displays something.
+
 
 def show_table(headers, rows, *, digits: int = 3) -> None:
     """Display a table (HTML in JupyterLab/Colab, its aligned text elsewhere) anywhere in a cell:

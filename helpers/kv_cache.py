@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .attention import scaled_dot_product_attention
+from .layer import LayerShape, attention_layer, random_layer
 from .render.validation import as_real_array, boolean, integer, positive_int
 from .render.validation import seed as check_seed
 
@@ -82,8 +83,6 @@ def stacked_kv_change(x, n_before: int, *, causal: bool, n_layers: int = 2, num_
     ``n_before`` positions: in layer 1 K and V never change (they are projections of the
     unchanged inputs); from layer 2 on they change unless ``causal``.
     """
-    from .layer import LayerShape, attention_layer, random_layer
-
     x_arr = as_real_array("x", x, ndim=2)
     if len(x_arr) < 2:
         raise ValueError(f"x needs at least 2 rows (some before n_before, some after), got shape {x_arr.shape}")

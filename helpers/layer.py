@@ -12,6 +12,7 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention
 from .config import RopeScaling
+from .render.format import pad
 from .render.validation import (
     as_mask,
     as_real_array,
@@ -311,8 +312,6 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
 
 def shape_trace_text(trace) -> str:
     """The ``(step, shape)`` pairs of :func:`attention_layer` as aligned lines (``06``)."""
-    from .render.format import pad
-
     if not isinstance(trace, (list, tuple)) or not all(
             isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
             and isinstance(item[1], tuple) for item in trace):

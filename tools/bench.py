@@ -160,7 +160,8 @@ def naive_growth_exponent() -> float:
 
 
 MEMORY_MOVES = 3000
-#: the most an explorer's process may grow over MEMORY_MOVES random moves (issue 23)
+#: the most an explorer's process may grow over MEMORY_MOVES random moves, so a cache
+#: that grows without a cap shows up before a learner's browser tab runs out of memory
 MEMORY_LIMIT_MIB = 30.0
 
 MEMORY_SCRIPT = """

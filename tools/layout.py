@@ -26,10 +26,9 @@ The faces the notebooks call (``helpers.display``, ``helpers.plots``, ``helpers.
 
 The other checks: no colour literal outside ``helpers/render/palette.py``; every public function
 and class (and every module) has a docstring; notebook code uses one import style, ``import
-helpers`` then qualified ``helpers.module.name`` (no ``from helpers…``, no module aliases); no
-import of a module path that has moved (:data:`MOVED` names the new one); tests in one shape
-(``tests/{unit,notebooks,series}/test_*.py``, support code in ``tests/support/``, no
-``sys.path.insert``). ``tests/series/test_layout.py`` runs each check as its own test.
+helpers`` then qualified ``helpers.module.name`` (no ``from helpers…``, no module aliases); tests
+in one shape (``tests/{unit,notebooks,series}/test_*.py``, support code in ``tests/support/``, no
+change to ``sys.path``). ``tests/series/test_layout.py`` runs each check as its own test.
 """
 from __future__ import annotations
 
@@ -51,22 +50,6 @@ BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fon
 #: the grading wing: plumbing on the base layer (it imports only BASE), so exercises and lessons may use it
 GRADING = "helpers.grading"
 LAYERS = ("base", "lesson", "wing", "notebook", "face")
-#: where a module that moved now lives (issue 23), so a stale import gets a message, not a riddle
-MOVED = {
-    **{f"helpers.{m}": f"{WING}.{m}" for m in ("validation", "answers", "palette", "style", "fonts",
-                                                "text_stamps", "threads", "explorer", "panels")},
-    "helpers.training_plots": "helpers.figures.learning_to_attend",
-    "helpers.heads_plots": "helpers.figures.heads_at_work",
-    "helpers.exercises_training": "helpers.exercises.learning_to_attend",
-    "helpers.exercises_heads": "helpers.exercises.heads_at_work",
-    **{f"helpers.figures.{a}": f"helpers.figures.{b}" for a, b in (
-        ("causal", "causal_mask"), ("layer", "attention_layer"), ("cost", "cost_of_length"),
-        ("reading", "reading_attention"))},
-    **{f"helpers.explorers.{a}": f"helpers.explorers.{b}" for a, b in (
-        ("hand", "hand_calculation"), ("causal", "causal_mask"), ("layer", "attention_layer"),
-        ("cost", "cost_of_length"), ("reading", "reading_attention"), ("training", "learning_to_attend"),
-        ("heads", "heads_at_work"))},
-}
 #: argument names and setters through which matplotlib takes a colour
 COLOUR_KEYWORDS = {"color", "colors", "c", "ec", "fc", "edgecolor", "edgecolors", "facecolor", "facecolors",
                    "mec", "mfc", "markeredgecolor", "markerfacecolor", "bad", "under", "over", "labelcolor"}
@@ -374,8 +357,52 @@ def check_lessons_name_a_notebook() -> list:
     return problems
 
 
-def _is_module(name: str) -> bool:
-    return (HELPERS / f"{name}.py").exists() or (HELPERS / name / "__init__.py").exists()
+def _is_module(dotted: str) -> bool:
+    """Whether ``helpers.<dotted>`` (``circuit.sweep``) is a module or a package of helpers."""
+    path = HELPERS.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _dotted(node) -> str | None:
+    """``"circuit.sweep"`` for the expression ``helpers.circuit.sweep``; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == "helpers" and parts:
+        return ".".join(reversed(parts))
+    return None
+
+
+def _module_aliases(node) -> list:
+    """``(name, helpers.<module>)`` for each module that ``node`` binds to a name of its own:
+    ``x = helpers.m``, ``a, b = helpers.m, helpers.n``, ``x: T = helpers.m``, ``(x := helpers.m)``,
+    ``for x in (helpers.m, …)``, ``with helpers.m as x`` and the like."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.AugAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        pairs = []
+        for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
+                    and len(target.elts) == len(node.value.elts):
+                pairs += zip(target.elts, node.value.elts)
+            else:
+                pairs.append((target, node.value))
+        values = pairs
+    elif isinstance(node, (ast.For, ast.comprehension)):
+        elts = node.iter.elts if isinstance(node.iter, (ast.Tuple, ast.List, ast.Set)) else [node.iter]
+        values = [(node.target, v) for v in elts]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        values = [(node.optional_vars, node.context_expr)]
+    else:
+        return []
+    found = []
+    for target, value in values:
+        candidates = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
+        for candidate in candidates:
+            dotted = _dotted(candidate)
+            if dotted and _is_module(dotted):
+                found.append((ast.unparse(target), f"helpers.{dotted}"))
+    return found
 
 
 def check_notebook_import_style() -> list:
@@ -398,44 +425,17 @@ def check_notebook_import_style() -> list:
                 elif isinstance(node, ast.Import):
                     bad = next((f"import {a.name}" + (f" as {a.asname}" if a.asname else "") for a in node.names
                                 if a.name.split(".")[0] == "helpers" and (a.name != "helpers" or a.asname)), None)
-                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
-                        and isinstance(node.value.value, ast.Name) and node.value.value.id == "helpers" \
-                        and _is_module(node.value.attr):
-                    bad = f"{ast.unparse(node.targets[0])} = helpers.{node.value.attr} (a module alias)"
+                elif _module_aliases(node):
+                    bad = "; ".join(f"{target} = {module} (a module alias)"
+                                    for target, module in _module_aliases(node))
                 if bad:
                     problems.append(f"notebook_sources/{name}.md: `{bad}`; write helpers.module.name in full")
     return problems
 
 
-def check_moved() -> list:
-    """No import of a module path that moved (helpers, tests, tools, notebook sources)."""
-    problems = []
-    paths = [*HELPERS.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "tools").glob("*.py"),
-             ROOT / "conftest.py"]
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(m) for m in sorted(MOVED, key=len, reverse=True))
-                         + r")(?![\w])")
-    for path in paths:
-        if path.name == "layout.py" or not path.exists():
-            continue
-        for line_no, target in imports(path) if path.is_relative_to(HELPERS) else []:
-            if target in MOVED:
-                problems.append(f"{_rel(path)}:{line_no}: imports {target}, which moved to {MOVED[target]}")
-        if not path.is_relative_to(HELPERS):
-            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if line.lstrip().startswith(("import ", "from ")):
-                    m = pattern.search(line)
-                    if m:
-                        problems.append(f"{_rel(path)}:{i}: imports {m.group(1)}, which moved to {MOVED[m.group(1)]}")
-    for name in NOTEBOOKS:
-        for cell in _notebook_code(name):
-            for m in pattern.finditer(cell):
-                problems.append(f"notebook_sources/{name}.md: {m.group(1)} moved to {MOVED[m.group(1)]}")
-    return problems
-
-
 def check_tests() -> list:
     """Tests in one shape: tests/notebooks/test_<slug>.py per notebook (docstring ``NN_slug``),
-    tests/unit/ and tests/series/ of test_*.py, support code in tests/support/, no sys.path.insert."""
+    tests/unit/ and tests/series/ of test_*.py, support code in tests/support/, no change to sys.path."""
     tests, problems = ROOT / "tests", []
     allowed = {"conftest.py", "nbval_sanitize.cfg", "unit", "notebooks", "series", "support", "__pycache__"}
     for entry in sorted(tests.iterdir()):
@@ -458,13 +458,55 @@ def check_tests() -> list:
     for path in sorted((tests / "support").glob("test_*.py")):
         problems.append(f"{_rel(path)}: a test file in tests/support/ (support code only)")
     for path in [*tests.rglob("*.py"), ROOT / "conftest.py"]:
-        if re.search(r"^\s*sys\.path\.insert\(", path.read_text(encoding="utf-8"), flags=re.M):
-            problems.append(f"{_rel(path)}: sys.path.insert (tests/support and tools are on pytest's pythonpath)")
+        for line, how in _sys_path_mutations(_tree(path)):
+            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (tests/support and tools are on "
+                            "pytest's pythonpath, pyproject.toml; a test that needs another folder runs a subprocess)")
     return problems
 
 
+#: list methods that change a list in place
+_LIST_MUTATORS = {"insert", "append", "extend", "remove", "pop", "clear", "sort", "reverse",
+                  "__setitem__", "__delitem__", "__iadd__"}
+
+
+def _sys_path_mutations(tree) -> list:
+    """``(line, what)`` for every change to ``sys.path`` in ``tree``: a call of one of its list
+    methods, an assignment to it or to a slice or item of it (``sys.path[:0] = …``), ``del``,
+    ``from sys import path``, ``site.addsitedir`` and pytest's ``monkeypatch.syspath_prepend`` or
+    ``monkeypatch.setattr(sys, "path", …)`` — none has a reason in a test (decided: no exception,
+    not even through a support helper, so the import path of every test is the one pyproject.toml names)."""
+    sys_names = {"sys"} | {a.asname for n in ast.walk(tree) if isinstance(n, ast.Import)
+                           for a in n.names if a.name == "sys" and a.asname}
+
+    def is_sys_path(node) -> bool:
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        return isinstance(node, ast.Attribute) and node.attr == "path" \
+            and isinstance(node.value, ast.Name) and node.value.id in sys_names
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name == "path" for a in node.names):
+            found.append((node.lineno, "from sys import path"))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            found += [(node.lineno, ast.unparse(t)) for t in targets if is_sys_path(t)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            func, args = node.func, node.args
+            if func.attr in _LIST_MUTATORS and is_sys_path(func.value):
+                found.append((node.lineno, f"{ast.unparse(func)}(…)"))
+            elif func.attr in ("addsitedir", "syspath_prepend"):
+                found.append((node.lineno, f"{ast.unparse(func)}(…)"))
+            elif func.attr == "setattr" and (
+                    (len(args) >= 2 and isinstance(args[0], ast.Name) and args[0].id in sys_names
+                     and isinstance(args[1], ast.Constant) and args[1].value == "path")
+                    or (args and isinstance(args[0], ast.Constant) and args[0].value == "sys.path")):
+                found.append((node.lineno, f"{ast.unparse(func)}(sys, \"path\", …)"))
+    return found
+
+
 CHECKS = (check_graph, check_notebook_modules, check_pieces_in_their_notebook, check_colours, check_docstrings,
-          check_lessons_name_a_notebook, check_notebook_import_style, check_moved, check_tests)
+          check_lessons_name_a_notebook, check_notebook_import_style, check_tests)
 
 
 def problems() -> list:

@@ -40,10 +40,10 @@ def prefix(out: str) -> None:
     """The two_layers seed-0 run up to PREFIX_STEP: parameters and the evaluations at 0 and PREFIX_STEP."""
     import numpy as np
 
-    from helpers.circuit import train
+    from helpers.circuit import trainer
 
     step = sweep.PREFIX_STEP
-    run = train.train(steps=step, eval_every=step, checkpoints=(step,))
+    run = trainer.train(steps=step, eval_every=step, checkpoints=(step,))
     arrays = {f"param/{k}": v for k, v in run.checkpoints[step].params.items()}
     for t in (0, step):
         arrays[f"repeat_loss/{t}"] = np.array(run.at(t).repeat_loss)

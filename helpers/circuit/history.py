@@ -18,7 +18,7 @@ import numpy as np
 from ..render.validation import integer
 from .model import CONFIG, forward
 from .task import TASK, Batch
-from .train import EVAL_EVERY, eval_batch, train
+from .trainer import EVAL_EVERY, eval_batch, train
 
 STEPS = 1000
 EVERY = EVAL_EVERY

@@ -1,7 +1,7 @@
 """What changes the birth of the circuit: one small sweep, several seeds each (``11_learning_a_circuit``).
 
 Variants of the notebook's run (:data:`VARIANTS`), each trained from :data:`SEEDS` for
-:data:`STEPS` steps by :func:`helpers.circuit.train.train`:
+:data:`STEPS` steps by :func:`helpers.circuit.trainer.train`:
 
 - ``two_layers`` — the notebook's model and task;
 - ``one_layer`` — the same with one layer: a head can find the earlier copy of the current token,
@@ -12,8 +12,8 @@ Variants of the notebook's run (:data:`VARIANTS`), each trained from :data:`SEED
   alone find the target; also scored on the random-offset sequences (``transfer``);
 - ``lr_low`` / ``lr_high`` — learning rate 1e-3 and 1e-2 instead of 3e-3.
 
-Per run it keeps the curves (every :data:`helpers.circuit.train.EVAL_EVERY` steps), the drop
-(:meth:`Run.drop`), the scores at the end, and for two-layer models the composition patches and
+Per run it keeps the curves (every :data:`helpers.circuit.trainer.EVAL_EVERY` steps), the drop
+(:meth:`TrainingRun.drop`), the scores at the end, and for two-layer models the composition patches and
 single-head ablations on the evaluation batch — for the best previous-token head of layer 0, as a
 control the key patch with the other layer-0 head, and the three patches for the best
 duplicate-token head of layer 0 (the other way to find "last time"). Training every run takes minutes, so the results
@@ -45,8 +45,9 @@ from ..render.validation import as_float_array, choice, finite_scalar, integer
 from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
+from .scores import head_scores
 from .task import TASK, Task
-from .train import DROP_WINDOW, Run, _steepest_drop, eval_batch, train
+from .trainer import DROP_WINDOW, TrainingRun, _steepest_drop, eval_batch, train
 
 STEPS = 2000
 SEEDS = (0, 1, 2, 3, 4)
@@ -128,7 +129,7 @@ class Summary:
 
     def window(self, width: int = DROP_WINDOW) -> tuple:
         """``(start, end)``: the ``width`` steps over which the repeated tokens' loss fell the most
-        (``width`` = :data:`helpers.circuit.train.DROP_WINDOW` gives the stored :attr:`drop`)."""
+        (``width`` = :data:`helpers.circuit.trainer.DROP_WINDOW` gives the stored :attr:`drop`)."""
         return _steepest_drop(self.steps, self.curves["repeat_loss"], width, "width")
 
     def share_of_top(self, name: str, step: int) -> float:
@@ -146,11 +147,11 @@ class Summary:
 
 
 def summarize(variant: str, seed: int, run) -> Summary:
-    """The :class:`Summary` of a finished :class:`helpers.circuit.train.Run`."""
+    """The :class:`Summary` of a finished :class:`helpers.circuit.trainer.TrainingRun`."""
     variant = choice("variant", variant, VARIANTS)
     seed = check_seed("seed", seed)
-    if not isinstance(run, Run) or not run.evals or run.steps not in run.checkpoints:
-        raise TypeError(f"run must be a finished helpers.circuit.train.Run with a checkpoint at its last step, "
+    if not isinstance(run, TrainingRun) or not run.evals or run.steps not in run.checkpoints:
+        raise TypeError(f"run must be a finished helpers.circuit.trainer.TrainingRun with a checkpoint at its last step, "
                         f"got {type(run).__name__} {run!r:.60}")
     last = run.config.layers - 1
     curves = {"repeat_loss": run.curve("repeat_loss"), "other_loss": run.curve("other_loss"),
@@ -175,8 +176,6 @@ def summarize(variant: str, seed: int, run) -> Summary:
         ablations = {_key(k): _pair(s) for k, s in ablation_effects(model, batch).items()}
     transfer = {}
     if run.task.fixed:
-        from .scores import head_scores
-
         other = head_scores(model, eval_batch(TASK))
         transfer = {"repeat_loss": other.repeat_loss, "induction": float(other.induction[last].max())}
     return Summary(variant, seed, np.array(run.eval_steps), curves, run.drop(), final, patches, ablations, transfer,
@@ -192,7 +191,7 @@ def _key(k) -> str:
 
 
 def run_variant(variant: str, seed: int, *, steps: int = STEPS) -> tuple:
-    """Train one run of the sweep: ``(Run, Summary)``."""
+    """Train one run of the sweep: ``(TrainingRun, Summary)``."""
     config, task, lr, _ = VARIANTS[choice("variant", variant, VARIANTS)]
     seed = check_seed("seed", seed)
     steps = integer("steps", steps, low=DROP_WINDOW)   # the summary reads the steepest DROP_WINDOW steps
@@ -314,6 +313,7 @@ MIN_GLIBC = (2, 28)   # glibc's exp/log/pow are the same code since 2.28
 
 
 def _umath():
+    # numpy 2 moved numpy.core to numpy._core (the old name warns): the one that exists is tried here
     try:
         from numpy._core import _multiarray_umath as umath
     except ImportError:   # numpy 1.x

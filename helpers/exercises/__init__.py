@@ -17,7 +17,7 @@ reference answers of discussion questions, :func:`reference`). This package gath
 :data:`EXERCISES` and :data:`REFERENCES`; a new notebook's module is found without editing this file.
 The closing quiz lives with ``08_reading_attention`` (:data:`QUIZ`, :func:`closing_quiz`).
 
-Code exercises: a module may also define ``CODE_EXERCISES`` (gathered into
+Code exercises (the learner writes a function, the grader runs it on seeded cases): a module may also define ``CODE_EXERCISES`` (gathered into
 :data:`CODE_EXERCISES`; keys distinct from :data:`EXERCISES`), functions the learner writes::
 
     def softmax(x):

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..attention import scaled_dot_product_attention
+from ..config import LLAMA_3_1_8B
+from ..cost import KiB, kv_cache_bytes_per_token
+from ..layer import LayerShape, attention_layer, random_layer, repeat_kv
 from ..grading.answers import WILL, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 
@@ -17,9 +21,6 @@ CACHE_KV_HEADS = (4, 16)
 
 
 def _kv_heads_cache(kv_heads=CACHE_KV_HEADS):
-    from ..config import LLAMA_3_1_8B
-    from ..cost import KiB, kv_cache_bytes_per_token
-
     cfg = LLAMA_3_1_8B
     values = [kv_cache_bytes_per_token(cfg, num_kv_heads=kv) / KiB for kv in kv_heads]
     steps = "；".join(f"KV 头 {kv}：{cfg.num_layers} × 2 × {kv} × {cfg.head_dim} × 2 字节 = {v:.0f} KiB"
@@ -29,8 +30,6 @@ def _kv_heads_cache(kv_heads=CACHE_KV_HEADS):
 
 
 def _no_rope_prefix():
-    from ..layer import LayerShape, attention_layer, random_layer
-
     shape = LayerShape(hidden=64, num_heads=4, num_kv_heads=2, head_dim=16)
     weights = random_layer(shape, seed=0)
     x = np.random.default_rng(1).standard_normal((4, shape.hidden))
@@ -84,8 +83,6 @@ def _heads_first(a):
 
 def _gqa(q, k, v, expand, *, causal=True, scale=None, heads_first=True):
     """GQA attention of ``(n, heads, d)`` arrays with the KV heads expanded by ``expand(x, n_rep)``."""
-    from ..attention import scaled_dot_product_attention
-
     n_rep = q.shape[1] // k.shape[1]
     k_rep, v_rep = expand(k, n_rep), expand(v, n_rep)
     if not heads_first:  # the mistake: (n, heads, d) handed over as if heads came first
@@ -96,8 +93,6 @@ def _gqa(q, k, v, expand, *, causal=True, scale=None, heads_first=True):
 
 
 def _gqa_reference(q, k, v):
-    from ..layer import repeat_kv
-
     return _gqa(q, k, v, repeat_kv)
 
 
@@ -129,8 +124,6 @@ def _wrong_gqas():
 
     def reshaped(q, k, v, *, into=True, back=True):
         """Heads moved with reshape (which regroups the numbers) instead of swapaxes."""
-        from ..attention import scaled_dot_product_attention
-
         n, heads, d = q.shape
         n_rep = heads // k.shape[1]
         move = (lambda a: a.reshape(a.shape[1], a.shape[0], a.shape[2])) if into else _heads_first

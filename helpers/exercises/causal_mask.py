@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..attention import causal_mask, scaled_dot_product_attention
+from ..kv_cache import earlier_output_change
 from ..grading.answers import CAN, Exercise, Number
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 
 
 def _unmasked_self_weight():
-    from ..attention import scaled_dot_product_attention
-
     tokens, qkv = example.extended_qkv(len(example.EXTRA_TOKENS))
     _, w = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v)
     row = " · ".join(f"{t} {v:.3f}" for t, v in zip(tokens, w[0]))
@@ -25,12 +25,9 @@ def _unmasked_self_weight():
 
 
 def _right_looking_cache():
-    from ..kv_cache import earlier_output_change
-
     tokens, qkv = example.extended_qkv(1)
     left = earlier_output_change(qkv.q, qkv.k, qkv.v, 4, causal=True)
     # "only look right" = the causal mask transposed: earlier rows see every later token
-    from ..attention import causal_mask, scaled_dot_product_attention
 
     def right_only(q, k, v):
         return scaled_dot_product_attention(q, k, v, mask=causal_mask(len(q)).T)[0]
@@ -76,8 +73,6 @@ def _attention_cases():
 
 
 def _attention_reference(q, k, v):
-    from ..attention import scaled_dot_product_attention
-
     return scaled_dot_product_attention(q, k, v, causal=True)
 
 

@@ -10,16 +10,18 @@ the expected answer and its working at check time (vocabulary: :mod:`helpers.gra
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
+from ..config import LLAMA_3_1_8B, preset
+from ..cost import DTYPE_BYTES, KiB, decode_crossover, kv_cache_bytes_per_token
+from ..tiled import online_softmax_update
 from ..grading.answers import Exercise, Number
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 
 
 def _kv_cache_1b():
-    from ..config import LLAMA_3_1_8B, preset
-    from ..cost import DTYPE_BYTES, KiB, kv_cache_bytes_per_token
-
     cfg = preset("Llama-3.2-1B")
     small, big = kv_cache_bytes_per_token(cfg) / KiB, kv_cache_bytes_per_token(LLAMA_3_1_8B) / KiB
     return small, (f"每 token 的 KV Cache = 2（K 和 V）× 层数 × KV 头数 × head_dim × 每个数的字节数 ÷ 1024：\n"
@@ -29,9 +31,6 @@ def _kv_cache_1b():
 
 
 def _decode_crossover_70b():
-    from ..config import LLAMA_3_1_8B, preset
-    from ..cost import DTYPE_BYTES, decode_crossover, kv_cache_bytes_per_token
-
     big = preset("Llama-3.1-70B")
     n70, n8 = decode_crossover(big), decode_crossover(LLAMA_3_1_8B)
     b = DTYPE_BYTES["bf16"]
@@ -77,8 +76,6 @@ def _online_cases():
 
 
 def _online_reference(m, l, acc, s, v):
-    from ..tiled import online_softmax_update
-
     return online_softmax_update(m, l, acc, s, v)
 
 
@@ -134,8 +131,6 @@ def _wrong_online_steps():
 
 def _reorders():
     """Every wrong order of the three returned values: ``(permutation, names in that order)``."""
-    import itertools
-
     return [(order, tuple("m l acc".split()[i] for i in order))
             for order in itertools.permutations(range(3)) if order != (0, 1, 2)]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..attention import softmax
 from ..grading.answers import Choice, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 from ..render.format import fmt_vec
@@ -64,8 +65,6 @@ def _softmax_cases():
 
 
 def _softmax_reference(x):
-    from ..attention import softmax
-
     return softmax(x, axis=-1)
 
 

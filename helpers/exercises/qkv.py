@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..config import preset
 from ..grading.answers import Choice, Exercise, Number, Numbers
 from ..render.format import fmt_vec
+from ..weighting import content_weights
 
 
 def _item_twice():
-    from ..weighting import content_weights
-
     x_b = example.X_B.copy()
     x_b[1, 0] = example.X_B[0, 0]
     w = content_weights(x_b)
@@ -36,8 +36,6 @@ def _qkv_of(x=(1.0, 1.0, 0.0, 0.0)):
 
 
 def _k_proj_out(name="Llama-3.2-1B"):
-    from ..config import preset
-
     cfg = preset(name)
     return cfg.kv_dim, (f"{name}：{cfg.num_kv_heads} 个 KV 头 × head_dim {cfg.head_dim} = {cfg.kv_dim} 维；"
                         f"k_proj 是 {cfg.hidden_size} × {cfg.kv_dim}。")

@@ -9,7 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import example
+from ..attention import scaled_dot_product_attention
+from ..config import LLAMA_3_1_8B
+from ..cost import GiB, kv_cache_bytes, prefill_share
 from ..grading.answers import CAN, Choice, Exercise, Number, judge
+from ..reading import dilution_weight, eviction_change, same_output_weights, sink_sequence, weight_vs_influence_example
 
 
 def _quiz_formula():
@@ -17,8 +21,6 @@ def _quiz_formula():
 
 
 def _quiz_masked_row():
-    from ..attention import scaled_dot_product_attention
-
     qkv = example.running_qkv()
     _, w = scaled_dot_product_attention(qkv.q, qkv.k, qkv.v, causal=True)
     i = example.query_index("怎么")
@@ -28,26 +30,18 @@ def _quiz_masked_row():
 
 
 def _quiz_head_dim():
-    from ..config import LLAMA_3_1_8B
-
     cfg = LLAMA_3_1_8B
     return float(cfg.head_dim), (f"每个头独立做注意力，点积只在这个头的 {cfg.head_dim} 维里求和，"
                                  f"所以除以 √{cfg.head_dim}，不是 √{cfg.hidden_size}。")
 
 
 def _quiz_prefill():
-    from ..config import LLAMA_3_1_8B
-    from ..cost import prefill_share
-
     share = prefill_share(LLAMA_3_1_8B, 131072)
     return share, (f"Prefill 注意力 ≈ 2·n²·4096·32，固定开销 ≈ n × 15.0 GFLOPs；n = 131,072 时比值 {share:.3f}，"
                    "约 2.3 倍。")
 
 
 def _quiz_growth():
-    from ..config import LLAMA_3_1_8B
-    from ..cost import prefill_share
-
     a, b = prefill_share(LLAMA_3_1_8B, 8192), prefill_share(LLAMA_3_1_8B, 131072)
     ratio = b / a
     closest = min(((1, "不变"), (4, "4 倍"), (16, "16 倍"), (256, "256 倍")), key=lambda o: abs(np.log(ratio / o[0])))[1]
@@ -56,16 +50,11 @@ def _quiz_growth():
 
 
 def _quiz_kv():
-    from ..config import LLAMA_3_1_8B
-    from ..cost import GiB, kv_cache_bytes
-
     size = kv_cache_bytes(LLAMA_3_1_8B, 131072) / GiB
     return size, f"128 KiB/token × 131,072 token = {size:.0f} GiB：KV Cache 随长度线性增长。"
 
 
 def _quiz_sink():
-    from ..reading import eviction_change, sink_sequence
-
     seq = sink_sequence(24, strength=5.0)
     only = eviction_change(seq, 8, keep_first=0)[8:].mean()
     kept = eviction_change(seq, 8, keep_first=1)[8:].mean()
@@ -74,8 +63,6 @@ def _quiz_sink():
 
 
 def _quiz_influence():
-    from ..reading import weight_vs_influence_example
-
     ex = weight_vs_influence_example(0.05)
     top = int(ex["by_influence"][0])
     return float(top), (f"权重最高的是位置 {int(ex['by_weight'][0])}，但它的 v 很小；遮掉位置 {top} 输出变化最大"
@@ -83,16 +70,12 @@ def _quiz_influence():
 
 
 def _quiz_dilution():
-    from ..reading import dilution_weight
-
     w = float(dilution_weight(4.0, 1000))
     return w, (f"e^Δ / (e^Δ + n − 1) = e^4 / (e^4 + 999) = {np.exp(4):.1f} / {np.exp(4) + 999:.1f} = {w:.3f}："
                "分数最高也只拿到约 5%，其余被 999 个小权重分走。")
 
 
 def _quiz_same_output():
-    from ..reading import same_output_weights, weight_vs_influence_example
-
     ex = weight_vs_influence_example(0.05)
     w2 = same_output_weights(ex["weights"], ex["values"])
     diff = float(np.abs(w2 @ ex["values"] - ex["weights"] @ ex["values"]).max())

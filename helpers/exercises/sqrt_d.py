@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..scaling import mean_max_weight
 from ..grading.answers import Choice, Exercise
 
 
 @lru_cache(maxsize=1)  # 200 trials at n = 1000: about a second, the same every check
 def _n_dilutes(d=128):
-    from ..scaling import mean_max_weight
-
     small, large = (mean_max_weight(n, d, scaled=True, trials=200) for n in (5, 1000))
     verdict = "变小" if large < small else "变大"
     return verdict, (f"d = {d}、缩放：n = 5 时最大权重平均 {small:.2f}，n = 1000 时 {large:.3f}。"
@@ -22,8 +21,6 @@ def _n_dilutes(d=128):
 
 @lru_cache(maxsize=1)
 def _d64_vs_128():
-    from ..scaling import mean_max_weight
-
     w64, w128 = (mean_max_weight(5, d, scaled=False) for d in (64, 128))
     verdict = "小" if w64 < w128 else "大"
     return verdict, (f"不缩放、5 个位置：d = 64 时最大权重平均 {w64:.2f}，d = 128 时 {w128:.2f}。"

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import ipywidgets as widgets
+import matplotlib
 import numpy as np
 
 from ..config import LLAMA_3_1_8B
@@ -50,8 +52,6 @@ class LayerExplorer(Explorer):
     figsize = (5.95, 3.0)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         heads = widgets.SelectionSlider(options=list(HEAD_OPTIONS), value=32, description="查询头")
         kv = widgets.Dropdown(options=divisors(32), value=8, description="KV 头")
         heads.observe(self._restrict_kv, names="value")  # runs before the update observer
@@ -77,8 +77,6 @@ class LayerExplorer(Explorer):
                 "layout": TileLayout(heads, kv, n)}
 
     def build(self, fig):
-        import matplotlib
-
         for heads in HEAD_OPTIONS:  # cut every setting's weights now (~50 ms), not on a move
             for kv in divisors(heads):
                 _weights(heads, kv)

@@ -1,6 +1,7 @@
 """``05_causal_mask``: mask on/off, the query row, appended tokens → weight matrix and row."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import example
@@ -20,8 +21,6 @@ class CausalMaskExplorer(Explorer):
     figsize = (4.5, 4.2)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         n = len(example.TOKENS)
         extra = widgets.IntSlider(value=0, min=0, max=len(example.EXTRA_TOKENS), description="追加 token")
         extra.observe(self._follow_length, names="value")  # runs before the update observer

@@ -1,15 +1,19 @@
 """``07_cost_of_length``: length, model preset, dtype and batch → FLOPs and memory curves."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import cost
+from ..attention import softmax
 from ..config import PRESETS
 from ..figures.cost_of_length import BYTE_TICKS, MARKED_N, mark_lengths, n_label
 from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
 from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
+from ..render.validation import instance
+from ..tiled import OnlineStep, online_softmax_steps
 
 N_GRID = np.array([2 ** i for i in range(10, 21)], dtype=float)  # 1K … 1M
 N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
@@ -22,8 +26,6 @@ class CostExplorer(Explorer):
     figsize = (7.4, 3.7)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {
             "n": widgets.SelectionSlider(options=N_OPTIONS, value=8192, description="长度 n"),
             "model": widgets.Dropdown(options=list(PRESETS), value="Llama-3.1-8B", description="模型"),
@@ -108,9 +110,6 @@ class CostExplorer(Explorer):
 
 def block_range(step) -> str:
     """``4–7`` for a block of keys, ``3`` for a block of one."""
-    from ..render.validation import instance
-    from ..tiled import OnlineStep
-
     instance("step", step, OnlineStep, "OnlineStep (from helpers.tiled.online_softmax_steps)")
     last = step.block_end - 1
     return str(last) if last == step.block_start else f"{step.block_start}–{last}"
@@ -123,14 +122,9 @@ class OnlineSoftmaxExplorer(Explorer):
     N = 16
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {"block": widgets.IntSlider(value=4, min=1, max=self.N, description="块大小")}
 
     def compute(self, block):
-        from ..attention import softmax
-        from ..tiled import online_softmax_steps
-
         rng = np.random.default_rng(7)
         scores = rng.standard_normal(self.N) * 2.0
         values = rng.standard_normal((self.N, 2))

@@ -1,6 +1,7 @@
 """``03_hand_calculation``: every step of 申请's row, live; sliders for q and any token's k, v."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import example
@@ -67,8 +68,6 @@ class HandCalculationExplorer(Explorer):
         return edit
 
     def make_actions(self):
-        import ipywidgets as widgets
-
         picker = widgets.Dropdown(options=list(example.TOKENS), value="假", description="改 k、v：")
         picker.observe(self._pick_token, names="value")
         return {"token": picker}

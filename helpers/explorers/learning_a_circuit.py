@@ -8,6 +8,8 @@ and redraws; nothing is trained or run again.
 """
 from __future__ import annotations
 
+import ipywidgets as widgets
+
 from ..circuit import history
 from ..figures.learning_a_circuit import CircuitPatterns, best_heads, head_titles, step_summary
 from ..render import web
@@ -27,8 +29,6 @@ class CircuitExplorer(Explorer):
         super().__init__(**kwargs)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         steps = [int(t) for t in self.history.steps]
         return {"step": widgets.SelectionSlider(options=steps, value=steps[-1], description="训练步数")}
 

@@ -2,6 +2,7 @@
 position's weights, the learned score table and where the run stands on its accuracy curve."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import training
@@ -27,8 +28,6 @@ class LearningExplorer(Explorer):
         super().__init__(**kwargs)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {
             "step": widgets.SelectionSlider(options=sorted(self.run.checkpoints), value=0, description="训练步数"),
             "sentence": widgets.Dropdown(options=list(SENTENCES), value=SENTENCES[0], description="句子"),

@@ -1,6 +1,7 @@
 """``02_qkv``: a token's four input features → its q, k and v."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import example
@@ -23,16 +24,12 @@ class QKVExplorer(Explorer):
     web_formula = "qkv"
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         x = example.X[example.query_index()]
         return {f"x{i}": widgets.FloatSlider(value=float(x[i]), min=-2.0, max=2.0, step=0.1,
                                              description=name, readout_format=".1f")
                 for i, name in enumerate(example.FEATURES)}
 
     def make_actions(self):
-        import ipywidgets as widgets
-
         picker = widgets.Dropdown(options=[*example.TOKENS, CUSTOM], value=example.QUERY_TOKEN,
                                   description="载入")
         picker.observe(self._load_token, names="value")

@@ -1,6 +1,7 @@
 """``08_reading_attention``: three explorers — sink, weight vs influence, dilution."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import reading
@@ -23,8 +24,6 @@ class SinkExplorer(Explorer):
     figsize = (7.2, 3.2)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {"strength": widgets.FloatSlider(value=5.0, min=0.0, max=8.0, step=0.5, description="汇聚强度"),
                 "window": widgets.IntSlider(value=8, min=1, max=N_SINK - 1, description="窗口")}
 
@@ -71,8 +70,6 @@ class InfluenceExplorer(Explorer):
     figsize = (7.0, 2.9)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {"value_scale": widgets.FloatSlider(value=0.05, min=0.0, max=3.0, step=0.05,
                                                    description="位置 0 的 ‖v‖", readout_format=".2f",
                                                    style={"description_width": "initial"})}
@@ -109,8 +106,6 @@ class DilutionExplorer(Explorer):
     figsize = (4.8, 2.8)
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {"delta": widgets.FloatSlider(value=4.0, min=0.0, max=12.0, step=0.5, description="分数差 Δ"),
                 "n": widgets.SelectionSlider(options=[(f"{n:,}", n) for n in DIL_N], value=1024, description="长度 n")}
 

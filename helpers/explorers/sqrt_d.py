@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+import ipywidgets as widgets
 import numpy as np
 
 from ..attention import softmax
@@ -37,8 +38,6 @@ class SqrtDExplorer(Explorer):
         return ScorePool()
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {
             "d": widgets.SelectionSlider(options=list(D_STEPS), value=128, description="d"),
             "n": widgets.IntSlider(value=5, min=2, max=1000, step=1, description="n"),

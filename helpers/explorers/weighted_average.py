@@ -1,6 +1,7 @@
 """``01_weighted_average``: four weight sliders → the new 申请 vector."""
 from __future__ import annotations
 
+import ipywidgets as widgets
 import numpy as np
 
 from .. import example
@@ -20,8 +21,6 @@ class WeightedAverageExplorer(Explorer):
     web_formula = "weighted_average"
 
     def make_controls(self):
-        import ipywidgets as widgets
-
         return {f"w{i}": widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description=tok,
                                              readout_format=".2f")
                 for i, tok in enumerate(example.TOKENS)}

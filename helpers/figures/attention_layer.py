@@ -3,11 +3,17 @@ as tiles — :class:`TileLayout` decides where each head's tile goes (once, for 
 :class:`MosaicPanel` and for the static :func:`heads_grid_figure`)."""
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.transforms import Affine2D, offset_copy
 
+from ..layer import rope_wavelengths
+from ..render.memo import ByteLRU
 from ..render.palette import ACCENT, MUTED, REFERENCE, TEXT_GREY
-from ..render.panels import matrix_mesh
+from ..render.panels import ceil_div, matrix_mesh
 from ..render.png import new_figure
+from ..render.validation import as_real_array, finite_scalar, nonneg_int, positive_int
 
 
 def rope_rotation_figure(vector, positions, theta_step):
@@ -15,7 +21,6 @@ def rope_rotation_figure(vector, positions, theta_step):
     fig = new_figure(3.8, 3.8)
     ax = fig.add_subplot()
     v = np.asarray(vector, dtype=float)
-    import matplotlib
 
     cmap = matplotlib.colormaps["viridis"]
     for i, p in enumerate(positions):
@@ -39,8 +44,6 @@ def rope_rotation_figure(vector, positions, theta_step):
 def rope_wavelengths_figure(config):
     """``06_attention_layer``: each RoPE pair's wavelength (positions per full turn), plain and
     with the config's ``rope_scaling``, against the pre-training and published context lengths."""
-    from ..layer import rope_wavelengths
-
     scaling = config.rope_scaling
     if scaling is None:
         raise ValueError(f"config must have a rope_scaling to compare against, got {config.name} without one")
@@ -78,13 +81,11 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
     """Tiles per row that make ``heads`` tiles of ``n × n`` cells as large as an ``aspect`` : 1 box
     allows, among the divisors of ``heads`` (full rows, so a KV group's tiles line up); on a tie,
     the wider layout."""
-    from ..render.validation import finite_scalar, positive_int
-
     heads, n = positive_int("heads", heads, maximum=4096), positive_int("n", n, maximum=4096)
     aspect = finite_scalar("aspect", aspect, low=0.0, low_open=True, high=100.0)
 
     def tile_size(cols):
-        rows = -(-heads // cols)
+        rows = ceil_div(heads, cols)
         return min(aspect / (cols * (n + 1)), 1 / (rows * (n + 1)))
     return max((c for c in range(1, heads + 1) if heads % c == 0), key=lambda c: (round(tile_size(c), 12), c))
 
@@ -94,14 +95,12 @@ class TileLayout:
     ``unit`` is one tile plus its gap, centred; ``group`` heads share one KV head."""
 
     def __init__(self, heads: int, kv: int, n: int):
-        from ..render.validation import positive_int
-
         self.cols = columns_for(heads, n)  # checks heads and n
         kv = positive_int("kv", kv, maximum=heads)
         if heads % kv:
             raise ValueError(f"kv must divide heads={heads}; choose one of {divisors(heads)}, got {kv}")
         self.heads, self.kv, self.n = heads, kv, n
-        self.rows = -(-heads // self.cols)
+        self.rows = ceil_div(heads, self.cols)
         self.group = heads // kv
         self.unit = min(ASPECT / self.cols, 1.0 / self.rows)
         self.x0 = (ASPECT - self.cols * self.unit) / 2
@@ -114,8 +113,6 @@ class TileLayout:
 
     def mesh_transform(self):
         """Mesh coordinates (cell j centred on j) → data: the mosaic fills the layout's tiles."""
-        from matplotlib.transforms import Affine2D
-
         return Affine2D().scale(self.cell).translate(self.x0 + self.cell, self.y0 + self.cell)
 
     def separators(self) -> list:
@@ -148,8 +145,6 @@ class TileLayout:
 
 def divisors(n: int) -> list:
     """The KV-head counts that divide ``n`` query heads."""
-    from ..render.validation import positive_int
-
     n = positive_int("n", n, maximum=4096)
     return [k for k in range(1, n + 1) if n % k == 0]
 
@@ -169,14 +164,10 @@ class MosaicPanel:
     explorer can animate it / stop)."""
 
     def __init__(self, ax, cmap, *, on_new_mesh=None, on_drop_mesh=None):
-        from matplotlib.collections import LineCollection
-        from matplotlib.transforms import offset_copy
-
         ax.set_xlim(0, ASPECT)
         ax.set_ylim(1, 0)
         ax.set_aspect("equal")
         ax.axis("off")  # tiles only: no frame, no stray axis lines
-        from ..render.memo import ByteLRU
 
         self.ax, self.cmap, self.on_new_mesh, self.on_drop_mesh = ax, cmap, on_new_mesh, on_drop_mesh
         self.meshes = ByteLRU(MESH_BYTES, on_evict=self._drop)
@@ -231,12 +222,10 @@ class MosaicPanel:
 def head_mosaic(attn, cols: int = 8, gap: int = 1) -> np.ndarray:
     """Tile per-head ``(H, n, n)`` weight maps into one array (NaN gaps), so a whole grid of
     heads is a single image: one ``set_data`` per update (``06_attention_layer``, ``09``)."""
-    from ..render.validation import as_real_array, nonneg_int, positive_int
-
     a = as_real_array("attn", attn, ndim=3)
     cols, gap = positive_int("cols", cols, maximum=64), nonneg_int("gap", gap, maximum=16)
     heads, n, m = a.shape
-    rows = -(-heads // cols)
+    rows = ceil_div(heads, cols)
     out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), np.nan)
     for h in range(heads):
         r, c = divmod(h, cols)
@@ -249,14 +238,12 @@ def heads_grid_figure(attn, *, cols=None, title="", kv_groups=None, width=7.6, x
     ``kv_groups`` labels which KV head each query head uses; ``xlabel``/``ylabel``, if given, say
     once for all tiles what a tile's columns and rows are. ``cols`` (default: the explorer's rule,
     :func:`columns_for`) tiles per row."""
-    from ..render.validation import as_real_array, positive_int
-
     a = as_real_array("attn", attn, ndim=3)
     cols = columns_for(a.shape[0], a.shape[-1]) if cols is None else positive_int("cols", cols, maximum=64)
     if kv_groups is not None:
         kv_groups = positive_int("kv_groups", kv_groups, maximum=a.shape[0])
     heads = a.shape[0]
-    rows = -(-heads // cols)
+    rows = ceil_div(heads, cols)
     fig = new_figure(width, max(1.8, width / cols * rows * 1.05 + 0.7))
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     image = None

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..attention import causal_mask
 from ..render.panels import HeatmapPanel
 from ..render.png import new_figure
 
 
 def causal_heatmaps(tokens, scores, weights_causal):
     """``05_causal_mask``: raw scores, scores + mask (−∞ above the diagonal), masked weights."""
-    from ..attention import causal_mask
-
     masked = scores + causal_mask(len(tokens))
     finite = scores[np.isfinite(scores)]
     fig = new_figure(9.6, 3.3)

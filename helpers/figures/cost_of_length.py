@@ -3,9 +3,13 @@ measured time and memory."""
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 
+from .. import cost
+from ..render.format import fmt_bytes
 from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
 from ..render.png import new_figure
+from ..render.validation import finite_scalar
 
 #: context lengths the article talks about, marked on every cost curve
 MARKED_N = {8192: "8K", 131072: "128K"}
@@ -16,8 +20,6 @@ BYTE_TICKS = {2 ** 20: "1 MiB", 2 ** 30: "1 GiB", 2 ** 40: "1 TiB"}
 def n_label(n: float) -> str:
     """``8K`` for 8192 (a length of whole K's); lengths below 1024, or not a whole number of K's,
     written out in full (``28,629``), so a label never rounds a length the text prints."""
-    from ..render.validation import finite_scalar
-
     n = finite_scalar("n", n, low=1.0, high=2.0 ** 62)
     return f"{int(n) // 1024}K" if n >= 1024 and n % 1024 == 0 else f"{round(n):,}"
 
@@ -34,8 +36,6 @@ def mark_lengths(ax, *, label: bool) -> None:
 def cost_curves_figure(config):
     """``07_cost_of_length``: per-token FLOPs, prefill share and bytes against n (stacked, one shared
     length axis), crossovers dashed, 8K and 128K dotted."""
-    from .. import cost
-
     grid = np.array([2 ** i for i in range(10, 21)], dtype=float)
     cross = cost.crossovers(config)
     fig = new_figure(6.4, 7.2)
@@ -73,9 +73,6 @@ def decode_reads_figure(config):
     """``07_cost_of_length``: what one generated token reads at batch 1 (BF16) against the cached
     length n — the weights (flat) and the KV cache (rising), their crossover dashed — and
     attention's share of that token's work counted in FLOPs and in bytes read; 8K and 128K dotted."""
-    from .. import cost
-    from ..render.format import fmt_bytes
-
     grid = np.array([2 ** i for i in range(10, 21)], dtype=float)
     reads = [cost.decode_read_bytes(config, int(n)) for n in grid]
     shares = [cost.decode_shares(config, int(n)) for n in grid]
@@ -112,8 +109,6 @@ def timing_figure(rows, exponent):
     """``07_cost_of_length``: measured time and peak memory (CPU), naive vs tiled (and tiled visiting
     every block, when the rows have ``tiled_all_s``), on log axes with the lengths as ticks
     (``512``, ``1K``, ``2K``…)."""
-    from matplotlib.ticker import NullLocator
-
     fig = new_figure(7.6, 2.8)
     ax_t, ax_m = fig.subplots(1, 2)
     ns = [r["n"] for r in rows]

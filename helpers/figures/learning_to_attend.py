@@ -6,6 +6,7 @@ Built from the shared panels of :mod:`helpers.plots`; the explorer in
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from .. import training
 from ..render.palette import ACCENT, BASE, DARK_GREY, FADED_GREY, HATCH_GREY, MUTED, WHITE
@@ -60,8 +61,6 @@ UNTRAINED_ROWS = tuple(i for i, k in enumerate(KIND_LABELS) if k != "动作")
 def hatch_untrained(panel, rows=UNTRAINED_ROWS):
     """Grey, hatched cover over the rows no gradient ever reaches (the query is always an 动作
     word), so their colours are not read as learned; their numbers turn grey."""
-    from matplotlib.patches import Rectangle
-
     n_cols = len(panel.texts[0]) if panel.texts else len(KIND_LABELS)
     covers = [panel.ax.add_patch(Rectangle((-0.5, r - 0.5), n_cols, 1, facecolor=WHITE, alpha=0.6,
                                            hatch="//", edgecolor=HATCH_GREY, lw=0)) for r in rows]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.transforms import offset_copy
 
 from ..render.format import fmt_vec
 from ..render.palette import BASE, QKV_COLORS, REFERENCE
@@ -19,8 +20,6 @@ def query_keys_figure(q, keys, tokens, *, query_token=""):
     """``q`` (one arrow in q's colour, shifted a few points to its side so that keys on the same
     line stay visible) and every token's ``k`` (green arrows, named at their tips). A zero key
     shows as a dot at the origin, named with its value."""
-    from matplotlib.transforms import offset_copy
-
     q = np.asarray(q, dtype=float)
     keys = np.asarray(keys, dtype=float)
     pts = np.vstack([keys, q, [0.0, 0.0]])

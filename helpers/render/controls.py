@@ -7,14 +7,14 @@ a readout which sliders are at their maximum, where a further key press changes 
 """
 from __future__ import annotations
 
+import ipywidgets as widgets
+
 from .format import fmt
+from .validation import as_real_array, finite_scalar, text
 
 
 def query_slider(description: str, value: float):
     """A slider for one component of a 2-dim query (shared by 00 and 03)."""
-    import ipywidgets as widgets
-
-    from .validation import finite_scalar, text
 
     text("description", description)
     value = finite_scalar("value", value, low=-3.0, high=3.0)
@@ -24,8 +24,6 @@ def query_slider(description: str, value: float):
 
 def weights_html(tokens, weights, *, css_class="weights") -> str:
     """``年 0.179 · 假 0.735 …`` as HTML with one span per token (the browser test reads it)."""
-    from .validation import as_real_array, text
-
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")
     weights = as_real_array("weights", weights, shape=(len(tokens),))
@@ -42,8 +40,6 @@ AT_MAX = "已是最大值"
 def limit_note(controls) -> str:
     """``' · 长度 n 已是最大值（64）'`` for each slider of ``controls`` (``{name: widget}``) at its
     maximum (an Int/FloatSlider at ``max``, a SelectionSlider at its last option); ``''`` if none."""
-    import ipywidgets as widgets
-
     if not isinstance(controls, dict):
         raise TypeError(f"controls must be a dict of name → widget, got {type(controls).__name__}")
     notes = []

@@ -29,7 +29,13 @@ state) show the picture. ``tools/execute_notebooks.py`` stores only the picture 
 from __future__ import annotations
 
 import contextlib
+import io
 import math
+
+import ipywidgets as widgets
+from IPython.display import display
+from PIL import Image
+from traitlets import TraitError
 
 from .memo import ByteLRU
 from .palette import BAND_GREY, TEXT_GREY
@@ -59,8 +65,6 @@ class Explorer:
     text_stamps = True
 
     def __init__(self, *, naive: bool = False):
-        import ipywidgets as widgets
-
         self.naive = boolean("naive", naive)
         self.controls = self.make_controls()
         self.actions = self.make_actions()
@@ -149,8 +153,6 @@ class Explorer:
         raise NotImplementedError
 
     def layout_children(self) -> list:
-        import ipywidgets as widgets
-
         row = list(self.actions.values()) + list(self.controls.values()) + [self.reset_button]
         return [widgets.HBox(row, layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
 
@@ -298,7 +300,6 @@ class Explorer:
         # earlier control may change them (06: the KV-head choices follow the number of heads)
         values = {name: value if self._has_options(name) else self.check_value(name, value)
                   for name, value in values.items()}
-        from traitlets import TraitError
 
         error = None
         outer = self.held  # inside someone's holding(): they update afterwards (restore_defaults)
@@ -331,8 +332,6 @@ class Explorer:
     def check_value(self, name: str, value):
         """``value`` if the control ``name`` can show it; otherwise a ``ValueError``/``TypeError``
         naming the control and its range or options."""
-        import ipywidgets as widgets
-
         control = self.controls[name]
         options = getattr(control, "_options_values", None)
         if options is not None:
@@ -356,10 +355,6 @@ class Explorer:
     def preview_png(self) -> bytes:
         """The picture shown before the cell runs: the initial figure (2× density) under a band
         holding :data:`STATIC_HINT`."""
-        import io
-
-        from PIL import Image
-
         band = new_figure(self.figsize[0], 0.34)
         band.set_layout_engine("none")
         band.patch.set_facecolor(BAND_GREY)
@@ -381,7 +376,5 @@ class Explorer:
         return data, {"image/png": {"width": display_width(png)}}
 
     def _ipython_display_(self):
-        from IPython.display import display
-
         data, metadata = self.mime_bundle()
         display(data, raw=True, metadata=metadata)

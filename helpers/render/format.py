@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import finite_scalar, integer, short_preview, text
+from .validation import as_real_array, finite_scalar, integer, short_preview, text
 
 
 def _digits(digits) -> int:
@@ -30,8 +30,6 @@ def fmt(x, digits: int = 3) -> str:
 
 def fmt_vec(values, digits: int = 3) -> str:
     """``[1.648, 0.087]`` style text for a 1-D array (lists and tuples too)."""
-    from .validation import as_real_array
-
     arr = as_real_array("values", values, ndim=(0, 1), allow_empty=True, allow_neg_inf=True)
     return "[" + ", ".join(fmt(v, digits) for v in np.ravel(arr)) + "]"
 

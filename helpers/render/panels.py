@@ -6,11 +6,14 @@ Each ``*Panel`` class draws once and returns its artists; its ``update`` changes
 """
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from .format import fmt
 from .palette import ACCENT, BASE, BLACK, MASKED, REFERENCE, WHITE
 from .png import new_figure
+from .validation import as_real_array, instance, nonneg_int, positive_int
 
 
 class BarPanel:
@@ -58,6 +61,12 @@ class BarPanel:
             label.set_text(fmt(value, self.digits))
 
 
+def ceil_div(count: int, per: int) -> int:
+    """``⌈count / per⌉`` in integers: the rows a grid needs for ``count`` panels at ``per`` to a
+    row (or the columns for ``count`` panels on ``per`` rows)."""
+    return -(-nonneg_int("count", count) // positive_int("per", per))
+
+
 def matrix_mesh(ax, matrix, *, cmap="viridis", vmin=0.0, vmax=1.0):
     """A matrix drawn as cells, row 0 at the top and cell (i, j) centred on (j, i), like ``imshow``;
     but as vector quads, which redraw about 20× faster at 2× density than a resampled image.
@@ -79,8 +88,6 @@ class HeatmapPanel:
 
     def __init__(self, ax, matrix, row_labels, col_labels, *, vmin=0.0, vmax=1.0, cmap="viridis",
                  title="", digits=3, annotate=True, highlight_row=None, xlabel="键（K）", ylabel="查询（Q）"):
-        import matplotlib
-
         cmap_obj = matplotlib.colormaps[cmap].with_extremes(bad=MASKED)
         self.ax = ax
         self.digits = digits
@@ -95,7 +102,6 @@ class HeatmapPanel:
         if annotate:
             self.texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=9)
                            for j in range(m.shape[1])] for i in range(m.shape[0])]
-        from matplotlib.patches import Rectangle
 
         self.row_box = Rectangle((-0.5, -0.5), m.shape[1], 1, fill=False, lw=2.5, ec=ACCENT,
                                  visible=highlight_row is not None)
@@ -285,8 +291,6 @@ def vectors_figure(vectors, labels, *, colors=None, lim=None, title="", chain=Fa
 
 def masked_viridis():
     """viridis with NaN cells in the series' masked grey."""
-    import matplotlib
-
     return matplotlib.colormaps["viridis"].with_extremes(bad=MASKED)
 
 
@@ -301,8 +305,6 @@ def future_masked(weights):
 def largest(weights) -> list:
     """The indices of the largest weight: every one of a tie (weights within 1e-12 of the largest:
     the softmax of equal scores can differ in the last bit)."""
-    from .validation import as_real_array
-
     w = as_real_array("weights", weights)
     return [int(i) for i in np.flatnonzero(w >= w.max() - 1e-12)]
 
@@ -310,8 +312,6 @@ def largest(weights) -> list:
 def highlight_largest(bars: BarPanel, weights) -> None:
     """Colour the bar of the largest weight orange (every bar, when several tie) and the others
     green (shared by 00 and 03)."""
-    from .validation import as_real_array, instance
-
     instance("bars", bars, BarPanel)
     top = largest(as_real_array("weights", weights, shape=(len(bars.bars),)))
     for i, bar in enumerate(bars.bars):

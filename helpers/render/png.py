@@ -10,10 +10,15 @@ figure gives the same bytes on every run. Taught nowhere (plumbing).
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 
 import numpy as np
 
 from .validation import as_real_array, finite_scalar, instance, integer, positive_float
+
+# matplotlib is imported inside the functions that draw: helpers.display imports this module for
+# its sizes, so a notebook that only prints numbers and tables never loads matplotlib (about 1 s).
 
 #: CSS pixels per figure inch when shown (a browser's 96 px per inch: points mean points)
 DPI = 96
@@ -84,9 +89,6 @@ def rgba_png(canvas) -> bytes:
     deflate step uses ISA-L (``isal``, a dependency) where it is installed: the same zlib stream,
     about 8× faster; otherwise the standard library's ``zlib``.
     """
-    import struct
-    import zlib
-
     try:
         from isal.isal_zlib import compress
     except ImportError:  # pragma: no cover - isal has wheels for the usual platforms

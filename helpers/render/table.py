@@ -1,7 +1,7 @@
 """A table a notebook shows as HTML, with its text form for plain viewers and nbval (plumbing).
 
 JupyterLab's output font draws a CJK character ≈ 1.66 Latin columns wide, not the 2 that a
-fixed-width text table counts, so printed tables with Chinese headers drift (issue 22). A
+fixed-width text table counts, so printed tables with Chinese headers drift. A
 :class:`Table` is displayed by the front end as an HTML ``<table>`` (``_repr_html_``); its
 ``text/plain`` form is :func:`helpers.render.format.text_table` of the same cells, so a viewer
 without HTML (a terminal, ``print``) still lines it up and nbval compares the same text as before.

@@ -15,8 +15,15 @@ normal way. Used by :meth:`helpers.render.explorer.Explorer.render`; taught nowh
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.transforms import IdentityTransform
 
+from .memo import ByteLRU
 from .palette import BLACK, WHITE
+from .validation import finite_scalar, positive_int
 
 #: a scratch canvas this size (pixels) must hold the string; longer text is drawn normally (a
 #: small canvas keeps a first sighting cheap: clearing and scanning it costs well under 1 ms)
@@ -30,11 +37,6 @@ class TextStamps:
     """A per-figure cache of rasterised strings; :meth:`draw` stamps a ``Text`` artist."""
 
     def __init__(self, dpi: float, max_bytes: int = MAX_BYTES):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        from .memo import ByteLRU
-        from .validation import finite_scalar, positive_int
 
         self.dpi = finite_scalar("dpi", dpi, low=10.0, high=1200.0)
         self._masks = ByteLRU(positive_int("max_bytes", max_bytes, maximum=2 ** 34))
@@ -48,8 +50,6 @@ class TextStamps:
     @staticmethod
     def can_stamp(text) -> bool:
         """Whether ``text`` is a plain ``Text`` a stamp reproduces (else it is drawn normally)."""
-        from matplotlib.text import Text
-
         return (type(text) is Text and text.get_bbox_patch() is None and not text.get_path_effects()
                 and not text.get_usetex() and not (text.get_clip_on() and text.get_clip_path() is not None))
 
@@ -70,7 +70,6 @@ class TextStamps:
         key = self._key(text)
         if key in self._masks:
             return self._masks.get(key)
-        from matplotlib.transforms import IdentityTransform
 
         canvas = self._scratch.canvas
         canvas.restore_region(self._blank)
@@ -116,7 +115,6 @@ class TextStamps:
         red, dx, dy = entry
         if red.size == 0:
             return True
-        from matplotlib.colors import to_rgba
 
         pixels = np.asarray(canvas.buffer_rgba())
         height, width = pixels.shape[:2]

@@ -10,6 +10,10 @@ and by the real-model passes of notebooks 09 and 12; taught nowhere (plumbing).
 from __future__ import annotations
 
 import contextlib
+import functools
+
+# threadpoolctl is imported on the first one_blas_thread: lesson modules import this one, and
+# ``import helpers`` stays numpy-only; without it (an odd install) the block runs unpinned.
 
 _controller = None
 
@@ -28,8 +32,6 @@ def one_blas_thread():
 
 def with_one_blas_thread(function):
     """Decorator: ``function`` runs under :func:`one_blas_thread`."""
-    import functools
-
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         with one_blas_thread():

@@ -319,6 +319,22 @@ def seed(name: str, value) -> int:
     return integer(name, value, low=0, high=2 ** 64 - 1)
 
 
+def seeds(name: str, value, *, limit: int = MAX_SIZE, why: str | None = None) -> tuple:
+    """A non-empty list (tuple, range, flat array) of distinct seeds (:func:`seed`), each naming
+    one draw: a repeated seed would count one draw twice. More than ``limit`` of them is refused,
+    saying ``why`` the limit is there when given (:func:`work_limit`)."""
+    if isinstance(value, np.ndarray) and value.ndim > 1:
+        raise ValueError(f"{name} must be a flat list of seeds, got an array of shape {value.shape}")
+    if why is not None and hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict, set, frozenset)):
+        work_limit(f"len({name})", len(value), limit, why)
+    out = tuple(seed(name, s) for s in entries(name, value, "seeds", limit=limit))
+    if not out:
+        raise ValueError(f"{name} must name at least one seed, got none")
+    if len(set(out)) < len(out):
+        raise ValueError(f"{name} must be distinct (each seed names one draw), got {out!r:.60}")
+    return out
+
+
 def float_dtype(name: str, value) -> np.dtype:
     """A floating numpy dtype (``np.float32``, ``"float64"``, …)."""
     try:

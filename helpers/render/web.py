@@ -14,9 +14,13 @@ options, default and label.
 """
 from __future__ import annotations
 
+import base64
 import math
 
+import ipywidgets as widgets
+import matplotlib
 import numpy as np
+from matplotlib.colors import to_hex
 
 from .palette import ACCENT, BASE, HATCH_GREY, MASKED, REFERENCE, WHITE
 from .validation import (
@@ -128,8 +132,6 @@ def _pairs(name: str, value, second) -> list:
 
 
 def _cmap(name: str, value):
-    import matplotlib
-
     text(name, value)
     if value not in matplotlib.colormaps:
         raise ValueError(f"{name} must be a matplotlib colormap name such as 'viridis', got {short_preview(value)}")
@@ -137,8 +139,6 @@ def _cmap(name: str, value):
 
 
 def _stops(name: str, cmap, n: int) -> list:
-    from matplotlib.colors import to_hex
-
     cmap = _cmap(name, cmap)
     n = integer("n", n, low=2, high=256)
     return [to_hex(cmap(i / (n - 1))) for i in range(n)]
@@ -155,8 +155,6 @@ def _range(vmin, vmax) -> tuple:
 
 
 def _cells(name: str, matrix, vmin: float, vmax: float) -> dict:
-    import base64
-
     m = _drawn(name, matrix, ndim=2)
     with quiet_overflow():  # a huge entry is clipped to the end of the range, not an overflow
         level = np.clip(np.rint((np.nan_to_num(m, nan=vmin) - vmin) / (vmax - vmin) * 254), 0, 254).astype(np.uint8)
@@ -352,8 +350,6 @@ def control_spec(name: str, control, universe=None) -> dict:
     """The page's control for the ipywidgets ``control``: kind, label, the values it can take (in
     order), the index of its value now, and how a value is shown. ``universe`` overrides the values
     (a slider whose range follows another control: every value it can ever take)."""
-    import ipywidgets as widgets
-
     text("name", name)
     kinds = (widgets.Checkbox, widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider, widgets.ToggleButtons,
              widgets.Dropdown, widgets.RadioButtons, widgets.Select)

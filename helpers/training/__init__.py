@@ -3,8 +3,9 @@ minGPT splits model, trainer and task:
 
 - :mod:`~helpers.training.task`: the data — which 事项 a short request asks about
   (:func:`encode`, :func:`dataset`, :data:`EXAMPLES`);
-- :mod:`~helpers.training.model`: one head read out at the last position, :func:`forward`,
-  :func:`backward` step by step (:func:`softmax_backward`), :func:`gradient_check`;
+- :mod:`~helpers.training.model`: one head read out at the last position, :func:`forward`;
+- :mod:`~helpers.training.backprop`: :func:`backward` step by step (:func:`softmax_backward`),
+  :func:`gradient_check`;
 - :mod:`~helpers.training.optim`: :class:`Adam` on a dict of parameters;
 - :mod:`~helpers.training.trainer`: :func:`train` (a :class:`TrainingRun`), :func:`trained_run`
   (the notebook's run, cached for its explorer);
@@ -13,13 +14,23 @@ minGPT splits model, trainer and task:
 - :mod:`~helpers.training.experiment`: the √d experiment (:func:`sqrt_d_experiment`).
 
 Every name the notebook and the tests use is re-exported here, so ``helpers.training.backward``
-is the same function as ``helpers.training.model.backward``. A deeper model can reuse the pieces
-that do not depend on this task: :func:`helpers.training.model.softmax_backward`,
-:func:`helpers.training.model.numerical_gradient`, :func:`helpers.training.model.relative_error`
+is the same function as ``helpers.training.backprop.backward``. A deeper model can reuse the pieces
+that do not depend on this task: :func:`helpers.training.backprop.softmax_backward`,
+:func:`helpers.training.backprop.numerical_gradient`, :func:`helpers.training.backprop.relative_error`
 and :class:`helpers.training.optim.Adam`.
 """
 from __future__ import annotations
 
+from .backprop import (
+    MAX_GRADIENT_CHECK,
+    backward,
+    backward_steps,
+    gradient_check,
+    loss_and_grads,
+    numerical_gradient,
+    relative_error,
+    softmax_backward,
+)
 from .experiment import (
     EARLY_STEPS,
     SQRT_D_DIMS,
@@ -31,21 +42,7 @@ from .experiment import (
     sqrt_d_experiment,
     sqrt_d_pairs,
 )
-from .model import (
-    MAX_D,
-    MAX_GRADIENT_CHECK,
-    PROJECTIONS,
-    Forward,
-    backward,
-    backward_steps,
-    forward,
-    gradient_check,
-    init_params,
-    loss_and_grads,
-    numerical_gradient,
-    relative_error,
-    softmax_backward,
-)
+from .model import MAX_D, PROJECTIONS, Forward, forward, init_params
 from .optim import LEARNING_RATE, Adam
 from .readouts import (
     INPUT_PARTS,

@@ -16,12 +16,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..render.validation import (
-    finite_scalar,
-    positive_int,
-)
-from ..render.validation import seed as check_seed
-from .model import MAX_D, _forward, init_params, loss_and_grads
+from ..render.validation import finite_scalar, positive_int, seeds
+from .backprop import loss_and_grads
+from .model import MAX_D, _forward, init_params
 from .optim import LEARNING_RATE, Adam
 from .task import SEED, dataset
 from .trainer import MAX_STEPS, train
@@ -162,7 +159,7 @@ def _experiment_rows(rows) -> tuple:
 def _design(dims, init_seeds) -> tuple:
     """The experiment's head widths and initial draws, checked."""
     return (tuple(positive_int("dims", d, maximum=MAX_D) for d in _sequence("dims", dims)),
-            tuple(check_seed("init_seeds", s) for s in _sequence("init_seeds", init_seeds)))
+            seeds("init_seeds", init_seeds))
 
 
 def _budget(target, steps) -> tuple:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import example
 from ..render.validation import as_float_array, instance, positive_float
 from .model import _check_data, _check_params, forward
 from .task import INPUT_DIM, ITEMS, KINDS, encode
+from .trainer import TrainingRun
 
 #: the two parts of every word's input (helpers.training.task): its kind one-hot, its random identity
 INPUT_PARTS = {"种类": slice(0, len(KINDS)), "身份": slice(len(KINDS), INPUT_DIM)}
@@ -67,8 +69,6 @@ def centred(table) -> np.ndarray:
 
 def article_score_table() -> np.ndarray:
     """The article's hand-chosen W_Q W_Kᵀ / √2 over the four features (``02_qkv``)."""
-    from .. import example
-
     return kind_score_table(example.W_Q, example.W_K)
 
 
@@ -96,9 +96,9 @@ def checkpoint_record(run, step: int, words) -> dict:
 
 
 def _run(run):
-    from .trainer import TrainingRun
-
     return instance("run", run, TrainingRun, "TrainingRun (from helpers.training.train or trained_run)")
+
+
 def item_score_gap(params, data, *, scaled: bool = True) -> dict:
     """How far the 事项 word's score stands above the other words' (those before the last), per
     sentence, split by the part of the key input it comes from: ``{"种类": gaps, "身份": gaps}``.

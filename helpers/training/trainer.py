@@ -19,7 +19,8 @@ from ..render.validation import (
     positive_int,
 )
 from ..render.validation import seed as check_seed
-from .model import MAX_D, _backward, _forward, init_params
+from .backprop import _backward
+from .model import MAX_D, _forward, init_params
 from .optim import LEARNING_RATE, Adam
 from .task import SEED, dataset
 

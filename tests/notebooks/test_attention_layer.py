@@ -5,16 +5,18 @@ import pytest
 
 from helpers import widgets
 from helpers.config import LLAMA_3_1_8B, SMOLLM2_135M
+from helpers.explorers.attention_layer import HEAD_DIM, _inputs, _weights
+from helpers.figures.attention_layer import ASPECT, columns_for, head_mosaic
 from helpers.layer import (
     LayerShape,
     attention_layer,
     rope_wavelengths,
 )
+from helpers.plots import rope_wavelengths_figure
+from helpers.render.controls import AT_MAX
 
 
 def test_wavelength_figure_shows_both_series_on_a_log_axis():
-    from helpers.plots import rope_wavelengths_figure
-
     cfg = LLAMA_3_1_8B
     fig = rope_wavelengths_figure(cfg)
     ax = fig.axes[0]
@@ -28,8 +30,6 @@ def test_wavelength_figure_shows_both_series_on_a_log_axis():
 
 
 def test_layer_explorer_each_control():
-    from helpers.explorers.attention_layer import HEAD_DIM, _inputs, _weights
-
     e = widgets.attention_layer_explorer()
     assert "128 KiB" in e.readout.value and "[8, 32, 16]" in e.readout.value
     e.controls["kv"].value = 32
@@ -45,7 +45,6 @@ def test_layer_explorer_each_control():
     np.testing.assert_allclose(e.state["attn"], attn)
     assert dict(e.state["trace"])["每个头的分数 / 权重"] == (8, 12, 12)
     assert "RoPE(q)" not in dict(e.state["trace"]) and "RoPE(k)" not in dict(e.state["trace"])
-    from helpers.figures.attention_layer import ASPECT, columns_for, head_mosaic
 
     tiles = head_mosaic(attn, cols=columns_for(8, 12))
     shown = np.ma.filled(np.ma.asarray(e.panel.mosaic.get_array(), dtype=float), np.nan).reshape(tiles.shape)
@@ -70,9 +69,8 @@ def test_layer_explorer_each_control():
 
 
 def test_the_readout_says_when_a_slider_is_at_its_maximum():
-    """A key press at a slider's end changes nothing visible: the readout says so (issue 22)."""
-    from helpers.render.controls import AT_MAX
-
+    """A key press at a slider's end changes nothing visible: the readout says so, or the
+    learner thinks the key press was lost."""
     e = widgets.attention_layer_explorer()
     n = e.controls["n"]
     assert f"查询头 {AT_MAX}（32）" in e.readout.value  # 32 heads is the default and the last option

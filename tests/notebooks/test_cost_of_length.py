@@ -3,12 +3,10 @@ writes the formula from a config's fields; the number that expression gives is c
 helpers.cost, and the working shows the formula)."""
 import numpy as np
 
-from helpers import config, exercises, widgets
+from helpers import config, cost, exercises, softmax, widgets
 
 
 def test_cost_explorer_each_control():
-    from helpers import config, cost
-
     e = widgets.cost_explorer()
     assert "4.3</span> GFLOPs" in e.readout.value and "14%" in e.readout.value
     e.controls["n"].value = 131072
@@ -26,8 +24,6 @@ def test_cost_explorer_each_control():
 
 
 def test_online_softmax_explorer_block_control():
-    from helpers import softmax
-
     e = widgets.online_softmax_explorer()
     for block in (1, 5, 16):
         e.controls["block"].value = block

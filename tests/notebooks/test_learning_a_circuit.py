@@ -1,5 +1,6 @@
 """``11_learning_a_circuit``: what the notebook shows — its explorer's step slider, its figures, its exercises,
 and that the stored history is the same run as the stored sweep."""
+import json
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ from series import NOTEBOOKS
 from helpers import circuit, plots, widgets
 from helpers.circuit import history, sweep
 from helpers.exercises import learning_a_circuit as circuit_exercises
+from helpers.figures.learning_a_circuit import CircuitPatterns
 
 
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():
@@ -155,8 +157,6 @@ def test_exercise_3_the_fixed_variants_first_query_and_target():
 
 def test_no_stored_output_gives_an_answer_away():
     """The notebook's stored outputs never print an exercise's answer line (the checker's working)."""
-    import json
-
     from paths import ROOT
 
     nb = json.loads((ROOT / "notebooks" / "11_learning_a_circuit.ipynb").read_text())
@@ -204,7 +204,6 @@ def test_the_pattern_panels_draw_their_marks_above_the_patterns():
     the static preview hides them under the patterns."""
     import matplotlib.figure
 
-    from helpers.figures.learning_a_circuit import CircuitPatterns
 
     panels = CircuitPatterns(matplotlib.figure.Figure(), 2, 2, first=2, second=20, repeat=12, length=32)
     artists = panels.artists

@@ -8,6 +8,7 @@ from explorer_checks import shown_numbers
 
 from helpers import exercises, training, widgets
 from helpers.exercises import learning_to_attend as exercises_training
+from helpers.figures import learning_to_attend as training_plots
 
 
 def test_learning_explorer_step_slider():
@@ -143,7 +144,6 @@ def test_slowdown_ratios_exercise():
 def test_figures_have_legends_scales_and_mark_the_untrained_rows():
     import matplotlib.pyplot as plt
 
-    from helpers.figures import learning_to_attend as training_plots
 
     run, baseline = training.trained_run(), training.trained_run(fixed_positions=True)
     fig = training_plots.curves_figure(run, baseline)

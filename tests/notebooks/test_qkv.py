@@ -6,6 +6,7 @@ import pytest
 
 import helpers
 from helpers import example, plots, widgets
+from helpers.explorers.qkv import CUSTOM
 
 
 def test_a_zero_key_is_named_with_its_value_not_as_the_start_of_q():
@@ -48,8 +49,6 @@ def test_qkv_explorer_token_picker_loads_rows_of_x():
 
 
 def test_the_picker_says_custom_once_the_sliders_leave_every_tokens_row():
-    from helpers.explorers.qkv import CUSTOM
-
     e = widgets.qkv_explorer()
     picker = e.actions["token"]
     assert picker.value == "申请"

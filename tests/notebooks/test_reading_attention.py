@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from helpers import exercises as ex
-from helpers import widgets
+from helpers import reading, widgets
 from helpers.exercises import QUIZ
 
 
@@ -22,8 +22,6 @@ def test_quiz_covers_the_three_outcomes_and_shows_reasoning_when_wrong(capsys):
 
 
 def test_sink_explorer_each_control():
-    from helpers import reading
-
     e = widgets.sink_explorer()
     for values in ({"strength": 0.0}, {"window": 3}, {"strength": 8.0, "window": 12}):
         e.set(**values)
@@ -37,8 +35,6 @@ def test_sink_explorer_each_control():
 
 
 def test_influence_explorer_control():
-    from helpers import reading
-
     e = widgets.influence_explorer()
     assert "by-influence'>4 > 0" in e.readout.value
     e.controls["value_scale"].value = 3.0
@@ -48,8 +44,6 @@ def test_influence_explorer_control():
 
 
 def test_dilution_explorer_each_control():
-    from helpers import reading
-
     e = widgets.dilution_explorer()
     e.controls["n"].value = 131072
     e.controls["delta"].value = 10.0

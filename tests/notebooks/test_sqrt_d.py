@@ -3,11 +3,10 @@ import numpy as np
 import pytest
 
 from helpers import widgets
+from helpers.attention import softmax
 
 
 def test_sqrt_d_explorer_each_control():
-    from helpers.attention import softmax
-
     e = widgets.sqrt_d_explorer()
     pool = e.pool
     for values in ({"d": 1024}, {"n": 1000}, {"scaled": False}, {"d": 2, "n": 2, "scaled": True}):

@@ -1,4 +1,5 @@
-"""Walk the whole public ``helpers`` API with generated bad input (issue 16).
+"""Walk the whole public ``helpers`` API with generated bad input, so every
+mistake a learner can make ends in one sentence naming the argument, never a traceback.
 
 Every public callable is found automatically: the names in ``helpers.__all__`` plus every
 public function and class defined in each ``helpers`` module (``helpers.explorers.*`` too), so a
@@ -92,11 +93,13 @@ EXEMPT_MODULES = {
 }
 
 
-#: walked although their module is exempt: 06's tile geometry (validated arithmetic, not drawing), and the
-#: record of originals that ``import helpers`` takes
+#: walked although their module is exempt: 06's tile geometry and the grid's ceil_div (validated
+#: arithmetic, not drawing), and the record of originals that ``import helpers`` takes
 WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures.attention_layer.divisors",
-                 "helpers.figures.attention_layer.TileLayout", "helpers.grading.originals.record",
-                 "helpers.grading.originals.public_function")
+                 "helpers.figures.attention_layer.TileLayout", "helpers.render.panels.ceil_div",
+                 "helpers.grading.originals.record", "helpers.grading.originals.public_function",
+                 # notebook 11's TrainingRun checks its fields (10's, of the same name, is a record)
+                 "helpers.circuit.trainer.TrainingRun")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
            "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History"}
@@ -209,14 +212,14 @@ def _circuit_and_heads():
     """Small valid objects of notebooks 11–12's modules (a 2-layer circuit model on 8 tokens, a
     study of the tiny real model), shared by the baselines and the method walks below."""
     from helpers import circuit, head_scan, heads, real_model
-    from helpers.circuit import history, sweep, train
+    from helpers.circuit import history, sweep, trainer
 
     config = circuit.Config(vocab=8, length=8, d_model=8, heads=2, layers=2)
     task = circuit.Task(vocab=8, length=8, min_repeat=2, max_repeat=3)
     model = circuit.init_model(config, 0)
     batch = circuit.sequences(4, 0, task)
     cache = circuit.forward(model, batch.tokens)
-    small_run = train.train(config, task, steps=200, batch_size=4, eval_every=100, checkpoints=(200,))  # drop(): 200-step window
+    small_run = trainer.train(config, task, steps=200, batch_size=4, eval_every=100, checkpoints=(200,))  # drop(): 200-step window
     summary = sweep.table("two_layers")[0]
     tiny = VALID["model"][0]
     ids = np.array([[1, 2, 3, 4, 5, 6], [6, 5, 4, 3, 2, 1]])
@@ -248,7 +251,7 @@ EXPENSIVE_DEFAULTS = {"helpers.training.experiment.sqrt_d_pairs": "rows"}
 #: parameters that set the work, with the largest valid value the walk lets through (a generated
 #: `steps=15000` is allowed by train's guard but is minutes of CPU): larger valid integers are
 #: replaced by the baseline's value; invalid ones still reach the checks
-CAPPED = {"helpers.circuit.train.train": {"steps": 5, "batch_size": 8},
+CAPPED = {"helpers.circuit.trainer.train": {"steps": 5, "batch_size": 8},
           "helpers.circuit.task.sequences": {"n": 64},
           "helpers.circuit.task.positional_ceiling": {"samples": 1000},
           "helpers.circuit.backprop.gradient_check": {"n_sequences": 2},
@@ -321,7 +324,7 @@ def _baselines():
         # a generated `steps` or `d` never retrains the notebook's runs for every example
         "helpers.training.trainer.train": dict(d=2, steps=3, stop_at=0.3, checkpoints=(), test_every=None),
         "helpers.training.model.init_params": dict(d=2, seed=0),
-        "helpers.training.model.gradient_check": dict(d=2, n_sentences=2, seed=0),
+        "helpers.training.backprop.gradient_check": dict(d=2, n_sentences=2, seed=0),
         "helpers.training.experiment.sqrt_d_experiment": dict(dims=(2,), target=0.3, steps=3, init_seeds=(0,)),
         "helpers.training.experiment.sqrt_d_pairs": dict(rows=SMALL_SQRT_D_ROWS),
         "helpers.training.task.encode": dict(sentences=[training.EXAMPLES[0]], seed=0),
@@ -370,10 +373,10 @@ def _new_baselines():
                                        for name in ("task", "tokens", "first", "second", "repeat")},
         "helpers.circuit.task.sequences": dict(n=4, seed=0, task=n["task"]),
         "helpers.circuit.task.positional_ceiling": dict(task=n["task"], samples=100),
-        "helpers.circuit.train.Run": dict(config=n["config"], task=n["task"], lr=1e-3, seed=0, batch_size=4),
-        "helpers.circuit.train.eval_batch": dict(task=n["task"]),
-        "helpers.circuit.train.steepest_drop": dict(steps=[0, 25, 50, 75], loss=[3.0, 2.5, 1.0, 0.9], window=25),
-        "helpers.circuit.train.train": dict(config=n["config"], task=n["task"], steps=3, batch_size=4, eval_every=1),
+        "helpers.circuit.trainer.TrainingRun": dict(config=n["config"], task=n["task"], lr=1e-3, seed=0, batch_size=4),
+        "helpers.circuit.trainer.eval_batch": dict(task=n["task"]),
+        "helpers.circuit.trainer.steepest_drop": dict(steps=[0, 25, 50, 75], loss=[3.0, 2.5, 1.0, 0.9], window=25),
+        "helpers.circuit.trainer.train": dict(config=n["config"], task=n["task"], steps=3, batch_size=4, eval_every=1),
         "helpers.display.show_table": dict(headers=["a", "b"], rows=[[1.0, "x"]]),
         "helpers.render.table.table": dict(headers=["a", "b"], rows=[[1.0, [0.5, 2.0]]]),
         "helpers.render.table.Table": dict(headers=("a",), rows=(("1",),), align=("right",)),

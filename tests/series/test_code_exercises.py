@@ -1,4 +1,4 @@
-"""Every code exercise (helpers.exercises.check_code, issue 27): the reference and the printed solution
+"""Every code exercise (helpers.exercises.check_code): the reference and the printed solution
 pass; each usual mistake is rejected with its own hint; the unfilled stub, a function that raises,
 returns None, loops, prints or modifies its input gets a hint, never a traceback; each exercise sits
 in its notebook with the stub's hint as the stored output and no solution in any output."""
@@ -145,7 +145,7 @@ def test_a_failure_inside_the_checker_is_still_a_sentence(capsys):
     assert capsys.readouterr().out.startswith("⚠ 判分程序没能处理")
 
 
-# ---- the learner trial's findings (issue 27, second round) ---------------------------------------
+# ---- what learners did in a trial: the helper under another name, lists, reshapes, argument order ----
 import helpers  # noqa: E402
 from helpers.attention import scaled_dot_product_attention as sdpa_alias  # noqa: E402
 

@@ -1,4 +1,5 @@
-"""The setup cell installs the series where helpers is missing (issue 22, item 2), for real.
+"""The setup cell installs the series where helpers is missing (a fresh Colab or a bare
+venv), for real.
 
 The built wheels (attention-lab's and the model's) are served as a PEP 503 index on 127.0.0.1;
 a fresh venv sees only third-party packages (numpy, matplotlib, ipykernel, …, preinstalled as on

@@ -99,14 +99,37 @@ def test_every_other_import_style_in_a_notebook_is_named(tree, line):
     assert len(found) == 1 and found[0].startswith("notebook_sources/05_causal_mask.md:"), found
 
 
-def test_an_import_of_a_moved_module_names_its_new_place(tree):
-    append(tree / "helpers" / "heads.py", "\nfrom .validation import positive_int  # noqa\n")
-    append(tree / "tests" / "unit" / "test_layer.py", "\nfrom helpers.training_plots import curves_figure  # noqa\n")
-    found = layout.check_moved()
-    assert any(p.startswith("helpers/heads.py:") and "helpers.validation, which moved to helpers.render.validation" in p
-               for p in found)
-    assert any(p.startswith("tests/unit/test_layer.py:") and "moved to helpers.figures.learning_to_attend" in p
-               for p in found)
+#: every way a cell can bind a module to a name of its own (one tree copy checks them all)
+MODULE_ALIASES = ["sweep = helpers.circuit.sweep", "sweep, scores = helpers.circuit.sweep, helpers.circuit.scores",
+                  "a = b = helpers.circuit", "mods: list = [helpers.training, helpers.layer]",
+                  "print(m := helpers.circuit.task)", "for m in (helpers.layer, helpers.attention):\n    pass",
+                  "with helpers.circuit.sweep as s:\n    pass"]
+
+
+def test_a_module_alias_in_any_form_is_named_but_a_name_for_a_function_is_not(tree):
+    cells = [*MODULE_ALIASES, "rel = helpers.training.relative_error"]
+    append(tree / "notebook_sources" / "05_causal_mask.md",
+           "".join(f"\n```{{code-cell}} ipython3\n{cell}\n```\n" for cell in cells))
+    found = [p for p in layout.check_notebook_import_style() if p.startswith("notebook_sources/05_causal_mask.md:")]
+    assert len(found) == len(MODULE_ALIASES) and all("(a module alias)" in p for p in found), found
+    assert not any("relative_error" in p for p in found)
+
+
+#: every way a test can change sys.path (one tree copy checks them all, one function each)
+SYS_PATH_CHANGES = ["sys.path.insert(0, 'tools')", "sys.path[:0] = ['tools']", "sys.path.append('tools')",
+                    "sys.path.extend(['tools'])", "sys.path = ['tools'] + sys.path", "sys.path += ['tools']",
+                    "sys.path[0] = 'tools'", "del sys.path[0]", "monkeypatch.syspath_prepend('tools')",
+                    "monkeypatch.setattr(sys, 'path', ['tools'])", "monkeypatch.setattr('sys.path', ['tools'])",
+                    "site.addsitedir('tools')", "system.path.remove('tools')"]
+
+
+def test_any_change_to_sys_path_in_a_test_is_named(tree):
+    body = "".join(f"\n\ndef test_{i}(monkeypatch):\n    {line}\n" for i, line in enumerate(SYS_PATH_CHANGES))
+    append(tree / "tests" / "unit" / "test_layer.py", "\nimport site\nimport sys\nimport sys as system\n"
+                                                      "from sys import path\n" + body)
+    found = [p for p in layout.check_tests() if p.startswith("tests/unit/test_layer.py:")]
+    assert len(found) == len(SYS_PATH_CHANGES) + 1 and all("changes sys.path" in p for p in found), found
+    assert any("from sys import path" in p for p in found)
 
 
 def test_tests_out_of_shape_are_named(tree):
@@ -119,4 +142,5 @@ def test_tests_out_of_shape_are_named(tree):
            "tests/support" in found
     assert any(p.startswith("tests/notebooks/test_real_model.py: missing") for p in found)
     assert any(p.startswith("tests/unit/helper.py: only test_*.py here") for p in found)
-    assert any(p.startswith("tests/unit/test_layer.py: sys.path.insert") for p in found)
+    assert any(p.startswith("tests/unit/test_layer.py:") and "sys.path.insert(…) changes sys.path" in p
+               for p in found)

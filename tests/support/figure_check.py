@@ -16,7 +16,7 @@ problem:
 - a colour word in a title or legend (橙, 绿, 紫, 灰…) names a colour no artist in that axes has;
 - two entries of one legend differ only by colour (same kind of mark, line style and marker) and
   their colours are closer than ``colour_vision.MIN_DELTA_E`` (tests/support) (CIEDE2000) for
-  normal vision or simulated protanopia, deuteranopia or tritanopia (issue 22);
+  normal vision or simulated protanopia, deuteranopia or tritanopia;
 - a plotted data line runs through a legend entry's text (08's eviction plot: the orange jump
   crossed both labels); reference lines spanning the axes (axhline/axvline) are not checked.
 

@@ -14,8 +14,8 @@ from tiny_model import tiny_model
 
 import helpers
 from helpers import circuit, head_scan, logit_attribution, nulls, patching, real_model
-from helpers.circuit import interventions
-from helpers.circuit import train as circuit_train
+from helpers.circuit import interventions, sweep
+from helpers.circuit import trainer as circuit_trainer
 from helpers.display import table, text_table
 from helpers.render import validation
 
@@ -51,7 +51,7 @@ def test_circuit_forward_with_huge_parameters_is_an_error_not_a_nan_loss(small):
 
 def test_circuit_training_with_a_diverging_learning_rate_names_lr():
     with pytest.raises(ValueError, match=r"^lr = 1e\+150 is too large"):
-        circuit_train.train(CONFIG, TASK, steps=5, lr=1e150, batch_size=4, eval_every=5)
+        circuit_trainer.train(CONFIG, TASK, steps=5, lr=1e150, batch_size=4, eval_every=5)
 
 
 def test_spread_of_values_near_the_float64_limit_is_finite():
@@ -140,8 +140,6 @@ def test_composition_with_a_wrong_shaped_replacement_names_replacement(clean):
 
 
 def test_run_variant_names_its_own_arguments_before_training():
-    from helpers.circuit import sweep
-
     with pytest.raises(ValueError, match=r"^steps must be >= 200, got 2"):   # the summary's window needs 200 steps
         sweep.run_variant("two_layers", 0, steps=2)
     with pytest.raises(TypeError, match=r"^seed must be an integer"):
@@ -150,7 +148,7 @@ def test_run_variant_names_its_own_arguments_before_training():
 
 def test_circuit_train_checkpoints_must_be_a_list():
     with pytest.raises(TypeError, match=r"^checkpoints must be a list of steps, got int 5"):
-        circuit_train.train(CONFIG, TASK, steps=2, checkpoints=5)
+        circuit_trainer.train(CONFIG, TASK, steps=2, checkpoints=5)
 
 
 def test_random_set_shape_must_be_a_layers_heads_pair():
@@ -199,7 +197,7 @@ def test_spread_refuses_more_resamples_than_it_can_draw_quickly_and_says_why():
 
 def test_sizes_that_set_the_work_are_refused_with_the_limit_and_the_reason(small):
     with pytest.raises(ValueError, match=r"^steps × batch_size must be at most 1,280,000 \(each sequence"):
-        circuit_train.train(CONFIG, TASK, steps=20_000, batch_size=4096)
+        circuit_trainer.train(CONFIG, TASK, steps=20_000, batch_size=4096)
     with pytest.raises(ValueError, match=r"^len\(seeds\) must be at most 64 \(every sequence"):
         helpers.heads.study(16, range(1000))
     with pytest.raises(ValueError, match=r"^len\(seeds\) × \(2·length \+ 1\)² must be at most 500,000 \(the study"):

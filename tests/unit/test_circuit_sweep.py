@@ -1,15 +1,17 @@
 """helpers.circuit.sweep: the stored runs carry the claims the notebook makes (11_learning_a_circuit).
 
 Each test reads helpers/data/circuit_sweep.npz (made by `make circuit-data` with this package's code;
-tests/unit/test_circuit_train.py retrains its prefix bit for bit) and checks one claim on *every*
+tests/unit/test_circuit_trainer.py retrains its prefix bit for bit) and checks one claim on *every*
 seed, so a claim that holds for one lucky seed fails here.
 """
+import importlib.util
+
 import numpy as np
 import pytest
 from blas import assert_blas_close
 
 from helpers import circuit
-from helpers.circuit import sweep
+from helpers.circuit import interventions, sweep, trainer
 
 CEILING = circuit.positional_ceiling()
 
@@ -70,9 +72,7 @@ def test_share_of_top_and_reaches_read_the_stored_curves(runs):
 def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(runs):
     """The stored step-2000 parameters give every stored ablation and patch again (to round-off: this
     CPU's own kernels, not the pinned ones), so the notebook can take the same model apart in other ways."""
-    from helpers.circuit import interventions, train
-
-    model, batch, s = sweep.final_checkpoint(), train.eval_batch(), runs["two_layers"][0]
+    model, batch, s = sweep.final_checkpoint(), trainer.eval_batch(), runs["two_layers"][0]
     assert model.config == circuit.CONFIG
     for name, value in model.params.items():
         assert value.dtype == np.float64 and np.isfinite(value).all(), name
@@ -102,8 +102,6 @@ def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(
 
 
 def test_save_keeps_the_final_checkpoint_and_merge_carries_it(runs, tmp_path):
-    import importlib.util
-
     from paths import ROOT
 
     prefix, final = runs["_prefix"], runs["_final"]
@@ -191,6 +189,4 @@ def test_learning_rate_moves_the_drop(runs):
 
 def test_every_stored_run_was_trained_in_the_pinned_environment():
     """``make circuit-data`` trains every run under sweep.pinned_env, so the file is the same on any x86-64."""
-    from helpers.circuit import sweep
-
     assert sweep.unpinned_runs() == []

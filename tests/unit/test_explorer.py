@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 from helpers import widgets
+from helpers.explorers.index import QueryWeightsExplorer
+from helpers.render.explorer import RESET_LABEL
 
 
 def test_explorer_set_batches_one_update_and_rejects_unknown():
@@ -34,8 +36,6 @@ def test_state_is_cached_per_control_values():
 
 
 def test_the_memo_stays_within_its_bytes():
-    from helpers.explorers.index import QueryWeightsExplorer
-
     class Small(QueryWeightsExplorer):
         memo_bytes = 150_000  # a few PNGs
 
@@ -83,9 +83,6 @@ def test_a_set_inside_someone_elses_hold_leaves_the_update_to_them():
 
 
 def test_restore_defaults_is_the_button_and_survives_a_full_memo():
-    from helpers.explorers.index import QueryWeightsExplorer
-    from helpers.render.explorer import RESET_LABEL
-
     class Small(QueryWeightsExplorer):
         memo_bytes = 60_000  # about one PNG: the initial state is pushed out
 

@@ -1,17 +1,12 @@
 """helpers.head_scan: the precomputed ablation scans — computed, stored byte-stably, read back, and
 (slow) ≥ 10 randomly chosen stored entries recomputed with the real model to 1e-6."""
 import hashlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tiny_model import tiny_model
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS), str(TESTS / "support")]
-from tiny_model import tiny_model  # noqa: E402
-
-from helpers import head_scan, heads  # noqa: E402
+from helpers import head_scan, heads
 
 
 @pytest.fixture(scope="module")

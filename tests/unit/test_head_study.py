@@ -1,16 +1,11 @@
 """helpers.heads' batched HeadStudy: interventions (zero, mean, resample), the duplicate-token score."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from blas import assert_blas_close, forward_reductions, lm_head_reductions
+from tiny_model import tiny_model
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS), str(TESTS / "support")]
-from blas import assert_blas_close, forward_reductions, lm_head_reductions  # noqa: E402
-from tiny_model import tiny_model  # noqa: E402
-
-from helpers import heads, patching, real_model  # noqa: E402
+from helpers import heads, patching, real_model
 
 T = 4
 

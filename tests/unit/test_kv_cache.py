@@ -4,13 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import example, scaled_dot_product_attention
+from helpers import example, kv_cache, scaled_dot_product_attention
 from helpers.kv_cache import KVCache, decode_with_cache, earlier_output_change
 
 
 def test_stacked_kv_change_needs_the_mask_from_layer_two_on():
-    from helpers import example, kv_cache
-
     x = np.vstack([example.X, example.X_EXTRA[:2]])
     masked = kv_cache.stacked_kv_change(x, 4, causal=True, n_layers=3)
     unmasked = kv_cache.stacked_kv_change(x, 4, causal=False, n_layers=3)

@@ -1,16 +1,11 @@
 """helpers.logit_attribution: a head's direct share of the next token's logit, on the tiny model."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tiny_model import tiny_model
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS), str(TESTS / "support")]
-from tiny_model import tiny_model  # noqa: E402
-
-from helpers import logit_attribution as la  # noqa: E402
-from helpers import patching, real_model  # noqa: E402
+from helpers import logit_attribution as la
+from helpers import patching, real_model
 
 
 @pytest.fixture(scope="module")

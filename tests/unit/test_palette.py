@@ -1,4 +1,4 @@
-"""The palette's role sets stay apart for colour-blind readers (issue 22 item 5).
+"""The palette's role sets stay apart for colour-blind readers (about 1 in 12 men).
 
 colour_vision (tests/support) simulates protanopia, deuteranopia and tritanopia (Machado et al. 2009,
 severity 1.0) and measures CIEDE2000; every role set of helpers.render.palette must keep each pair of

@@ -1,17 +1,12 @@
 """helpers.patching and the forward's batch / logits_at / replace / patch switches, on the tiny model."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from blas import assert_blas_close, forward_reductions
+from tiny_model import tiny_model
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS), str(TESTS / "support")]
-from blas import assert_blas_close, forward_reductions  # noqa: E402
-from tiny_model import tiny_model  # noqa: E402
-
-from helpers import patching, real_model  # noqa: E402
-from helpers.layer import attention_layer  # noqa: E402
+from helpers import patching, real_model
+from helpers.layer import attention_layer
 
 
 @pytest.fixture(scope="module")

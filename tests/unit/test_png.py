@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from helpers import plots
-from helpers.render.png import figure_png, plotted
+from helpers.render.png import figure_png, new_figure, plotted, png_size, rgba_png
 
 
 def test_plotted_rounds_to_the_step_and_checks_it():
@@ -28,8 +28,6 @@ def test_the_last_float32_bits_leave_the_loss_and_null_figures_alone():
 def test_rgba_png_encodes_the_pixels_the_canvas_holds_after_a_savefig_at_another_dpi():
     """figure_png(fig, dpi=…) leaves the canvas holding that render; rgba_png encodes those pixels
     at their own size (it read the size from the figure and failed to reshape them)."""
-    from helpers.render.png import new_figure, png_size, rgba_png
-
     fig = new_figure(2, 2)
     with pytest.raises(ValueError, match="canvas"):
         rgba_png(fig.canvas)  # never drawn: no pixels yet

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import scaling
+from helpers import scaling, softmax
 
 
 @pytest.mark.parametrize("d", [2, 16, 128])
@@ -33,8 +33,6 @@ def test_score_pool_matches_literal_simulation():
 
 
 def test_jacobian_closed_form_and_saturation():
-    from helpers import softmax
-
     s = scaling.standard_scores(6)
     p = softmax(s)
     assert scaling.jacobian_norms(p[None])[0] == pytest.approx(np.linalg.norm(scaling.softmax_jacobian(p)))

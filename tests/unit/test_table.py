@@ -1,4 +1,5 @@
-"""helpers.render.table: HTML tables whose plain-text form is the old text table (issue 22 item 6)."""
+"""helpers.render.table: HTML tables whose plain-text form is the old text table (a CJK
+character is ≈ 1.66 columns in JupyterLab's font, so a text table with Chinese headers drifts)."""
 from __future__ import annotations
 
 import html.parser

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import softmax
+from helpers import scaled_dot_product_attention, softmax, tiled
 from helpers.tiled import measure, naive_attention, online_softmax_steps, tiled_attention
 
 
@@ -17,7 +17,6 @@ def test_tiled_equals_naive(n_q, extra_keys, d, block, causal, seed):
     q = rng.standard_normal((n_q, d)) * 3
     k = rng.standard_normal((n_k, d)) * 3
     v = rng.standard_normal((n_k, d + 1))
-    from helpers import scaled_dot_product_attention
 
     expected, _ = scaled_dot_product_attention(q, k, v, causal=causal)
     np.testing.assert_allclose(tiled_attention(q, k, v, block=block, causal=causal), expected, atol=1e-10)
@@ -54,8 +53,6 @@ def test_tiled_validation():
 
 
 def test_online_softmax_update_steps_to_the_softmax_and_checks_its_state():
-    from helpers import tiled
-
     rng = np.random.default_rng(3)
     scores, values = rng.standard_normal(10) * 3, rng.standard_normal((10, 2))
     m, l, acc = -np.inf, 0.0, np.zeros(2)

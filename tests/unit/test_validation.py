@@ -3,9 +3,11 @@ import numpy as np
 import pytest
 from tiny_model import tiny_model
 
-from helpers import config, example, layer, reading, real_model, scaling, tiled, weighting
+from helpers import config, example, layer, reading, real_model, scaling, tiled, training, weighting
 from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
+from helpers.plots import head_mosaic
 from helpers.render import validation
+from helpers.render.validation import head_pairs
 
 RNG = np.random.default_rng(16)
 
@@ -190,8 +192,6 @@ def test_nan_error_names_the_callers_argument():
 
 
 def test_no_zero_division_for_zero_columns():
-    from helpers.plots import head_mosaic
-
     with pytest.raises(ValueError, match="cols must be >= 1, got 0"):
         head_mosaic(np.zeros((2, 3, 3)), cols=0)
 
@@ -272,9 +272,31 @@ def test_load_model_path_is_checked_before_reading():
 
 
 def test_head_pairs_names_the_argument_for_a_numpy_scalar_or_a_0d_array():
-    from helpers.render.validation import head_pairs
-
     for bad in (np.int64(1), np.array(1)):
         with pytest.raises(TypeError, match="sender must hold"):
             head_pairs("sender", [bad], 2, 2)
     assert head_pairs("sender", [np.array([1, 0])], 2, 2) == {1: (0,)}
+
+
+def test_seeds_are_a_non_empty_list_of_distinct_seeds_named_as_the_learner_wrote_them():
+    assert validation.seeds("init_seeds", range(3)) == (0, 1, 2)
+    assert validation.seeds("init_seeds", np.array([4, 2])) == (4, 2)
+    with pytest.raises(ValueError, match="init_seeds must name at least one seed, got none"):
+        validation.seeds("init_seeds", [])
+    with pytest.raises(ValueError, match=r"init_seeds must be distinct \(each seed names one draw\)"):
+        validation.seeds("init_seeds", (1, 1))
+    with pytest.raises(TypeError, match="init_seeds must be a list of seeds"):
+        validation.seeds("init_seeds", 3)
+    with pytest.raises(TypeError, match="init_seeds"):
+        validation.seeds("init_seeds", [0.5])
+    with pytest.raises(ValueError, match="init_seeds"):
+        validation.seeds("init_seeds", [-1])
+    with pytest.raises(ValueError, match=r"init_seeds must be a flat list of seeds"):
+        validation.seeds("init_seeds", np.zeros((2, 2), dtype=int))
+    with pytest.raises(ValueError, match=r"len\(seeds\) must be at most 2 \(each is a forward pass\), got 3"):
+        validation.seeds("seeds", [0, 1, 2], limit=2, why="each is a forward pass")
+
+
+def test_the_experiment_s_initial_draws_go_through_the_one_seed_list_check():
+    with pytest.raises(ValueError, match="init_seeds must be distinct"):
+        training.sqrt_d_experiment((2,), steps=3, init_seeds=(0, 0))

@@ -14,6 +14,8 @@ import pytest
 
 from helpers import widgets as factories
 from helpers.render import web
+from helpers.render.palette import REFERENCE, WHITE
+from helpers.render.panels import largest
 
 
 def test_control_spec_reads_kind_values_labels_and_default_from_the_widget():
@@ -105,8 +107,6 @@ def test_bad_panel_input_is_refused_naming_the_argument(call, named):
 def test_figure_marks_travel_to_the_page():
     """What a figure draws over its panels (rings, dashed and dotted lines, hatching, row labels,
     every bar of a tie, the arrows' order) is in the panel the page draws."""
-    from helpers.render.palette import REFERENCE, WHITE
-
     h = web.heatmap(np.eye(4), list("abcd"), list("abcd"), marks=[(2, 1), (3, 2)], vlines=(0.5,), hlines=(1.5,), hatch_rows=(0, 1))
     assert h["marks"] == [[2, 1], [3, 2]] and h["vlines"] == [0.5] and h["hlines"] == [1.5]
     assert h["hatch"] == [0, 1] and h["markcolor"] == WHITE
@@ -119,7 +119,5 @@ def test_figure_marks_travel_to_the_page():
 
 
 def test_ties_are_all_largest():
-    from helpers.render.panels import largest
-
     assert largest([0.25, 0.25, 0.25, 0.25]) == [0, 1, 2, 3]
     assert largest([0.1, 0.6, 0.3]) == [1]

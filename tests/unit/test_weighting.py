@@ -1,10 +1,10 @@
 """helpers.weighting: fixed weights against weights computed from content (01)."""
 import pytest
 
+from helpers.weighting import fixed_vs_content, normalise_weights, weighted_average
+
 
 def test_fixed_weights_miss_the_item_content_weights_find_it():
-    from helpers.weighting import fixed_vs_content
-
     a, b = fixed_vs_content()
     assert a.fixed_on_target == pytest.approx(a.content_on_target)
     assert a.content_on_target > 0.7 and b.content_on_target > 0.7
@@ -14,8 +14,6 @@ def test_fixed_weights_miss_the_item_content_weights_find_it():
 
 
 def test_weighting_validation():
-    from helpers.weighting import normalise_weights, weighted_average
-
     with pytest.raises(ValueError, match="raw weights must be >= 0"):
         normalise_weights([1, -1, 0, 0])
     with pytest.raises(ValueError, match="sum to 1"):

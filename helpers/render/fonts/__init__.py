@@ -9,6 +9,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+# matplotlib is imported inside the functions that register the font: helpers.setup calls them,
+# and a notebook that draws nothing never loads matplotlib (about 1 s).
+
 FONT_PATH = Path(__file__).resolve().parent / "AttnLabSansSC-Regular.otf"
 LATIN_FAMILY = "DejaVu Sans"
 

@@ -1,4 +1,4 @@
-"""helpers.circuit.train: seeded, bit-reproducible Adam training with recorded scores (11_learning_a_circuit)."""
+"""helpers.circuit.trainer: seeded, bit-reproducible Adam training with recorded scores (11_learning_a_circuit)."""
 import subprocess
 import sys
 
@@ -7,7 +7,7 @@ import pytest
 from paths import ROOT
 
 from helpers import circuit
-from helpers.circuit import scores, sweep, train
+from helpers.circuit import scores, sweep, trainer
 
 
 def _same_run(a, b):
@@ -23,23 +23,24 @@ def _same_run(a, b):
 
 
 def test_a_run_twice_gives_identical_arrays():
-    a = train.train(steps=30, eval_every=10, checkpoints=(0, 20, 30))
-    b = train.train(steps=30, eval_every=10, checkpoints=(0, 20, 30))
+    a = trainer.train(steps=30, eval_every=10, checkpoints=(0, 20, 30))
+    b = trainer.train(steps=30, eval_every=10, checkpoints=(0, 20, 30))
     _same_run(a, b)
     assert a.steps == 30 and a.eval_steps == [0, 10, 20, 30]
-    c = train.train(steps=30, eval_every=10, seed=1, checkpoints=(30,))
+    c = trainer.train(steps=30, eval_every=10, seed=1, checkpoints=(30,))
     assert not np.array_equal(c.checkpoints[30].params["W_E"], a.checkpoints[30].params["W_E"])
 
 
 def test_checkpoints_are_copies_and_the_evaluation_is_their_scores():
-    run = train.train(steps=20, eval_every=10, checkpoints=(0, 20))
+    run = trainer.train(steps=20, eval_every=10, checkpoints=(0, 20))
     assert not np.array_equal(run.checkpoints[0].params["W_Q"], run.checkpoints[20].params["W_Q"])
-    again = scores.head_scores(run.checkpoints[20], train.eval_batch())
+    again = scores.head_scores(run.checkpoints[20], trainer.eval_batch())
     np.testing.assert_allclose(again.induction, run.at(20).induction, rtol=1e-12)
     assert again.repeat_loss == pytest.approx(run.at(20).repeat_loss, rel=1e-12)
     assert run.at(0).repeat_loss == pytest.approx(np.log(32), abs=0.5)
 
 
+@pytest.mark.slow  # a fresh interpreter retrains 100 steps in the pinned environment
 @pytest.mark.skipif(sweep.unpinnable() is not None, reason=str(sweep.unpinnable()))
 def test_the_stored_prefix_is_retrained_bit_for_bit(tmp_path):
     """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: the generator, re-run in its
@@ -71,7 +72,7 @@ def test_the_pinned_environment_names_every_dispatched_feature():
 
 
 def _fake_run(losses, every=25):
-    run = train.Run(circuit.CONFIG, circuit.TASK, 3e-3, 0, 64)
+    run = trainer.TrainingRun(circuit.CONFIG, circuit.TASK, 3e-3, 0, 64)
     zero = np.zeros((2, 2))
     for i, loss in enumerate(losses):
         run.eval_steps.append(i * every)
@@ -93,30 +94,30 @@ def test_drop_is_the_window_of_the_steepest_fall():
 def test_steepest_drop_on_plain_arrays():
     steps = np.arange(0, 300, 25)
     loss = np.array([3.0, 3.0, 2.9, 2.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8])
-    assert train.steepest_drop(steps, loss, 50) == (50, 100)
-    assert train.steepest_drop(steps, loss, 25) == (75, 100)         # 2.0 → 1.0, the largest single fall
-    assert train.steepest_drop(steps, loss, 100) == (25, 125)        # 2.1 from 25 and from 50: the earliest
-    assert train.steepest_drop(steps, [1.0] * 12, 50) == (0, 50)
+    assert trainer.steepest_drop(steps, loss, 50) == (50, 100)
+    assert trainer.steepest_drop(steps, loss, 25) == (75, 100)         # 2.0 → 1.0, the largest single fall
+    assert trainer.steepest_drop(steps, loss, 100) == (25, 125)        # 2.1 from 25 and from 50: the earliest
+    assert trainer.steepest_drop(steps, [1.0] * 12, 50) == (0, 50)
     with pytest.raises(ValueError, match="window must be a multiple"):
-        train.steepest_drop(steps, loss, 400)
+        trainer.steepest_drop(steps, loss, 400)
     with pytest.raises(ValueError, match="loss must"):
-        train.steepest_drop(steps, loss[:-1], 50)
+        trainer.steepest_drop(steps, loss[:-1], 50)
     with pytest.raises(TypeError, match="steps must be"):
-        train.steepest_drop(steps[::-1], loss, 50)
+        trainer.steepest_drop(steps[::-1], loss, 50)
     with pytest.raises(ValueError, match="window must be"):
-        train.steepest_drop(steps, loss, 0)
+        trainer.steepest_drop(steps, loss, 0)
 
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="agree on vocab and length"):
-        train.train(circuit.CONFIG, circuit.Task(vocab=64), steps=1)
+        trainer.train(circuit.CONFIG, circuit.Task(vocab=64), steps=1)
     with pytest.raises(ValueError, match="steps must be"):
-        train.train(steps=0)
+        trainer.train(steps=0)
     with pytest.raises(ValueError, match="lr must be"):
-        train.train(steps=1, lr=-1.0)
+        trainer.train(steps=1, lr=-1.0)
     with pytest.raises(ValueError, match="checkpoints must be <= 5"):
-        train.train(steps=5, checkpoints=(6,))
+        trainer.train(steps=5, checkpoints=(6,))
     with pytest.raises(TypeError, match="config and task"):
-        train.train("two layers")
+        trainer.train("two layers")
     with pytest.raises(ValueError, match="name must be"):
-        train.train(steps=1).curve("accuracy")
+        trainer.train(steps=1).curve("accuracy")

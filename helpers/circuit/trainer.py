@@ -48,7 +48,7 @@ MAX_SEQUENCES_SEEN = MAX_STEPS * BATCH_SIZE   # steps × batch_size one train() 
 
 
 @dataclass
-class Run:
+class TrainingRun:
     """What one training run recorded (see the module docstring). Index ``t`` of the per-step lists
     is the batch of step ``t + 1``, scored *before* the update of that step."""
 
@@ -132,7 +132,7 @@ def eval_batch(task: Task = TASK) -> Batch:
 
 
 def train(config: Config = CONFIG, task: Task = TASK, *, steps: int = STEPS, lr: float = LEARNING_RATE,
-          seed: int = 0, batch_size: int = BATCH_SIZE, eval_every: int = EVAL_EVERY, checkpoints=()) -> Run:
+          seed: int = 0, batch_size: int = BATCH_SIZE, eval_every: int = EVAL_EVERY, checkpoints=()) -> TrainingRun:
     """Train a fresh model (``init_model(config, seed)``) for ``steps`` steps on ``task``."""
     if not isinstance(config, Config) or not isinstance(task, Task):
         raise TypeError(f"config and task must be a helpers.circuit Config and Task, got "
@@ -150,7 +150,7 @@ def train(config: Config = CONFIG, task: Task = TASK, *, steps: int = STEPS, lr:
                f"sees {STEPS * BATCH_SIZE:,}")
     wanted = {integer("checkpoints", c, low=0, high=steps) for c in entries("checkpoints", checkpoints, "steps")}
     model = init_model(config, seed)
-    run = Run(config, task, lr, seed, batch_size)
+    run = TrainingRun(config, task, lr, seed, batch_size)
     opt = Adam(lr)
     held_out = eval_batch(task)
     with one_blas_thread(), quiet_overflow():
