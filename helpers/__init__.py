@@ -7,8 +7,8 @@ The top level holds the ideas the notebooks teach — each module's docstring na
   ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.cost``, ``helpers.tiled``,
   ``helpers.reading``;
 - a real model (09): ``helpers.real_model``, ``helpers.texts``;
-- learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, optim,
-  trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, train,
+- learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, backprop,
+  optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   interventions, scores, history, sweep);
 - what a real model's heads do (12): ``helpers.heads``, ``helpers.head_scan``, ``helpers.patching``,
   ``helpers.logit_attribution``, ``helpers.nulls``.

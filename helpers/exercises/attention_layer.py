@@ -12,9 +12,9 @@ import numpy as np
 from ..attention import scaled_dot_product_attention
 from ..config import LLAMA_3_1_8B
 from ..cost import KiB, kv_cache_bytes_per_token
-from ..layer import LayerShape, attention_layer, random_layer, repeat_kv
 from ..grading.answers import WILL, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
+from ..layer import LayerShape, attention_layer, random_layer, repeat_kv
 
 #: the KV-head counts exercise 06-1 asks about (neither is printed in 06's table)
 CACHE_KV_HEADS = (4, 16)

@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import example
 from ..attention import causal_mask, scaled_dot_product_attention
-from ..kv_cache import earlier_output_change
 from ..grading.answers import CAN, Exercise, Number
 from ..grading.code_exercise import Case, CodeExercise, Mistake
+from ..kv_cache import earlier_output_change
 
 
 def _unmasked_self_weight():

@@ -16,9 +16,9 @@ import numpy as np
 
 from ..config import LLAMA_3_1_8B, preset
 from ..cost import DTYPE_BYTES, KiB, decode_crossover, kv_cache_bytes_per_token
-from ..tiled import online_softmax_update
 from ..grading.answers import Exercise, Number
 from ..grading.code_exercise import Case, CodeExercise, Mistake
+from ..tiled import online_softmax_update
 
 
 def _kv_cache_1b():

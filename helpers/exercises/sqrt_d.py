@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..scaling import mean_max_weight
 from ..grading.answers import Choice, Exercise
+from ..scaling import mean_max_weight
 
 
 @lru_cache(maxsize=1)  # 200 trials at n = 1000: about a second, the same every check

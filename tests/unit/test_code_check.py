@@ -104,8 +104,8 @@ def test_printing_is_captured_counted_and_cut():
     start = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
         chatty(0.0)
-    roomy = dataclasses.replace(TOY, time_limit=max(cc.TIME_LIMIT, 50 * (time.perf_counter() - start)))
-    ok, message, _ = cc.run(roomy, chatty)
+    roomy = dataclasses.replace(TOY, time_limit=max(grading.TIME_LIMIT, 50 * (time.perf_counter() - start)))
+    ok, message, _ = grading.run(roomy, chatty)
     printed = len(_cases()) * prints * (len(line) + 1)   # every case's prints, each with its newline
     assert ok is True and f"打印了 {printed} 个字符" in message and len(message) < 400, message
 
