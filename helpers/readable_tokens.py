@@ -18,7 +18,7 @@ pre-tokenizer (the one SmolLM2's tokenizer uses), never from a hand-copied table
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -57,8 +57,12 @@ def byte_of_symbol() -> dict:
     return table
 
 
-def piece_bytes(piece: str, name: str = "piece") -> bytes:
+def piece_bytes(piece: str) -> bytes:
     """The bytes a byte-level piece stands for (``'å¹'`` → ``b'\\xe5\\xb9'``)."""
+    return _piece_bytes(piece, "piece")
+
+
+def _piece_bytes(piece, name: str) -> bytes:
     if not isinstance(piece, str):
         raise TypeError(f"{name} must be a str (a byte-level BPE piece such as 'Ġthe'), got {type(piece).__name__}")
     if not piece:
@@ -97,14 +101,33 @@ def _run_text(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class Spelling:
-    """Byte-level pieces and the characters they spell (see the module docstring).
+    """Byte-level ``pieces`` and the characters they spell (see the module docstring); build it with
+    :func:`spell` or :func:`spell_ids`.
 
-    ``runs[u] = (start, stop)``: pieces ``start … stop-1`` spell ``texts[u]`` and nothing less does."""
+    ``runs[u] = (start, stop)``: pieces ``start … stop-1`` spell ``texts[u]`` and nothing shorter
+    does; ``bytes[i]`` is what piece i stands for."""
 
     pieces: tuple
-    bytes: tuple
-    runs: tuple
-    texts: tuple
+    bytes: tuple = field(init=False)
+    runs: tuple = field(init=False)
+    texts: tuple = field(init=False)
+
+    def __post_init__(self):
+        pieces = self.pieces
+        if isinstance(pieces, str) or not isinstance(pieces, (list, tuple)):
+            raise TypeError(f"pieces must be a list of byte-level BPE piece strings, got {type(pieces).__name__}")
+        if not pieces:
+            raise ValueError("pieces must hold at least one piece, got an empty list")
+        data = [_piece_bytes(p, f"pieces[{i}]") for i, p in enumerate(pieces)]
+        joined, runs, start, at = b"".join(data), [], 0, 0
+        for i, chunk in enumerate(data):
+            at += len(chunk)
+            if _is_boundary(joined, at):
+                runs.append((start, i + 1))
+                start = i + 1
+        for name, value in (("pieces", tuple(pieces)), ("bytes", tuple(data)), ("runs", tuple(runs)),
+                            ("texts", tuple(_run_text(b"".join(data[a:b])) for a, b in runs))):
+            object.__setattr__(self, name, value)  # frozen: set once, here
 
     @property
     def run_of_piece(self) -> np.ndarray:
@@ -133,21 +156,9 @@ class Spelling:
 
 
 def spell(pieces) -> Spelling:
-    """Group byte-level ``pieces`` (strings as in the vocabulary: ``['å¹', '´', 'åģ', …]``) into the
+    """Group byte-level ``pieces`` (strings as in the vocabulary: ``['å¹', '´', 'å', …]``) into the
     shortest runs that spell whole characters."""
-    if isinstance(pieces, str) or not isinstance(pieces, (list, tuple)):
-        raise TypeError(f"pieces must be a list of byte-level BPE piece strings, got {type(pieces).__name__}")
-    if not pieces:
-        raise ValueError("pieces must hold at least one piece, got an empty list")
-    data = [piece_bytes(p, f"pieces[{i}]") for i, p in enumerate(pieces)]
-    joined, runs, start, at = b"".join(data), [], 0, 0
-    for i, chunk in enumerate(data):
-        at += len(chunk)
-        if _is_boundary(joined, at):
-            runs.append((start, i + 1))
-            start = i + 1
-    texts = tuple(_run_text(b"".join(data[a:b])) for a, b in runs)
-    return Spelling(tuple(pieces), tuple(data), tuple(runs), texts)
+    return Spelling(pieces)
 
 
 def spell_ids(model, ids) -> Spelling:
