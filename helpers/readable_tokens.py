@@ -96,7 +96,7 @@ def _run_text(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:  # a cut character (a window that starts or ends mid-character): its bytes
-        return "‹" + " ".join(f"{b:02X}" for b in data) + "›"
+        return "‹" + data.hex().upper() + "›"
 
 
 @dataclass(frozen=True)
@@ -171,10 +171,7 @@ def spell_ids(model, ids) -> Spelling:
     return spell([tokens[int(i)] for i in ids])
 
 
-def group_attention(weights, spelling: Spelling) -> np.ndarray:
-    """Attention over pieces → attention over runs of ``spelling``: keys summed within a run, queries
-    averaged within a run. ``weights`` is ``(…, n, n)`` with n = the number of pieces; rows that sum
-    to 1 still do, and with one piece per run the result equals ``weights``."""
+def _piece_weights(weights, spelling) -> np.ndarray:
     if not isinstance(spelling, Spelling):
         raise TypeError(f"spelling must be a Spelling (from helpers.readable_tokens.spell_ids), "
                         f"got {type(spelling).__name__}")
@@ -182,7 +179,27 @@ def group_attention(weights, spelling: Spelling) -> np.ndarray:
     n = len(spelling.pieces)
     if w.ndim < 2 or w.shape[-2:] != (n, n):
         raise ValueError(f"weights must end in ({n}, {n}) axes (one per piece of spelling), got shape {w.shape}")
+    return w
+
+
+def group_attention(weights, spelling: Spelling) -> np.ndarray:
+    """Attention over pieces → attention over runs of ``spelling``: keys summed within a run, queries
+    averaged within a run. ``weights`` is ``(…, n, n)`` with n = the number of pieces; rows that sum
+    to 1 still do, and with one piece per run the result equals ``weights``."""
+    w = _piece_weights(weights, spelling)
     starts = np.array([start for start, _ in spelling.runs])
     sizes = np.array([stop - start for start, stop in spelling.runs], dtype=w.dtype)
     keys = np.add.reduceat(w, starts, axis=-1)
     return np.add.reduceat(keys, starts, axis=-2) / sizes[:, None]
+
+
+def within_run_weight(weights, spelling: Spelling) -> np.ndarray:
+    """How much a piece that is not the first of its character looks back inside that character:
+    the weight it puts on the earlier pieces of its own run, averaged over those pieces. ``weights``
+    is ``(…, n, n)`` over the pieces; the result has the leading axes (per layer and head, say)."""
+    w = _piece_weights(weights, spelling)
+    inside = [w[..., q, start:q].sum(axis=-1) for start, stop in spelling.runs for q in range(start + 1, stop)]
+    if not inside:
+        raise ValueError(f"spelling has no character of more than one piece (runs {list(spelling.texts)}): "
+                         "nothing to look back at")
+    return np.mean(inside, axis=0)

@@ -49,8 +49,9 @@ def test_whitespace_is_drawn_and_a_words_space_is_dropped_on_axes():
 
 
 def test_a_cut_character_shows_its_bytes_not_a_replacement_character():
-    spelling = rt.spell(CHINESE[1:])  # starts inside 年
+    spelling = rt.spell(CHINESE[1:-1])  # starts inside 年, ends inside ？
     assert spelling.labels()[0] == "‹B4›" and spelling.labels()[1] == "假"
+    assert spelling.labels(keep_space=True)[-1] == "‹EFBC›"
 
 
 @settings(max_examples=80, deadline=None)
@@ -121,3 +122,13 @@ def test_bad_input_names_the_argument(call, error, words):
     with pytest.raises(error) as info:
         call()
     assert words in str(info.value)
+
+
+def test_within_run_weight_reads_the_look_back_inside_a_character():
+    spelling = rt.spell(CHINESE)  # 7 characters of 2, 3, 2, 2, 2, 2, 2 pieces: 8 later pieces
+    previous = np.eye(15, k=-1)
+    previous[0, 0] = 1
+    assert rt.within_run_weight(previous, spelling) == pytest.approx(1.0)
+    assert rt.within_run_weight(np.eye(15)[None], spelling) == pytest.approx([0.0])
+    with pytest.raises(ValueError, match="no character of more than one piece"):
+        rt.within_run_weight(np.eye(2), rt.spell(["a", "b"]))
