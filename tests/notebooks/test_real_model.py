@@ -67,3 +67,19 @@ def test_real_attention_explorer_each_control(needs_model):
     assert e.state["kv_head"] == 2
     assert f"class='first'>{weights[20][7][4:, 0].mean():.3f}" in e.readout.value
     np.testing.assert_allclose(e.heat.get_array(), weights[20][7])
+
+
+def test_real_attention_explorer_shows_chinese_as_characters(needs_model):
+    from helpers import readable_tokens, real_model, texts
+
+    e = widgets.real_attention_explorer(text=texts.CHINESE_PROMPT)
+    assert e.labels == list(texts.CHINESE_PROMPT)
+    model = real_model.load_model()
+    ids = real_model.encode(model, texts.CHINESE_PROMPT)
+    pieces = real_model.forward(model, ids).weights[3][2]
+    e.controls["layer"].value = 3
+    e.controls["head"].value = 2
+    expected = readable_tokens.group_attention(pieces, readable_tokens.spell_ids(model, ids))
+    np.testing.assert_array_equal(e.state["weights"], expected)  # the same code on the same input
+    # float32 rows of at most 15 pieces: a few units in the last place
+    np.testing.assert_allclose(e.state["weights"].sum(axis=-1), 1.0, atol=1e-5)
