@@ -19,8 +19,6 @@ from helpers.readable_tokens import byte_of_symbol  # noqa: E402
 
 FORBIDDEN = {"Ġ": "byte-level symbol for a space", "Ċ": "byte-level symbol for a newline",
              "\ufffd": "U+FFFD (part of a character's bytes)"}
-#: notebooks whose offenders are known and listed for their owner to fix (the test reports them)
-KNOWN = {"12_heads_at_work"}
 
 
 def _byte(c: str):
@@ -58,12 +56,6 @@ def figure_texts(fig) -> list:
     return [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_fontsize"))]
 
 
-def report(name, offenders):
-    if offenders and name in KNOWN:
-        pytest.xfail(f"{name}: {len(offenders)} unreadable token text(s) to fix: {offenders[:12]}")
-    assert offenders == []
-
-
 @pytest.mark.parametrize("text, expected", [
     ("['å¹', '´', 'å', 'ģ', 'ĩ']", 1), ("ï¼Ł", 1), ("å¹´", 1), ("'Ġthe'", 1), ("'Ċ'", 1), ("�", 1),
     ("ðŁĺĢ", 1),  # 😀 in stand-in symbols
@@ -77,7 +69,7 @@ def test_the_detector_finds_each_kind_and_passes_readable_text(text, expected):
 @pytest.mark.parametrize("name", sorted(REAL_MODEL))
 def test_stored_outputs_read_as_text(name):
     offenders = [(i, *o) for i, text in stored_texts(name) for o in unreadable(text)]
-    report(name, offenders)
+    assert offenders == []
 
 
 @pytest.mark.slow
@@ -89,4 +81,4 @@ def test_figure_text_reads_as_text(name, needs_model):
     figures = notebook_figures(name)
     offenders = [(f"figure {k + 1}", *o) for k, fig in enumerate(figures)
                  for text in figure_texts(fig) for o in unreadable(text)]
-    report(name, offenders)
+    assert offenders == []
