@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 import pytest
+from fakes import exercise_context
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -650,7 +651,7 @@ def _check_contexts():
     from helpers.exercises import previous_token_ranking
 
     short = real_model.forward(NEW["tiny"], [1, 2, 3, 4, 5, 6]).weights
-    return {"09-1": dict(short=short, ranked=previous_token_ranking(short)),
+    return {"09-1": dict(short=short, ranked=previous_token_ranking(short)), "09-3": exercise_context("09-3"),
             **{key: dict(study=NEW["study"]) for key in ("12-1", "12-3")}}
 
 
