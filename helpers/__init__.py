@@ -3,7 +3,7 @@
 The top level holds the ideas the notebooks teach — each module's docstring names the notebook
 (``helpers.attention``, ``helpers.example``, ``helpers.config``, ``helpers.weighting``,
 ``helpers.scaling``, ``helpers.kv_cache``, ``helpers.formula``, ``helpers.layer``, ``helpers.cost``,
-``helpers.tiled``, ``helpers.reading``, ``helpers.real_model``, ``helpers.texts``,
+``helpers.tiled``, ``helpers.reading``, ``helpers.real_model``, ``helpers.readable_tokens``, ``helpers.texts``,
 ``helpers.training`` (a package: task, model, optim, trainer, readouts, experiment),
 ``helpers.heads``) — and the faces the notebooks call:
 
