@@ -26,8 +26,9 @@ import numpy as np
 from .render.validation import as_real_array, boolean, token_ids
 
 SPACE, NEWLINE, TAB = "␣", "↵", "⇥"
-#: how other invisible characters are drawn: Unicode's Control Pictures (␀ … ␟, ␡)
-_CONTROL = {**{chr(c): chr(0x2400 + c) for c in range(0x20)}, "\x7f": "␡",
+#: how invisible characters are drawn: ␣ ↵ ⇥, and any other control character as its code in
+#: ‹ › (like a cut character's bytes); Unicode's Control Pictures (␀, ␡) are not in the series' fonts
+_CONTROL = {**{chr(c): f"‹{c:02X}›" for c in [*range(0x20), 0x7F]},
             " ": SPACE, "\n": NEWLINE, "\t": TAB, "\u3000": SPACE}
 
 
@@ -75,7 +76,7 @@ def _piece_bytes(piece, name: str) -> bytes:
 
 
 def visible(text: str, *, keep_space: bool = False) -> str:
-    """``text`` with spaces, newlines, tabs and control characters drawn (``␣``, ``↵``, ``⇥``, ``␀``…).
+    """``text`` with spaces, newlines, tabs and control characters drawn (``␣``, ``↵``, ``⇥``, ``‹00›``…).
 
     With ``keep_space=False`` (axes and tables) the space that starts or ends a word is dropped —
     ``' Paris'`` reads ``Paris`` — and a run of only whitespace stays visible (``' '`` → ``␣``)."""

@@ -45,7 +45,20 @@ def test_whitespace_is_drawn_and_a_words_space_is_dropped_on_axes():
     spelling = rt.spell([symbols(t) for t in ("Hello", "\n\n ", " world", "\t", " ")])
     assert spelling.labels() == ["Hello", "↵↵␣", "world", "⇥", "␣"]
     assert spelling.labels(keep_space=True) == ["Hello", "↵↵␣", "␣world", "⇥", "␣"]
-    assert rt.visible("a\x00b\x7f") == "a␀b␡"
+    assert rt.visible("a\x00b\x7f\r") == "a‹00›b‹7F›‹0D›"
+
+
+def test_every_drawn_symbol_is_in_the_series_fonts():
+    import io
+    import warnings
+
+    from helpers.render.png import new_figure
+
+    fig = new_figure(3.0, 1.0)
+    fig.text(0.0, 0.5, rt.visible("".join(map(chr, [*range(0x21), 0x7F, 0x3000]))) + "‹E7B3›·年")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns about a glyph missing from the fonts
+        fig.savefig(io.BytesIO(), format="png")
 
 
 def test_a_cut_character_shows_its_bytes_not_a_replacement_character():
