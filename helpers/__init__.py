@@ -6,7 +6,7 @@ The top level holds the ideas the notebooks teach — each module's docstring na
   ``helpers.weighting``, ``helpers.attention``, ``helpers.scaling``, ``helpers.kv_cache``,
   ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.cost``, ``helpers.tiled``,
   ``helpers.reading``;
-- a real model (09): ``helpers.real_model``, ``helpers.texts``;
+- a real model (09): ``helpers.real_model``, ``helpers.readable_tokens``, ``helpers.texts``;
 - learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, backprop,
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   interventions, scores, history, sweep);

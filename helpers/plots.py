@@ -27,7 +27,7 @@ from .figures.reading_attention import (
     influence_figure,
     sink_figure,
 )
-from .figures.real_model import real_heads_figure, sink_by_layer_figure
+from .figures.real_model import pieces_and_characters_figure, real_heads_figure, sink_by_layer_figure
 from .figures.sqrt_d import saturation_figure, std_vs_d_figure
 from .figures.weighted_average import fixed_vs_content_figure
 from .render.palette import ACCENT, BASE, MUTED, PART_COLORS, QKV_COLORS
@@ -47,7 +47,7 @@ __all__ = [
     "fixed_vs_content_figure", "query_keys_figure", "std_vs_d_figure", "saturation_figure", "causal_heatmaps",
     "head_mosaic", "heads_grid_figure", "rope_rotation_figure", "rope_wavelengths_figure",
     "cost_curves_figure", "decode_reads_figure", "timing_figure", "SinkPanels", "sink_figure", "InfluencePanels", "influence_figure",
-    "dilution_figure", "real_heads_figure", "sink_by_layer_figure",
+    "dilution_figure", "real_heads_figure", "pieces_and_characters_figure", "sink_by_layer_figure",
     "curves_figure", "weights_at_steps_figure", "score_tables_figure",
     "score_maps_figure", "patterns_figure", "copy_loss_figure", "null_figure",
     "phase_change_figure", "sweep_figure", "patterns_at_figure",

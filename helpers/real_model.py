@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import readable_tokens
 from .attention import scaled_dot_product_attention, softmax
 from .config import ModelConfig
 from .layer import LayerCache, LayerShape, LayerWeights, apply_rope, attention_layer
@@ -231,9 +232,9 @@ def token_strings(model: Model, ids) -> list:
 
 
 def token_labels(model: Model, ids) -> list:
-    """Readable labels for tables and axes (``09``): each token decoded, its leading space
-    dropped, a newline shown as ⏎ (never the BPE byte symbols like 'Ġ')."""
-    return [s.replace("\n", "⏎").strip() or "␣" for s in token_strings(model, ids)]
+    """Readable labels for tables and axes (``09``), one per token: :mod:`helpers.readable_tokens`'
+    piece labels (``年·1/2``; a word's leading space dropped, ␣ and ↵ drawn; never 'Ġ' or '�')."""
+    return readable_tokens.spell_ids(_model(model), ids).piece_labels()
 
 
 # ---- forward pass ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """``09_real_model``: its self-checking exercises — whether the best previous-token head keeps its
-pattern on a short sentence.
+pattern on a short sentence, and one head's attention moved from byte-level pieces onto characters.
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..grading.answers import YES_NO, Exercise
+from ..grading.answers import YES_NO, Exercise, Number
+from ..readable_tokens import Spelling, group_attention
 
 
 def previous_token_ranking(weights) -> list:
@@ -34,8 +35,22 @@ def _previous_token_head(short=None, ranked=None):
                      f"放在前一个 token 上（{'超过' if on_prev > 0.5 else '不到'} 0.5）：换一段文字，它{'仍然' if on_prev > 0.5 else '不再'}是“看前一个 token”的头。")
 
 
+def _grouped_row(weights=None, spelling=None, layer=None, head=None, query="请", key="假"):
+    if weights is None or not isinstance(spelling, Spelling) or layer is None or head is None:
+        raise ValueError("exercise 09-3 needs weights= (the pieces' weights, per layer and head), "
+                         "spelling= (helpers.readable_tokens.spell_ids), layer= and head=")
+    w = np.asarray(weights[layer][head], dtype=float)
+    (q0, q1), (k0, k1) = spelling.runs[spelling.index(query)], spelling.runs[spelling.index(key)]
+    sums = w[q0:q1, k0:k1].sum(axis=1)
+    value = float(group_attention(w, spelling)[spelling.index(query), spelling.index(key)])
+    return value, (f"层 {layer}、头 {head}：“{query}”的 {q1 - q0} 段 token（第 {q0}–{q1 - 1} 个）各自放在“{key}”的 "
+                   f"{k1 - k0} 段（第 {k0}–{k1 - 1} 个）上的权重之和是 {'、'.join(f'{x:.3f}' for x in sums)}；"
+                   f"键按段求和、查询按段平均，合到字上就是它们的平均 {value:.3f}。")
+
+
 EXERCISES = {
     "09-1": Exercise("排名第 1 的头在短句上也主要看前一个 token 吗？", YES_NO, _previous_token_head),
+    "09-3": Exercise("合到字上以后，“请”这一行放在“假”上的权重是多少？", Number(digits=3, slack=1), _grouped_row),
 }
 
 

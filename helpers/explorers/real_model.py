@@ -13,26 +13,29 @@ from ..render.panels import future_masked
 
 
 class RealAttentionExplorer(Explorer):
-    """Layer and head sliders → SmolLM2-135M's attention weights on a fixed text (loads the model)."""
+    """Layer and head sliders → SmolLM2-135M's attention weights on a fixed text (loads the model),
+    shown on the characters and words the pieces spell (:mod:`helpers.readable_tokens`: for English
+    text one piece is one word and the map is unchanged; Chinese pieces are merged into characters)."""
 
     figsize = (5.4, 5.0)
 
     def __init__(self, text: str | None = None, **kwargs):
-        from .. import real_model, texts
+        from .. import readable_tokens, real_model, texts
         from ..render.validation import text as check_text
 
         if text is not None:
             check_text("text", text)
         self.model = real_model.load_model()
         self.ids = real_model.encode(self.model, text or texts.HEATMAP_TEXT)
-        self.labels = real_model.token_labels(self.model, self.ids)
+        self.spelling = readable_tokens.spell_ids(self.model, self.ids)
+        self.labels = self.spelling.labels()
         super().__init__(**kwargs)
 
     @cached_property
     def weights(self):
-        from .. import real_model
+        from .. import readable_tokens, real_model
 
-        return real_model.forward(self.model, self.ids).weights
+        return [readable_tokens.group_attention(w, self.spelling) for w in real_model.forward(self.model, self.ids).weights]
 
     def make_controls(self):
         import ipywidgets as widgets
@@ -49,7 +52,7 @@ class RealAttentionExplorer(Explorer):
 
     def build(self, fig):
         ax = fig.add_subplot()
-        n = len(self.ids)
+        n = len(self.labels)
         self.heat = attention_map(ax, np.zeros((n, n)), self.labels, title=self.title_text(29, 8, 2))
         fig.colorbar(self.heat, ax=ax, fraction=0.04, pad=0.02).set_label("权重")
         fig.get_layout_engine().set(w_pad=0.08)  # inches: matplotlib 3.10 put the y label on the edge

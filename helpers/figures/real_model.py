@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..readable_tokens import group_attention
 from ..render.panels import future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
 
@@ -31,6 +32,21 @@ def real_heads_figure(layer_weights, labels, heads, *, layer, kv_groups):
             ax.set_ylabel("")
             ax.set_yticks(range(len(labels)), [""] * len(labels))
     fig.colorbar(image, ax=list(axes), fraction=0.03, pad=0.02).set_label("权重")
+    return fig
+
+
+def pieces_and_characters_figure(piece_weights, spelling, *, layer, head):
+    """``09_real_model``: one head on a byte-level tokenised text, twice: over its pieces (labelled
+    ``年·1/2``) and moved onto the characters they spell (keys summed, queries averaged)."""
+    fig = new_figure(8.6, 4.4)
+    left, right = fig.subplots(1, 2, width_ratios=[1.6, 1])
+    attention_map(left, piece_weights, spelling.piece_labels(), title=f"层 {layer} · 头 {head}：{len(spelling.pieces)} 个 piece")
+    image = attention_map(right, group_attention(piece_weights, spelling), spelling.labels(),
+                          title=f"同一个头，合成 {len(spelling.texts)} 个字")
+    right.set_xlabel("键（被看的字）")
+    right.set_ylabel("查询（正在读的字）")
+    right.tick_params(axis="x", labelrotation=0)
+    fig.colorbar(image, ax=[left, right], fraction=0.03, pad=0.02).set_label("权重")
     return fig
 
 

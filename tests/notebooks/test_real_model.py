@@ -67,3 +67,33 @@ def test_real_attention_explorer_each_control(needs_model):
     assert e.state["kv_head"] == 2
     assert f"class='first'>{weights[20][7][4:, 0].mean():.3f}" in e.readout.value
     np.testing.assert_allclose(e.heat.get_array(), weights[20][7])
+
+
+def test_real_attention_explorer_shows_chinese_as_characters(needs_model):
+    from helpers import readable_tokens, real_model, texts
+
+    e = widgets.real_attention_explorer(text=texts.CHINESE_PROMPT)
+    assert e.labels == list(texts.CHINESE_PROMPT)
+    model = real_model.load_model()
+    ids = real_model.encode(model, texts.CHINESE_PROMPT)
+    pieces = real_model.forward(model, ids).weights[3][2]
+    e.controls["layer"].value = 3
+    e.controls["head"].value = 2
+    expected = readable_tokens.group_attention(pieces, readable_tokens.spell_ids(model, ids))
+    np.testing.assert_array_equal(e.state["weights"], expected)  # the same code on the same input
+    # float32 rows of at most 15 pieces: a few units in the last place
+    np.testing.assert_allclose(e.state["weights"].sum(axis=-1), 1.0, atol=1e-5)
+
+
+def test_grouped_row_exercise_matches_the_definition_by_hand(model):
+    from helpers import readable_tokens
+
+    ids = real_model.encode(model, texts.CHINESE_PROMPT)
+    spelling = readable_tokens.spell_ids(model, ids)
+    weights = np.stack(real_model.forward(model, ids).weights)
+    (q0, q1), (k0, k1) = spelling.runs[5], spelling.runs[1]  # 请, 假
+    by_hand = weights[0, 8, q0:q1, k0:k1].sum(axis=1).mean()
+    expected, working = EXERCISES["09-3"].solve(weights=weights, spelling=spelling, layer=0, head=8)
+    # float32 weights, a sum of 3 and a mean of 2: far inside the exercise's 3 decimals
+    assert expected == pytest.approx(by_hand, abs=1e-6) and "“请”的 2 段 token" in working
+    assert ex.check("09-3", f"{by_hand:.3f}", weights=weights, spelling=spelling, layer=0, head=8).ok is True

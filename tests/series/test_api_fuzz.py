@@ -26,6 +26,7 @@ import re
 
 import numpy as np
 import pytest
+from fakes import exercise_context
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -264,9 +265,10 @@ def _baselines():
     """A consistent valid call for functions whose arguments must fit together (shapes, models);
     the walk then makes one argument bad at a time. Optional: a function not listed here is still
     walked with the per-name values above."""
-    from helpers import example, layer, training
+    from helpers import example, layer, readable_tokens, training
 
     rng = np.random.default_rng(2)
+    spelling = readable_tokens.spell(["å¹", "´", "Ġa"])
     q, k, v = rng.standard_normal((3, 4, 2))
     shape = layer.LayerShape(8, 2, 1, 4)
     lw = VALID["weights"][1]
@@ -298,6 +300,12 @@ def _baselines():
         "helpers.reading.ablation_influence": dict(weights=w6, values=v6),
         "helpers.reading.ablation_influence_analytic": dict(weights=w6, values=v6),
         "helpers.real_model.first_position_weight": dict(weights=[np.full((2, 5, 5), 0.2)] * 2),
+        "helpers.readable_tokens.Spelling": dict(pieces=["å¹", "´", "Ġa"]),
+        "helpers.readable_tokens.spell": dict(pieces=["å¹", "´", "Ġa"]),
+        "helpers.readable_tokens.piece_bytes": dict(piece="å¹"),
+        "helpers.readable_tokens.visible": dict(text=" a\n", keep_space=True),
+        "helpers.readable_tokens.group_attention": dict(weights=np.full((3, 3), 1 / 3), spelling=spelling),
+        "helpers.readable_tokens.within_run_weight": dict(weights=np.full((3, 3), 1 / 3), spelling=spelling),
         "helpers.real_model.forward": dict(model=model, ids=[1, 2, 3], mask=np.zeros((3, 3))),
         "helpers.real_model.generate": dict(model=model, ids=[1, 2], max_new_tokens=2),
         "helpers.real_model.next_token_top": dict(model=model, ids=[1, 2], k=3),
@@ -650,7 +658,7 @@ def _check_contexts():
     from helpers.exercises import previous_token_ranking
 
     short = real_model.forward(NEW["tiny"], [1, 2, 3, 4, 5, 6]).weights
-    return {"09-1": dict(short=short, ranked=previous_token_ranking(short)),
+    return {"09-1": dict(short=short, ranked=previous_token_ranking(short)), "09-3": exercise_context("09-3"),
             **{key: dict(study=NEW["study"]) for key in ("12-1", "12-3")}}
 
 

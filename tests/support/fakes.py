@@ -45,6 +45,16 @@ class FakeStudy:
         return {"induction": induction}
 
 
+#: SmolLM2's 15 byte-level pieces of 年假怎么申请？, as its vocabulary stores them
+CHINESE_PIECES = ["å¹", "´", "å", "ģ", "ĩ", "æĢ", "İ", "ä¹", "Ī", "çĶ", "³", "è¯", "·", "ï¼", "Ł"]
+
+
+def fake_piece_weights():
+    """One layer × one head of causal weights over :data:`CHINESE_PIECES`, each row spread evenly."""
+    n = len(CHINESE_PIECES)
+    return (np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None])[None, None]
+
+
 def exercise_context(key):
     """The context an exercise's solve function needs (the notebook passes it), made without the model."""
     if key.startswith("12-"):
@@ -52,4 +62,9 @@ def exercise_context(key):
     if key == "09-1":
         weights = fake_weights(0.9)
         return {"short": weights, "ranked": ex.previous_token_ranking(weights)}
+    if key == "09-3":
+        from helpers import readable_tokens
+
+        spelling = readable_tokens.spell(CHINESE_PIECES)
+        return {"weights": fake_piece_weights(), "spelling": spelling, "layer": 0, "head": 0}
     return {}
