@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import example
 from ..render.answers import CAN, TOKEN, Choice, Exercise, Number, judge
+from ..render.format import LINE_COLUMNS, wrap_text
 
 
 def _quiz_formula():
@@ -145,7 +146,8 @@ def closing_quiz(answers) -> dict:
             message = "还没有作答"
         elif ok:
             message = message.split("\n", 1)[0]
-        print(f"{key}. {exercise.prompt}\n   " + message.replace("\n", "\n   "))
+        print(wrap_text(f"{key}. {exercise.prompt}", indent="   ") + "\n   "
+              + wrap_text(message, LINE_COLUMNS - 3).replace("\n", "\n   "))
     score = sum(1 for v in results.values() if v)
     print(f"\n得分：{score} / {len(QUIZ)}")
     return results

@@ -72,6 +72,7 @@ from typing import Callable
 import numpy as np
 
 from . import originals
+from .format import wrap_text
 
 #: seconds one case may take before the learner's function is stopped
 TIME_LIMIT = 2.0
@@ -1151,7 +1152,8 @@ def ignored_notice(names) -> str:
 def _unanswered_stub(exercise: CodeExercise, total: int) -> str:
     sig = exercise.signature
     return (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
-            f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒：{describe_cases(exercise)}。\n"
+            + wrap_text(f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒："
+                        f"{describe_cases(exercise)}。", indent="  ") + "\n"
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
 
 
