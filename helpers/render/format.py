@@ -135,10 +135,12 @@ def pad(text: str, width: int) -> str:
 #: with the file browser open its output area holds about 118 Latin columns
 LINE_COLUMNS = 110
 #: CJK punctuation that never starts a line (it stays with the character before it)
-_NO_LINE_START = set("，。、；：？！）」』”’》】…%")
+_CLOSING = "，。、；：？！）」』”’》】…"
 #: CJK punctuation that never ends a line (it moves on with the character after it)
-_NO_LINE_END = set("（「『“‘《【")
-_PIECES = re.compile(r"[ \t]+|[\u2e80-\uffff]|[^\s\u2e80-\uffff]+")
+_OPENING = "（「『“‘《【"
+#: the units a line is folded between: a space run, or a Latin run (a number, a name) or one CJK
+#: character, with the opening marks before it and the closing marks after it glued on
+_PIECES = re.compile(rf"[ \t]+|[{_OPENING}]*(?:[^\s\u2e80-\uffff]+|[\u2e80-\uffff])[{_CLOSING}]*")
 
 
 def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
@@ -152,17 +154,12 @@ def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
     indent = _text("indent", indent)
     out = []
     for line in text.split("\n"):
-        pieces = _PIECES.findall(line)
         current = ""
-        for piece in pieces:
-            if current.strip() and _width(current + piece.rstrip()) > width and not (
-                    piece in _NO_LINE_START or piece.isspace()):
-                carried = ""
-                while current and current[-1] in _NO_LINE_END:
-                    current, carried = current[:-1], current[-1] + carried
+        for piece in _PIECES.findall(line):
+            if current.strip() and not piece.isspace() and _width(current + piece) > width:
                 out.append(current.rstrip())
-                current = indent + carried
-                piece = piece.lstrip()
-            current += piece
+                current = indent
+            if not (piece.isspace() and current == indent and out):
+                current += piece
         out.append(current.rstrip())
     return "\n".join(out)

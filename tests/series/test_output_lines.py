@@ -19,7 +19,7 @@ import pytest
 from paths import ROOT
 from series import NOTEBOOKS
 
-from helpers.render.format import LINE_COLUMNS, _width, wrap_text
+from helpers.render.format import _PIECES, LINE_COLUMNS, _width, wrap_text
 
 
 def long_lines(path):
@@ -51,8 +51,8 @@ def test_wrap_text_never_splits_a_number_or_a_name(text, width):
     lines = wrap_text(text, width, indent="  ").split("\n")
     for run in re.findall(r"[^\s\u2e80-\uffff]+", text):  # numbers, names, [1000,-like pieces
         assert any(run in line for line in lines), (run, lines)
-    # a line is over the width only by a closing CJK mark kept with its character, or when it is one piece
-    assert all(_width(line) <= width + 2 or " " not in line.strip() for line in lines), lines
+    # a line is over the width only when it is one piece that cannot be split
+    assert all(_width(line) <= width or len(_PIECES.findall(line.strip())) == 1 for line in lines), lines
     assert not any(line.lstrip()[:1] in "，。）；：" for line in lines[1:] if line.strip()), lines
     assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
 
