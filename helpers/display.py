@@ -2,7 +2,8 @@
 
 :func:`show` displays a figure as a PNG image rendered at 2× density and shown at its 1× size; the
 formatting helpers (:func:`fmt`, :func:`fmt_vec`, :func:`fmt_bytes`, :func:`text_table`,
-:func:`pad`) write numbers explicitly, never as a numpy repr; :func:`show_table` (or :func:`table` as a
+:func:`pad`) write numbers explicitly, never as a numpy repr; :func:`wrap_text` folds a long printed line
+without splitting a number (JupyterLab would wrap it anywhere); :func:`show_table` (or :func:`table` as a
 cell's last expression) shows a table as HTML with the text table as its plain-text form: the way to
 show a table with Chinese headers, which a fixed-width text table cannot line up in a browser. The code lives in the plumbing wing
 (:mod:`helpers.render.format`, :mod:`helpers.render.table`, :mod:`helpers.render.png`); this module gathers it under the one name
@@ -10,7 +11,7 @@ the notebooks use. Nothing inside ``helpers`` imports this module.
 """
 from __future__ import annotations
 
-from .render.format import fmt, fmt_bytes, fmt_vec, pad, text_table
+from .render.format import fmt, fmt_bytes, fmt_vec, pad, text_table, wrap_text
 from .render.png import DPI, RENDER_DPI, display_width, figure_png, new_figure, png_size, rgba_png
 from .render.table import Table, table
 
@@ -36,5 +37,5 @@ def show(fig) -> None:
     display(Image(data=png, width=display_width(png)))
 
 
-__all__ = ["show", "show_table", "table", "Table", "fmt", "fmt_vec", "fmt_bytes", "text_table", "pad", "new_figure", "figure_png",
+__all__ = ["show", "show_table", "table", "Table", "fmt", "fmt_vec", "fmt_bytes", "text_table", "pad", "wrap_text", "new_figure", "figure_png",
            "display_width", "png_size", "rgba_png", "DPI", "RENDER_DPI"]

@@ -12,7 +12,6 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention
 from .config import RopeScaling
-from .render.format import pad
 from .render.validation import (
     as_mask,
     as_real_array,
@@ -310,14 +309,16 @@ def attention_layer(x, weights: LayerWeights, shape: LayerShape, *, rope_theta=N
     return y, attn
 
 
-def shape_trace_text(trace) -> str:
-    """The ``(step, shape)`` pairs of :func:`attention_layer` as aligned lines (``06``)."""
+def shape_trace_rows(trace) -> list:
+    """The ``(step, shape)`` pairs of :func:`attention_layer` as table rows ``[step, "[6, 4096]"]``
+    (``06``): shown with ``helpers.display.show_table``, whose HTML keeps the Chinese step names
+    and the shapes in columns (a fixed-width text drifts where a CJK glyph is not two columns)."""
     if not isinstance(trace, (list, tuple)) or not all(
             isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
             and isinstance(item[1], tuple) for item in trace):
         raise TypeError(f"trace must be the list of (step, shape) pairs filled by attention_layer(trace=…), "
                         f"got {type(trace).__name__} {trace!r:.60}")
-    return "\n".join(pad(step, 28) + str(list(dims)) for step, dims in trace)
+    return [[step, str(list(dims))] for step, dims in trace]
 
 
 def expand_gqa_to_mha(weights: LayerWeights, shape: LayerShape) -> tuple:

@@ -61,7 +61,7 @@ def _attention_cases():
     rng = np.random.default_rng(505)
     big = rng.standard_normal((3, 5, 4)) * 30
     return [
-        Case("手算例子的 4 个 token（第 02 篇的 q、k、v，d = 2）", (qkv.q, qkv.k, qkv.v)),
+        Case("手算例子的 4 个 token（笔记本 02 的 q、k、v，d = 2）", (qkv.q, qkv.k, qkv.v)),
         Case("随机：5 个位置、d = 3、v 的宽度 2", tuple(rng.standard_normal((5, w)) for w in (3, 3, 2))),
         Case("随机：6 个位置、d = 8", tuple(rng.standard_normal((6, 8)) for _ in range(3))),
         Case("只有 1 个位置", tuple(rng.standard_normal((1, 4)) for _ in range(3))),
@@ -162,7 +162,7 @@ def _wrong_attentions():
 
     return (
         Mistake("no_max", "分数很大时 e^s 溢出成 inf，inf / inf 是 nan：softmax 之前先减去每一行的最大值"
-                          "（s − s.max(axis=-1, keepdims=True)），结果不变（第 03 篇的练习 3）。", no_max),
+                          "（s − s.max(axis=-1, keepdims=True)），结果不变（笔记本 03 的练习 3）。", no_max),
         Mistake("no_mask", "没有加因果掩码：第 i 行只能看位置 0…i，对角线右上方（j > i，未来的位置）的分数要在 softmax "
                            "之前设成 −∞，softmax 之后这些权重就是 0。", no_mask),
         # tril/triu confusion: https://github.com/karpathy/nanoGPT/issues/170

@@ -14,6 +14,7 @@ from ..config import LLAMA_3_1_8B
 from ..cost import GiB, kv_cache_bytes, prefill_share
 from ..grading.answers import CAN, Choice, Exercise, Number, judge
 from ..reading import dilution_weight, eviction_change, same_output_weights, sink_sequence, weight_vs_influence_example
+from ..render.format import LINE_COLUMNS, wrap_text
 
 
 def _quiz_formula():
@@ -58,7 +59,7 @@ def _quiz_sink():
     seq = sink_sequence(24, strength=5.0)
     only = eviction_change(seq, 8, keep_first=0)[8:].mean()
     kept = eviction_change(seq, 8, keep_first=1)[8:].mean()
-    return ("明显改变" if only > 5 * kept else "几乎不变"), (f"第 08 篇的构造里：丢掉第 1 个 token，窗口外位置的输出平均变化 {only:.3f}；留下它只有 {kept:.3f}。"
+    return ("明显改变" if only > 5 * kept else "几乎不变"), (f"笔记本 08 的构造里：丢掉第 1 个 token，窗口外位置的输出平均变化 {only:.3f}；留下它只有 {kept:.3f}。"
                         "它的 v 几乎为 0，可它“占住”的大量权重被迫分给别的位置，输出就变了。")
 
 
@@ -79,7 +80,7 @@ def _quiz_same_output():
     ex = weight_vs_influence_example(0.05)
     w2 = same_output_weights(ex["weights"], ex["values"])
     diff = float(np.abs(w2 @ ex["values"] - ex["weights"] @ ex["values"]).max())
-    return ("能" if diff < 1e-9 else "不能"), (f"第 08 篇：两组权重最大相差 {np.abs(w2 - ex['weights']).max():.3f}，输出最大差 {diff:.1e}。"
+    return ("能" if diff < 1e-9 else "不能"), (f"笔记本 08：两组权重最大相差 {np.abs(w2 - ex['weights']).max():.3f}，输出最大差 {diff:.1e}。"
                  "位置数多于 v 的维数 + 1 时，总有别的非负、和为 1 的权重给出同一个输出。")
 
 
@@ -87,7 +88,7 @@ QUIZ = {
     "q1": Exercise("softmax(QKᵀ/√d + 掩码)·V 里，哪个矩阵的每一行表示“这个位置想找什么”？（填 Q、K 或 V）",
                     Choice(("Q", "K", "V"), {"query": "Q", "查询": "Q", "key": "K", "键": "K", "value": "V", "值": "V"}),
                     _quiz_formula),
-    "q2": Exercise("第 05 篇带掩码的 4×4 权重矩阵里，“怎么”那一行最大的权重落在哪个 token 上？", Choice(example.TOKENS),
+    "q2": Exercise("笔记本 05 带掩码的 4×4 权重矩阵里，“怎么”那一行最大的权重落在哪个 token 上？", Choice(example.TOKENS),
                     _quiz_masked_row),
     "q3": Exercise("Llama-3.1-8B 的 √d 里，d 是多少？", Number(0), _quiz_head_dim),
     "q4": Exercise("热力图第一列很亮，可第 1 个 token 的 v 几乎为 0。把它从 KV 里丢掉，后面位置的输出会"
@@ -128,7 +129,8 @@ def closing_quiz(answers) -> dict:
             message = "还没有作答"
         elif ok:
             message = message.split("\n", 1)[0]
-        print(f"{key}. {exercise.prompt}\n   " + message.replace("\n", "\n   "))
+        print(wrap_text(f"{key}. {exercise.prompt}", indent="   ") + "\n   "
+              + wrap_text(message, LINE_COLUMNS - 3).replace("\n", "\n   "))
     score = sum(1 for v in results.values() if v)
     print(f"\n得分：{score} / {len(QUIZ)}")
     return results

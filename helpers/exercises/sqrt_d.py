@@ -16,7 +16,7 @@ def _n_dilutes(d=128):
     small, large = (mean_max_weight(n, d, scaled=True, trials=200) for n in (5, 1000))
     verdict = "变小" if large < small else "变大"
     return verdict, (f"d = {d}、缩放：n = 5 时最大权重平均 {small:.2f}，n = 1000 时 {large:.3f}。"
-                     "位置越多，和为 1 的权重要分给越多的位置，最大的那份越小——这就是第 08 篇的“稀释”。")
+                     "位置越多，和为 1 的权重要分给越多的位置，最大的那份越小——这就是笔记本 08 的“稀释”。")
 
 
 @lru_cache(maxsize=1)

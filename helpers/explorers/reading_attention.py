@@ -13,9 +13,19 @@ from ..render.format import fmt
 from ..render.palette import ACCENT, BASE, MARKER, MASKED, MUTED, REFERENCE, colour_word
 
 N_SINK = 24
-SINK_CHANGE_MAX = 5.2  # above the largest ‖Δout‖ over every strength and window (4.83): the axis never moves
+#: the right panel's top, fitted to its curves: the smallest step above the largest ‖Δout‖ (plus
+#: room for the markers); four steps, not a continuum: each look (a 3.4 MB background) is drawn once
+#: and then restored, and the four stay within the memory bench's bound.
+#: The last is above the largest ‖Δout‖ over every strength and window (4.83).
+SINK_CHANGE_STEPS = (0.5, 1.5, 3.0, 5.2)
 DIL_N = [2 ** i for i in range(1, 18)]  # 2 … 131072
 SIGMA = 0.5
+
+
+def _change_ylim(top: float) -> tuple:
+    """The right panel's y range for a top from :data:`SINK_CHANGE_STEPS`; a little below 0, so the
+    markers of positions that change by 0 stay whole."""
+    return (-0.04 * top, top)
 
 
 class SinkExplorer(Explorer):
@@ -33,17 +43,24 @@ class SinkExplorer(Explorer):
         only = reading.eviction_change(seq, window, keep_first=0)
         with_first = reading.eviction_change(seq, window, keep_first=1)
         later = slice(window, None)
-        return {"strength": strength, "window": window, "weights": w, "first_col": float(w[4:, 0].mean()), "only": only, "with_first": with_first,
+        peak = 1.08 * max(float(only.max()), float(with_first.max()))
+        top = next((step for step in SINK_CHANGE_STEPS if step >= peak), SINK_CHANGE_STEPS[-1])
+        return {"strength": strength, "top": top, "window": window, "weights": w, "first_col": float(w[4:, 0].mean()), "only": only, "with_first": with_first,
                 "only_mean": float(only[later].mean()) if window < N_SINK else 0.0,
                 "with_first_mean": float(with_first[later].mean()) if window < N_SINK else 0.0}
 
     def build(self, fig):
         blank = np.zeros(N_SINK)
-        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, 8, ylim=(-0.2, SINK_CHANGE_MAX))
+        self.panels = SinkPanels(fig, np.zeros((N_SINK, N_SINK)), blank, blank, 8)
+        self.top = None
         self.animate(*self.panels.artists)
 
     def draw(self, s):
         self.panels.update(s["weights"], s["only"], s["with_first"], s["window"])
+        if s["top"] != self.top:
+            self.top = s["top"]
+            self.panels.ax_change.set_ylim(*_change_ylim(self.top))
+            self.invalidate_background(key=self.top)
 
     def describe(self, s):
         return (f"后面的查询平均把 <span class='sink'>{fmt(s['first_col'])}</span> 的权重放在第 1 个 token 上 · "
@@ -59,7 +76,7 @@ class SinkExplorer(Explorer):
         change = web.lines([web.series(x, s["only"], color=ACCENT, marker=True, label="只留最近窗口"),
                             web.series(x, s["with_first"], color=BASE, marker=True, label="首 token + 窗口")],
                            title="丢掉前文后，每个位置的输出变化", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖",
-                           xlim=(-1, n), ylim=(-0.2, SINK_CHANGE_MAX), vlines=[(s["window"] - 0.5, True)],
+                           xlim=(-1, n), ylim=_change_ylim(s["top"]), vlines=[(s["window"] - 0.5, True)],
                            vline_color=MARKER)
         return {"title": "", "panels": [heat, change]}
 

@@ -18,6 +18,8 @@ TOP = 10
 TICKS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 #: the x-axis is ±4√d in every state, so its ticks are named in units of √d and never change
 TICK_LABELS = ("−4√d", "−2√d", "0", "2√d", "4√d")
+#: the right panel: each rank averaged over the pool's draws (the readout's mean is its first bar)
+TOP_TITLE = "第 k 大的权重，{trials} 次抽样的平均"
 SHARE_MAX = 0.3  # the tallest bin (d = 1: q·k of two N(0,1) numbers peaks sharply at 0) stays inside
 
 
@@ -29,7 +31,7 @@ def _settings_title(state) -> str:
 
 
 class SqrtDExplorer(Explorer):
-    """d (log steps), n and the 1/√d switch → the score histogram and the largest weights of a row."""
+    """d (log steps), n and the 1/√d switch → the score histogram and each rank's mean weight."""
 
     figsize = (6.6, 2.6)
 
@@ -47,9 +49,11 @@ class SqrtDExplorer(Explorer):
     def compute(self, d, n, scaled):
         scores = self.pool.scores(n, d, scaled=scaled)
         weights = softmax(scores)
-        first = np.sort(weights[0])[::-1]
+        # each rank's weight averaged over the pool's rows: rank 1 is the mean largest weight the
+        # readout and the prose quote, not one draw's
+        ranked = -np.sort(-weights, axis=-1)[:, :TOP].mean(axis=0)
         top = np.zeros(TOP)
-        top[: min(TOP, n)] = first[:TOP]
+        top[: min(TOP, n)] = ranked
         span = 4.0 * float(np.sqrt(d))  # the x-axis: ±4 std of the unscaled scores, in both modes
         sigma = 1.0 if scaled else float(np.sqrt(d))  # std of the scores shown
         sample = scores[: max(1, 20_000 // n)].ravel()  # enough points for a histogram
@@ -82,7 +86,7 @@ class SqrtDExplorer(Explorer):
         self.ax_top.set_ylim(0, 1.05)
         self.ax_top.set_xlabel("名次（从大到小）")
         self.ax_top.set_ylabel("权重")
-        self.ax_top.set_title(f"一行里最大的权重（最多 {TOP} 个）")
+        self.ax_top.set_title(TOP_TITLE.format(trials=self.pool.trials))
         # the settings, and which score is shown, in the title: the live view and the static preview
         self.settings = fig.suptitle(" ", fontsize=10)
         self.shown = None
@@ -118,5 +122,5 @@ class SqrtDExplorer(Explorer):
                          ylabel="落在每个区间的比例", xlim=(-1, 1), ylim=(0, SHARE_MAX),
                          xticks=list(zip(TICKS, TICK_LABELS)), legend=False)
         top = web.bars([str(i) for i in range(1, shown + 1)], s["top"][:shown], color=BASE, ylim=(0, 1.05),
-                       title=f"一行里最大的权重（最多 {TOP} 个）", xlabel="名次（从大到小）", ylabel="权重")
+                       title=TOP_TITLE.format(trials=self.pool.trials), xlabel="名次（从大到小）", ylabel="权重")
         return {"title": _settings_title(s), "panels": [hist, top]}

@@ -105,17 +105,22 @@ def decode_reads_figure(config):
     return fig
 
 
-def timing_figure(rows, exponent):
+def timing_figure(rows):
     """``07_cost_of_length``: measured time and peak memory (CPU), naive vs tiled (and tiled visiting
     every block, when the rows have ``tiled_all_s``), on log axes with the lengths as ticks
-    (``512``, ``1K``, ``2K``…)."""
+    (``512``, ``1K``, ``2K``…). The time panel claims no fitted slope (a few noisy lengths bend);
+    it draws slope-1 and slope-2 reference lines through the naive time at the longest length."""
     fig = new_figure(7.6, 2.8)
     ax_t, ax_m = fig.subplots(1, 2)
     ns = [r["n"] for r in rows]
-    ax_t.plot(ns, [r["naive_s"] * 1e3 for r in rows], "o-", color=ACCENT, label=f"朴素（斜率 {exponent:.2f}）")
+    naive_ms = [r["naive_s"] * 1e3 for r in rows]
+    ax_t.plot(ns, naive_ms, "o-", color=ACCENT, label="朴素")
     ax_t.plot(ns, [r["tiled_s"] * 1e3 for r in rows], "s-", color=BASE, label="分块")
     if all("tiled_all_s" in r for r in rows):
         ax_t.plot(ns, [r["tiled_all_s"] * 1e3 for r in rows], "^--", color=MUTED, label="分块，不跳过被遮住的块")
+    grid = np.array(ns, dtype=float) / ns[-1]  # both reference lines pass through the longest length
+    ax_t.plot(ns, naive_ms[-1] * grid ** 2, ":", color=REFERENCE, lw=1.6, label="∝ n²（参考线）")
+    ax_t.plot(ns, naive_ms[-1] * grid, "-.", color=REFERENCE, lw=1.6, label="∝ n（参考线）")
     ax_t.set_ylabel("时间（毫秒）")
     ax_m.plot(ns, [r["naive_peak"] / 2 ** 20 for r in rows], "o-", color=ACCENT, label="朴素")
     ax_m.plot(ns, [r["tiled_peak"] / 2 ** 20 for r in rows], "s-", color=BASE, label="分块")

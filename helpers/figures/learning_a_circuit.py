@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..render.format import fmt
 from ..render.palette import ACCENT, BASE, DARK_GREY, LIGHT_GREY, MUTED, PINK, WHITE
 from ..render.panels import future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
@@ -114,15 +113,6 @@ def best_heads(previous, induction) -> tuple:
     """``(p, i)``: the head of layer 0 with the highest previous-token score and the head of the last
     layer with the highest induction score (arrays ``(layers, heads)``; the first one on a tie)."""
     return int(np.argmax(previous[0])), int(np.argmax(induction[-1]))
-
-
-def step_summary(step: int, repeat_loss: float, other_loss: float, previous, induction) -> list:
-    """The two lines that sum up one checkpoint (plain text, for a figure title): the step and both
-    losses, then the best previous-token score of layer 0 and the best induction score of the last layer."""
-    p, i = best_heads(previous, induction)
-    return [f"第 {step} 步 · 重复段的损失 {fmt(repeat_loss)} · 其余 token 的损失 {fmt(other_loss)}",
-            f"第 0 层最好的前一个 token 分数（头 {p}）{fmt(previous[0][p])} · "
-            f"第 {len(induction) - 1} 层最好的归纳分数（头 {i}）{fmt(induction[-1][i])}"]
 
 
 def head_titles(previous, induction) -> list:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..render.format import wrap_text
 from .code_exercise import Case, CodeExercise
 from .compare import Result, fit, input_is_float32
 from .returned import code_name
@@ -132,7 +133,8 @@ def unanswered_stub(exercise: CodeExercise, total: int) -> str:
     """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
     sig = exercise.signature
     return (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
-            f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒：{describe_cases(exercise)}。\n"
+            + wrap_text(f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒："
+                        f"{describe_cases(exercise)}。", indent="  ") + "\n"
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
 
 

@@ -99,6 +99,7 @@ class Explorer:
         self.update()
         if not naive:
             self._warm_backgrounds()
+            self._warm_pictures()
         self.image.layout.width = f"{display_width(self.png)}px"
 
     # ---- to implement ---------------------------------------------------------------------
@@ -251,6 +252,28 @@ class Explorer:
         self.draw(self.state)
         if self._background is None:
             self._draw_background()
+
+    def picture_variants(self) -> list:
+        """Control values (dicts, for :meth:`compute_args`) whose pictures are drawn and memoised
+        when the explorer is made, so that a first move to one of them only sends a stored PNG.
+        Worth it only for an explorer with a few dozen states (a slider over stored checkpoints),
+        whose pictures fit in ``memo_bytes``. Default: none."""
+        return []
+
+    def _warm_pictures(self) -> None:
+        """Render and memoise the picture of each of :meth:`picture_variants`, then put the figure
+        back to the shown state."""
+        variants = self.picture_variants()
+        for values in variants:
+            args = {**self.compute_args(), **values}
+            with one_blas_thread():
+                entry = self.state_for(**args)
+            if entry[1] is None:
+                self.draw(entry[0])
+                entry[1] = self.render()
+                self._cache.grow(self._memo_key(args), len(entry[1]))
+        if variants:
+            self.draw(self.state)
 
     def render(self) -> bytes:
         """PNG of the figure: the cached background plus the animated artists drawn on top."""

@@ -7,6 +7,8 @@ Taught nowhere (plumbing).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .validation import as_real_array, finite_scalar, integer, short_preview, text
@@ -124,3 +126,38 @@ def pad(text: str, width: int) -> str:
     text = _text("text", text)
     width = integer("width", width, low=0, high=1000)
     return text + " " * max(1, width - _width(text))
+
+
+#: the widest text line a stored output may hold, in columns (a CJK character counts two): JupyterLab
+#: wraps a longer line wherever it runs out of room, even inside a number ("2.1" / "5"); at 1366 px
+#: with the file browser open its output area holds about 118 Latin columns
+LINE_COLUMNS = 110
+#: CJK punctuation that never starts a line (it stays with the character before it)
+_CLOSING = "，。、；：？！）」』”’》】…"
+#: CJK punctuation that never ends a line (it moves on with the character after it)
+_OPENING = "（「『“‘《【"
+#: the units a line is folded between: a space run, or a Latin run (a number, a name) or one CJK
+#: character, with the opening marks before it and the closing marks after it glued on
+_PIECES = re.compile(rf"[ \t]+|[{_OPENING}]*(?:[^\s\u2e80-\uffff]+|[\u2e80-\uffff])[{_CLOSING}]*")
+
+
+def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
+    """``text`` with each line folded to at most ``width`` columns (a CJK character counts two),
+    breaking only at spaces or beside a CJK character: a number, a name (``lm_head``) or a token
+    (``[0.179, 0.735]`` pieces) is never split. A piece longer than a line stays whole; CJK
+    punctuation never starts a line, nor an opening bracket ends one. Continuation lines start with
+    ``indent``."""
+    text = _text("text", text)
+    width = integer("width", width, low=10, high=1000)
+    indent = _text("indent", indent)
+    out = []
+    for line in text.split("\n"):
+        current = ""
+        for piece in _PIECES.findall(line):
+            if current.strip() and not piece.isspace() and _width(current + piece) > width:
+                out.append(current.rstrip())
+                current = indent
+            if not (piece.isspace() and current == indent and out):
+                current += piece
+        out.append(current.rstrip())
+    return "\n".join(out)

@@ -20,8 +20,12 @@ from .format import table_cells, text_table
 _NUMBER = re.compile(r"^[-−+]?(\d[\d,]*(\.\d+)?([eE][-+]?\d+)?|∞)%?$")
 
 _TABLE = "border-collapse:collapse;margin:0.4em 0;font-variant-numeric:tabular-nums"
-_CELL = "padding:0.2em 0.9em;text-align:{align};white-space:nowrap"
-_HEAD = _CELL + ";border-bottom:1px solid currentColor;font-weight:bold"
+#: numbers never wrap (a line break inside "0.735" reads as two numbers); headers and text cells
+#: wrap, so a long Chinese header folds onto two lines instead of pushing the table past the
+#: output area (JupyterLab at 1366 px with the file browser open leaves ≈ 900 px)
+_PAD = "padding:0.2em 0.9em;text-align:{align}"
+_CELL = _PAD + ";white-space:{wrap}"
+_HEAD = _PAD + ";vertical-align:bottom;border-bottom:1px solid currentColor;font-weight:bold"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,8 +72,9 @@ class Table:
 
     def _repr_html_(self) -> str:
         def row(cells, tag, style):
-            return "<tr>" + "".join(f"<{tag} style='{style.format(align=a)}'>{html.escape(c)}</{tag}>"
-                                    for c, a in zip(cells, self.align)) + "</tr>"
+            return "<tr>" + "".join(
+                f"<{tag} style='{style.format(align=a, wrap='nowrap' if a == 'right' else 'normal')}'>"
+                f"{html.escape(c)}</{tag}>" for c, a in zip(cells, self.align)) + "</tr>"
 
         head = row(self.headers, "th", _HEAD)
         body = "".join(row(r, "td", _CELL) for r in self.rows)

@@ -31,7 +31,17 @@ def test_sink_explorer_each_control():
         np.testing.assert_allclose(e.state["only"], only)
         assert f"class='only'>{only[window:].mean():.3f}" in e.readout.value
         np.testing.assert_allclose(e.panels.only_line.get_ydata(), only)
+        # the right axis fits its curves: both inside, and the top under twice their peak
+        low, top = e.panels.ax_change.get_ylim()
+        peak = max(only.max(), e.state["with_first"].max())
+        assert low < 0 and peak < top < 2 * peak + 0.5
     assert e.state["first_col"] > 0.95
+
+
+def test_sink_explorer_default_axis_fits_the_curves_it_shows():
+    e = widgets.sink_explorer()
+    assert max(e.state["only"].max(), e.state["with_first"].max()) < 1.3
+    assert e.panels.ax_change.get_ylim()[1] == 1.5
 
 
 def test_influence_explorer_control():

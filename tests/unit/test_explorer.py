@@ -93,3 +93,20 @@ def test_restore_defaults_is_the_button_and_survives_a_full_memo():
     e.reset_button.click()  # recomputed when the memo lost it: the same picture
     assert e.reset_button.description == RESET_LABEL
     assert e.values == values and e.png == png
+
+
+def test_picture_variants_are_drawn_up_front_and_a_move_to_one_draws_nothing():
+    from helpers.explorers.index import QueryWeightsExplorer
+
+    class Warm(QueryWeightsExplorer):
+        def picture_variants(self):
+            return [{"q1": 1.0}, {"q1": 1.5, "q2": -1.0}]
+
+    e = Warm()
+    shown = e.png
+    e.render = lambda: pytest.fail("a move to a warmed state drew its picture again")
+    e.set(q1=1.5, q2=-1.0)
+    e.set(q1=1.0, q2=e.defaults["q2"])
+    assert e.png != shown and e.readout.value
+    e.restore_defaults()
+    assert e.png == shown  # the figure was put back to the shown state after warming

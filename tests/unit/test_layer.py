@@ -13,6 +13,7 @@ from helpers.layer import (
     random_layer,
     repeat_kv,
     rope_angles,
+    shape_trace_rows,
 )
 
 
@@ -85,6 +86,9 @@ def test_shape_trace_records_each_tensor_with_its_own_shape():
     assert shapes["RoPE(q)"] == (3, 6, 8) and shapes["RoPE(k)"] == (3, 2, 8)
     assert shapes["repeat_kv(k), repeat_kv(v)"] == (3, 6, 8)
     assert [step for step, _ in trace].index("RoPE(k)") < [step for step, _ in trace].index("repeat_kv(k), repeat_kv(v)")
+    assert shape_trace_rows(trace)[0] == ["x", "[3, 48]"]
+    with pytest.raises(TypeError, match="trace"):
+        shape_trace_rows("x")
 
 
 def test_repeat_kv_order():

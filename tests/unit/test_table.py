@@ -87,3 +87,13 @@ def test_numbers_in_text_are_right_aligned_and_a_header_only_table_is_left():
 def test_bad_input_names_the_argument(headers, rows, digits, named):
     with pytest.raises((TypeError, ValueError), match=named.replace("[", r"\[").replace("]", r"\]")):
         table(headers, rows, digits=digits)
+
+
+def test_headers_and_text_cells_wrap_and_numbers_do_not():
+    """A long Chinese header folds onto two lines instead of pushing the table past the output area;
+    a number never breaks ("0.735" read as "0." and "735")."""
+    t = helpers.display.table(["一个很长很长的中文表头，说明这一列是什么", "名字"], [[0.735, "全部注意力 很长的说明"]])
+    cells = _cells(t)
+    head, number, words = cells[0], cells[2], cells[3]
+    assert "nowrap" not in head[2]
+    assert "white-space:nowrap" in number[2] and "white-space:normal" in words[2]
