@@ -22,6 +22,8 @@ import numpy as np
 
 from .attention import scaled_dot_product_attention, softmax
 from .config import ModelConfig
+from .interventions import PROJECTIONS, Mean, Patch, Replace, at_layer
+from .interventions import check as check_interventions
 from .layer import LayerCache, LayerShape, LayerWeights, apply_rope, attention_layer
 from .render.threads import with_one_blas_thread
 from .render.validation import (
@@ -30,7 +32,6 @@ from .render.validation import (
     asarray_strict,
     boolean,
     finite_scalar,
-    head_pairs,
     index,
     instance,
     nonneg_int,
@@ -268,8 +269,7 @@ class ForwardResult:
 
 @with_one_blas_thread  # a 135M model's products on ≤ 100 tokens: a second thread mostly waits
 def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_inputs: bool = False,
-            last_only: bool = False, ablate=None, resume=None, replace=None, patch=None,
-            logits_at=None) -> ForwardResult:
+            last_only: bool = False, interventions=None, resume=None, logits_at=None) -> ForwardResult:
     """Logits and every layer's attention weights for token ``ids``.
 
     The attention of every layer is :func:`helpers.layer.attention_layer` — the function of
@@ -283,14 +283,13 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     ``ids`` may be a ``(batch, n)`` array: several sequences of the same length in one pass (no
     KV cache then); every array of the result gains a leading batch axis.
 
-    Interventions on single heads (``12_heads_at_work``), each keyed by ``(layer, head)``:
-
-    - ``ablate``, a list of ``(layer, head)`` pairs, zeroes those heads' outputs before o_proj;
-    - ``replace``, ``{(layer, head): z}``, puts ``z`` (``(n, head_dim)``, or per sequence
-      ``(batch, n, head_dim)``) in place of that head's output before o_proj (mean- and
-      resample-ablation);
-    - ``patch``, ``{(layer, head): {"q"|"k"|"v": residual}}``, recomputes that head with its
-      queries, keys or values read from another residual stream (see :mod:`helpers.patching`).
+    ``interventions``, ``{(layer, head): intervention}`` (:mod:`helpers.interventions`, the words of
+    ``11``; ``12_heads_at_work`` uses them here), changes single heads' outputs before o_proj:
+    ``Zero()`` zeroes it; ``Mean()`` replaces it by its mean over the batch, position by position;
+    ``Replace(z)`` puts ``z`` (``(n, head_dim)``, or per sequence ``(batch, n, head_dim)``) in its
+    place (mean- and resample-ablation over other sequences); ``Patch(k=residual)`` recomputes the
+    head with its keys (or queries, values) read from another residual stream of the ids' shape
+    (:func:`head_attention`; see :mod:`helpers.heads.patching`).
 
     By default nothing is changed. ``resume=(layer, residual)`` starts at ``layer`` from the
     residual stream entering it (``keep_inputs=True`` of an earlier run on the same ids), skipping
@@ -312,10 +311,7 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
         past = len(caches[0]) if caches else 0
         mask = as_mask("mask", mask, [(n, n + past)])
     cfg = model.config
-    ablate = head_pairs("ablate", ablate, cfg.num_layers, cfg.num_heads)
-    replace = _head_outputs(model, replace, ids.shape)
-    if patch is not None:
-        patch = check_patch(model, patch, ids.shape)
+    changes = _interventions(model, interventions, ids.shape)
     rows = _logit_rows(logits_at, n, last_only)
     start, x = ((0, model.embed[ids].astype(np.float64)) if resume is None
                 else _resume_point(model, ids.shape, resume))
@@ -330,17 +326,18 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
         if keep_inputs:
             inputs.append(x)
         h = rms_norm(x, block.attn_norm, model.eps)
-        swapped = {head: z for (layer, head), z in replace.items() if layer == i}
-        patched = {} if patch is None else {head: spec for (layer, head), spec in patch.items() if layer == i}
-        silenced = set(ablate.get(i, ())) | set(swapped) | set(patched)
+        swapped = {head: change.z for head, change in at_layer(changes, i, Replace).items()}
+        silenced = {head for (layer, head) in changes if layer == i}
         out, attn = attention_layer(h, block.attention, model.shape, rope_theta=cfg.rope_theta,
                                     cache=None if caches is None else caches[i], mask=mask,
                                     ablate_heads=sorted(silenced) or None)
-        if patched:
-            for head, spec in patched.items():
-                run = head_attention(model, i, head, **{f"x_{s}": spec.get(s, x) for s in ("q", "k", "v")})
-                swapped[head] = run.z
-                attn[..., head, :, :] = run.weights
+        for head, change in at_layer(changes, i, Patch).items():
+            streams = change.streams()
+            run = head_attention(model, i, head, **{f"x_{s}": streams.get(s, x) for s in PROJECTIONS})
+            swapped[head] = run.z
+            attn[..., head, :, :] = run.weights
+        for head in at_layer(changes, i, Mean):
+            swapped[head] = head_attention(model, i, head, x).z.mean(axis=0)
         for head, z in swapped.items():  # linear: the head's rows of o_proj applied to its new output
             out = out + z @ block.attention.w_o[head * d:(head + 1) * d]
         x = x + out
@@ -384,17 +381,20 @@ def _logit_rows(logits_at, n: int, last_only: bool):
     return np.array(rows)
 
 
-def _head_outputs(model: Model, replace, shape: tuple) -> dict:
-    """Check ``forward``'s ``replace={(layer, head): z}``: ``z`` is ``(n, head_dim)`` or per sequence."""
-    if replace is None:
-        return {}
-    if not isinstance(replace, dict):
-        raise TypeError(f"replace must be a dict {{(layer, head): output}}, got {type(replace).__name__}")
+def _interventions(model: Model, interventions, shape: tuple) -> dict:
+    """``forward``'s ``interventions`` checked against the model and the ids' ``shape``."""
     cfg = model.config
-    checked = {}
-    for key, z in replace.items():
-        (layer, (head,)), = head_pairs("replace", [key], cfg.num_layers, cfg.num_heads).items()
-        checked[(layer, head)] = _head_output(f"replace[{key}]", model, z, shape)
+    checked = check_interventions("interventions", interventions, cfg.num_layers, cfg.num_heads)
+    for key, change in checked.items():
+        where = f"interventions[{key}]"
+        if isinstance(change, Mean) and (len(shape) != 2 or shape[0] < 2):
+            raise ValueError(f"{where}: Mean() averages over a batch, so ids must be a (batch ≥ 2, n) array, "
+                             f"got shape {shape}")
+        if isinstance(change, Replace):
+            checked[key] = Replace(_head_output(f"{where}.z", model, change.z, shape))
+        if isinstance(change, Patch):
+            checked[key] = Patch(**{name: _residual(f"{where}.{name}", model, x, (*shape, cfg.hidden_size))
+                                    for name, x in change.streams().items()})
     return checked
 
 
@@ -561,9 +561,7 @@ def perplexity_with_wrong_rope(model: Model, ids) -> float:
         return perplexity(model, ids)
 
 
-# ---- one head recomputed from its own query / key / value streams (helpers.patching) --------
-#: the three inputs of a head that can be patched
-INPUTS = ("q", "k", "v")
+# ---- one head recomputed from its own query / key / value streams (forward's Patch) ----------
 
 
 def _head(model, layer, head) -> tuple:
@@ -626,21 +624,3 @@ def head_attention(model, layer: int, head: int, x_q, x_k=None, x_v=None) -> Hea
     q, k, v = project(x_q, w.w_q, head, True), project(x_k, w.w_k, kv, True), project(x_v, w.w_v, kv, False)
     z, weights = scaled_dot_product_attention(q, k, v, causal=True)
     return HeadRun(z, weights, q, k, v)
-
-
-def check_patch(model, patch, shape: tuple) -> dict:
-    """``forward``'s ``patch={(layer, head): {"q"|"k"|"v": residual}}`` checked; ``shape`` is the
-    ids' shape, each residual must be ``(*shape, hidden)``."""
-    model = _model(model)
-    if not isinstance(patch, dict):
-        raise TypeError(f"patch must be a dict {{(layer, head): {{'k': residual, …}}}}, got {type(patch).__name__}")
-    cfg = model.config
-    checked = {}
-    for key, spec in patch.items():
-        (layer, (head,)), = head_pairs("patch", [key], cfg.num_layers, cfg.num_heads).items()
-        if not isinstance(spec, dict) or not spec or not set(spec) <= set(INPUTS):
-            raise ValueError(f"patch[{key}] must be a dict with some of the keys {INPUTS} (the inputs to patch), "
-                             f"got {spec!r:.80}")
-        checked[(layer, head)] = {name: _residual(f"patch[{key}][{name!r}]", model, x, (*shape, cfg.hidden_size))
-                                  for name, x in spec.items()}
-    return checked

@@ -1,5 +1,5 @@
 """Regenerate helpers/data/heads_scan.npz (``make heads-scan``): every single-head ablation of
-SmolLM2-135M three ways and the random k-head sets, on helpers.head_scan.SETUP's sequences.
+SmolLM2-135M three ways and the random k-head sets, on helpers.heads.scan.SETUP's sequences.
 
 About half an hour of one CPU core; the result is byte-stable (the same code and model give the
 same file). Usage: python tools/heads_scan.py [--out PATH]
@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from helpers import head_scan  # noqa: E402
+from helpers.heads import scan as head_scan  # noqa: E402
 
 
 def main() -> None:

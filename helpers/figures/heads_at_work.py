@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..heads import SCORE_LABELS, SCORES, top_heads
-from ..nulls import percentile
+from ..heads import SCORE_LABELS, SCORES, percentile, top_heads
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
 from ..render.panels import matrix_mesh
 from ..render.png import new_figure, plotted
@@ -136,7 +135,7 @@ def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
     ``panels`` is a list of ``(title, null, marks)``: ``null`` a 1-D sample (e.g. the loss change
     of every single head, or of every random set of k heads), ``marks`` ``{label: value}``. Each
     mark is a vertical line; its legend entry gives the value and its percentile in that panel's
-    null (:func:`helpers.nulls.percentile`), so the figure says what the text quotes. ``window``
+    null (:func:`helpers.heads.percentile`), so the figure says what the text quotes. ``window``
     ``(low, high)`` zooms the x axis there (the bins span it); the null values outside it are not
     drawn but counted, with the most extreme one, in an arrow label at that edge (percentiles still
     use the whole null)."""

@@ -204,8 +204,9 @@ VALID = _valid_values()
 def _circuit_and_heads():
     """Small valid objects of notebooks 11–12's modules (a 2-layer circuit model on 8 tokens, a
     study of the tiny real model), shared by the baselines and the method walks below."""
-    from helpers import circuit, head_scan, heads, real_model
+    from helpers import circuit, heads, real_model
     from helpers.circuit import history, sweep, train
+    from helpers.heads import scan as head_scan
 
     config = circuit.Config(vocab=8, length=8, d_model=8, heads=2, layers=2)
     task = circuit.Task(vocab=8, length=8, min_repeat=2, max_repeat=3)
@@ -220,7 +221,7 @@ def _circuit_and_heads():
     study = heads.HeadStudy(tiny, length=4, seeds=(0, 1), pool=range(256))
     return dict(config=config, task=task, model=model, batch=batch, cache=cache, run=small_run, summary=summary,
                 scores=circuit.interventions.ablate(model, batch, []), history=history.load(), tiny=tiny, ids=ids,
-                clean=clean, study=study, scan=head_scan.load())
+                clean=clean, study=study, scan=head_scan.load_scan())
 
 
 NEW = _circuit_and_heads()
@@ -248,8 +249,8 @@ CAPPED = {"helpers.circuit.train.train": {"steps": 5, "batch_size": 8},
           "helpers.circuit.task.sequences": {"n": 64},
           "helpers.circuit.task.positional_ceiling": {"samples": 1000},
           "helpers.circuit.backprop.gradient_check": {"n_sequences": 2},
-          "helpers.head_scan.compute": {"draws": 2},
-          "helpers.nulls.spread": {"resamples": 5000},
+          "helpers.heads.scan.compute": {"draws": 2},
+          "helpers.heads.spread": {"resamples": 5000},
           "helpers.heads.HeadStudy": {"length": 6}}
 
 
@@ -373,13 +374,13 @@ def _new_baselines():
         "helpers.display.show_table": dict(headers=["a", "b"], rows=[[1.0, "x"]]),
         "helpers.render.table.table": dict(headers=["a", "b"], rows=[[1.0, [0.5, 2.0]]]),
         "helpers.render.table.Table": dict(headers=("a",), rows=(("1",),), align=("right",)),
-        "helpers.head_scan.Scan": dict(arrays=n["scan"].arrays),
-        "helpers.head_scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
+        "helpers.heads.scan.Scan": dict(arrays=n["scan"].arrays),
+        "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
                                           draw_kinds=("zero",)),
-        "helpers.head_scan.load": dict(path=None),
-        "helpers.head_scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
-        "helpers.head_scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
-        "helpers.head_scan.tracked_heads": dict(study=study),
+        "helpers.heads.load_scan": dict(path=None),
+        "helpers.heads.scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
+        "helpers.heads.scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
+        "helpers.heads.scan.tracked_heads": dict(study=study),
         "helpers.heads.HeadStudy": dict(model=tiny, length=4, seeds=(0, 1), pool=range(256)),
         "helpers.heads.all_scores": dict(weights=study.weights, length=4),
         "helpers.heads.copy_losses": dict(losses=study.losses, length=4),
@@ -393,22 +394,22 @@ def _new_baselines():
         "helpers.heads.unrepeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
         "helpers.heads.top_heads": dict(score=np.ones((2, 2)), k=2),
         "helpers.heads.word_pool": dict(tokens=["Ġword", "a"]),
-        "helpers.logit_attribution.centred_unembedding": dict(model=tiny, tokens=[1, 2]),
-        "helpers.logit_attribution.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
-        "helpers.logit_attribution.head_logit_attribution": dict(**real, positions=[1, 2]),
-        "helpers.logit_attribution.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
-        "helpers.nulls.percentile": dict(value=0.5, null=[0.1, 0.9]),
-        "helpers.nulls.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
-        "helpers.nulls.ranks": dict(values=[1.0, 2.0, 2.0]),
-        "helpers.nulls.spread": dict(values=[1.0, 2.0, 3.0], resamples=100),
-        "helpers.nulls.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
-        "helpers.patching.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
+        "helpers.heads.centred_unembedding": dict(model=tiny, tokens=[1, 2]),
+        "helpers.heads.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
+        "helpers.heads.head_logit_attribution": dict(**real, positions=[1, 2]),
+        "helpers.heads.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
+        "helpers.heads.percentile": dict(value=0.5, null=[0.1, 0.9]),
+        "helpers.heads.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
+        "helpers.heads.ranks": dict(values=[1.0, 2.0, 2.0]),
+        "helpers.heads.spread": dict(values=[1.0, 2.0, 3.0], resamples=100),
+        "helpers.heads.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
+        "helpers.heads.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                              receiver=(1, 0)),
-        "helpers.patching.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
-        "helpers.patching.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
+        "helpers.heads.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
+        "helpers.heads.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                                   receiver=(1, 0)),
-        "helpers.patching.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
-        "helpers.patching.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
+        "helpers.heads.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
+        "helpers.heads.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
     }
 
 
@@ -573,8 +574,7 @@ _NEW_METHODS = [
     (NEW["summary"], ("value_at", "window", "share_of_top", "reaches")),
     (NEW["history"], ("index",)),
     (NEW["scan"], ("copy_index", "single_change", "set_change", "draw_change", "null", "score_after", "draw_set")),
-    (NEW["study"], ("top", "replacements", "intervene", "ablate", "composition", "head_table", "ablation_table",
-                    "control_heads", "second_copy_loss_without", "first_copy_loss_without")),
+    (NEW["study"], ("top", "replacements", "intervene", "ablate", "composition", "second_copy_loss_without")),
 ]
 
 

@@ -1,4 +1,4 @@
-"""helpers.head_scan: the precomputed ablation scans — computed, stored byte-stably, read back, and
+"""helpers.heads.scan: the precomputed ablation scans — computed, stored byte-stably, read back, and
 (slow) ≥ 10 randomly chosen stored entries recomputed with the real model to 1e-6."""
 import hashlib
 import sys
@@ -11,7 +11,8 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS), str(TESTS / "support")]
 from tiny_model import tiny_model  # noqa: E402
 
-from helpers import head_scan, heads  # noqa: E402
+from helpers import heads  # noqa: E402
+from helpers.heads import scan as head_scan  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def test_the_scan_is_stored_byte_stably_and_read_back(tiny_scan, tmp_path):
     study, arrays, path = tiny_scan
     again = head_scan.write(head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5), tmp_path / "again.npz")
     assert hashlib.sha256(path.read_bytes()).digest() == hashlib.sha256(again.read_bytes()).digest()
-    scan = head_scan.load(path)
+    scan = head_scan.load_scan(path)
     assert set(scan.arrays) == set(arrays)
     for name, value in arrays.items():
         assert np.array_equal(scan.arrays[name], value), name
@@ -34,7 +35,7 @@ def test_the_scan_is_stored_byte_stably_and_read_back(tiny_scan, tmp_path):
 
 def test_the_scan_holds_what_the_study_measures(tiny_scan):
     study, _, path = tiny_scan
-    scan = head_scan.load(path)
+    scan = head_scan.load_scan(path)
     assert scan.single["zero"].shape == (2, 2, 2, 3)  # (copies, layers, heads, sequences)
     one = study.intervene([(1, 1)], "resample")
     assert np.array_equal(scan.single["resample"][:, 1, 1], np.stack([one["first"], one["second"]]))
@@ -56,7 +57,7 @@ def test_the_scan_holds_what_the_study_measures(tiny_scan):
 
 def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan):
     study, _, path = tiny_scan
-    scan = head_scan.load(path)
+    scan = head_scan.load_scan(path)
     head = study.top("induction", 1)[0]
     after = study.intervene([(0, 1)], "mean")["scores"]["induction"].mean(axis=0)[head]
     assert scan.score_after((0, 1), "induction", head, "mean") == pytest.approx(float(np.float32(after)))
@@ -71,14 +72,14 @@ def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan
 def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
     _, arrays, _ = tiny_scan
     with pytest.raises(ValueError, match="path must be an existing head scan file.*make heads-scan"):
-        head_scan.load(tmp_path / "missing.npz")
+        head_scan.load_scan(tmp_path / "missing.npz")
     old = head_scan.write({**arrays, "format": np.array(0)}, tmp_path / "old.npz")
     with pytest.raises(ValueError, match="format 0.*make heads-scan"):
-        head_scan.load(old)
+        head_scan.load_scan(old)
     with pytest.raises(ValueError, match="copy must be one of"):
-        head_scan.load(tiny_scan[2]).single_change("zero", "third")
+        head_scan.load_scan(tiny_scan[2]).single_change("zero", "third")
     with pytest.raises(ValueError, match="k must be one of"):
-        head_scan.load(tiny_scan[2]).draw_change(3)
+        head_scan.load_scan(tiny_scan[2]).draw_change(3)
 
 
 def _covering_sample(scan, study, rng) -> list:
@@ -124,7 +125,7 @@ def test_stored_entries_recompute_with_the_real_model(smollm2):
 
     The two families differ from each other by up to 3.7e-4. The tolerance, 1e-3, is 2.5 times the
     largest gap seen; the tables print 0.01 nats at their finest."""
-    scan = head_scan.load()
+    scan = head_scan.load_scan()
     assert int(scan.length) == head_scan.SETUP["length"]
     assert tuple(scan.seeds) == head_scan.SETUP["seeds"]
     assert tuple(scan.reference_seeds) == head_scan.SETUP["reference_seeds"]

@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .heads import ABLATIONS, HeadStudy, random_heads, top_heads
-from .render.validation import entries, head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
+from ..render.validation import entries, head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
+from .experiment import ABLATIONS, HeadStudy, study
+from .scores import random_heads, top_heads
 
 #: where the scan lives (in the package: the notebook reads it offline)
-SCAN_PATH = Path(__file__).with_name("data") / "heads_scan.npz"
+SCAN_PATH = Path(__file__).parent.parent / "data" / "heads_scan.npz"
 #: bump when the file's layout or the computation changes
 FORMAT = 1
 #: the study the scan is run on: 12 sequences, and 12 others for mean- and resample-ablation
@@ -63,8 +64,6 @@ def random_set(k: int, draw: int, shape: tuple) -> list:
 def scan_study() -> HeadStudy:
     """The :class:`HeadStudy` of :data:`SETUP` on SmolLM2-135M (loaded once; the same object as
     :func:`helpers.heads.study` with the same length and seeds)."""
-    from .heads import study
-
     run = study(SETUP["length"], SETUP["seeds"])  # the notebook's cached study: one run, not two
     if tuple(run.reference_seeds) != SETUP["reference_seeds"]:
         raise RuntimeError(f"the cached study's reference seeds {run.reference_seeds} are not SETUP's")
@@ -179,7 +178,7 @@ class Scan:
                             f"{type(self.arrays).__name__}")
         missing = [k for k in ("format", "kinds", "draw_kinds", "clean") if k not in self.arrays]
         if missing:
-            raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.head_scan.load)")
+            raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.heads.load_scan)")
 
     def __getattr__(self, name):
         if name == "arrays":
@@ -259,7 +258,7 @@ def _pair(name: str, value, layers: int, heads: int) -> tuple:
     return layer, head
 
 
-def load(path=None) -> Scan:
+def load_scan(path=None) -> Scan:
     """Read the stored scan (default :data:`SCAN_PATH`); a ``ValueError`` naming ``path`` if it is
     missing or from another format."""
     path = _path("path", SCAN_PATH if path is None else path)
