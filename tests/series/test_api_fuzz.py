@@ -49,7 +49,7 @@ EXEMPT = {
     "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
                                       "on the first call); its kwargs go through the Explorer checks walked "
                                       "in learning_explorer and the other explorers",
-    "helpers.heads.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
+    "helpers.heads.experiment.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
     "helpers.circuit.history.record": "trains notebook 11's run with checkpoints (a minute of CPU); called only by "
@@ -57,6 +57,10 @@ EXEMPT = {
     "helpers.circuit.sweep.run_variant": "trains one run of the sweep (at least 200 steps of notebook 11's model, "
                                          "tens of seconds a call); its variant/seed/steps checks come first and are "
                                          "regression tests in tests/unit/test_bad_input_new_modules.py",
+    "helpers.interventions.check": "takes the caller's argument name first (like helpers.render.validation) and "
+                                   "names that in every message; walked through circuit.forward and "
+                                   "real_model.forward's interventions, tested in tests/unit/test_circuit_model.py",
+    "helpers.interventions.at_layer": "reads a dict that check() returned (no learner input reaches it)",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -95,7 +99,10 @@ WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures
                  "helpers.figures.attention_layer.TileLayout")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
-           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History"}
+           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History",
+           # the intervention words hold what the learner hands a forward pass, which checks their
+           # arrays against its model (walked through helpers.circuit.model.run's interventions)
+           "Zero", "Mean", "Replace", "Patch"}
 
 
 def _modules():
@@ -250,8 +257,8 @@ CAPPED = {"helpers.circuit.train.train": {"steps": 5, "batch_size": 8},
           "helpers.circuit.task.positional_ceiling": {"samples": 1000},
           "helpers.circuit.backprop.gradient_check": {"n_sequences": 2},
           "helpers.heads.scan.compute": {"draws": 2},
-          "helpers.heads.spread": {"resamples": 5000},
-          "helpers.heads.HeadStudy": {"length": 6}}
+          "helpers.heads.stats.spread": {"resamples": 5000},
+          "helpers.heads.experiment.HeadStudy": {"length": 6}}
 
 
 def _baselines():
@@ -357,7 +364,7 @@ def _new_baselines():
         "helpers.circuit.scores.repeat_losses": dict(cache=n["cache"], batch=n["batch"]),
         "helpers.circuit.scores.scores_of": dict(cache=n["cache"], batch=n["batch"]),
         "helpers.circuit.scores.head_scores": dict(model=n["model"], batch=n["batch"]),
-        "helpers.circuit.scores.scores_with": dict(model=n["model"], batch=n["batch"]),
+        "helpers.circuit.scores.scores_with": dict(model=n["model"], batch=n["batch"], interventions=None),
         "helpers.circuit.sweep.Summary": {f.name: getattr(n["summary"], f.name) for f in dc.fields(n["summary"])},
         "helpers.circuit.sweep.is_pinned": dict(environ={}),
         "helpers.circuit.sweep.summarize": dict(variant="two_layers", seed=0, run=n["run"]),
@@ -377,39 +384,39 @@ def _new_baselines():
         "helpers.heads.scan.Scan": dict(arrays=n["scan"].arrays),
         "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
                                           draw_kinds=("zero",)),
-        "helpers.heads.load_scan": dict(path=None),
+        "helpers.heads.scan.load_scan": dict(path=None),
         "helpers.heads.scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
         "helpers.heads.scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
         "helpers.heads.scan.tracked_heads": dict(study=study),
-        "helpers.heads.HeadStudy": dict(model=tiny, length=4, seeds=(0, 1), pool=range(256)),
-        "helpers.heads.all_scores": dict(weights=study.weights, length=4),
-        "helpers.heads.copy_losses": dict(losses=study.losses, length=4),
-        "helpers.heads.induction_score": dict(weights=study.weights, length=4),
-        "helpers.heads.duplicate_token_score": dict(weights=study.weights, length=4),
-        "helpers.heads.previous_token_score": dict(weights=study.weights),
-        "helpers.heads.sink_score": dict(weights=study.weights),
-        "helpers.heads.output_constancy": dict(outputs=study.reference_outputs()),
-        "helpers.heads.random_heads": dict(k=2, seed=0, shape=(2, 2)),
-        "helpers.heads.repeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
-        "helpers.heads.unrepeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
-        "helpers.heads.top_heads": dict(score=np.ones((2, 2)), k=2),
-        "helpers.heads.word_pool": dict(tokens=["Ġword", "a"]),
-        "helpers.heads.centred_unembedding": dict(model=tiny, tokens=[1, 2]),
-        "helpers.heads.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
-        "helpers.heads.head_logit_attribution": dict(**real, positions=[1, 2]),
-        "helpers.heads.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
-        "helpers.heads.percentile": dict(value=0.5, null=[0.1, 0.9]),
-        "helpers.heads.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
-        "helpers.heads.ranks": dict(values=[1.0, 2.0, 2.0]),
-        "helpers.heads.spread": dict(values=[1.0, 2.0, 3.0], resamples=100),
-        "helpers.heads.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
-        "helpers.heads.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
+        "helpers.heads.experiment.HeadStudy": dict(model=tiny, length=4, seeds=(0, 1), pool=range(256)),
+        "helpers.heads.scores.all_scores": dict(weights=study.weights, length=4),
+        "helpers.heads.sequences.copy_losses": dict(losses=study.losses, length=4),
+        "helpers.heads.scores.induction_score": dict(weights=study.weights, length=4),
+        "helpers.heads.scores.duplicate_token_score": dict(weights=study.weights, length=4),
+        "helpers.reading.previous_token_score": dict(weights=study.weights),
+        "helpers.reading.sink_score": dict(weights=study.weights),
+        "helpers.heads.experiment.output_constancy": dict(outputs=study.reference_outputs()),
+        "helpers.heads.scores.random_heads": dict(k=2, seed=0, shape=(2, 2)),
+        "helpers.heads.sequences.repeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
+        "helpers.heads.sequences.unrepeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
+        "helpers.heads.scores.top_heads": dict(score=np.ones((2, 2)), k=2),
+        "helpers.heads.sequences.word_pool": dict(tokens=["Ġword", "a"]),
+        "helpers.heads.attribution.centred_unembedding": dict(model=tiny, tokens=[1, 2]),
+        "helpers.heads.attribution.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
+        "helpers.heads.attribution.head_logit_attribution": dict(**real, positions=[1, 2]),
+        "helpers.heads.attribution.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
+        "helpers.heads.stats.percentile": dict(value=0.5, null=[0.1, 0.9]),
+        "helpers.heads.stats.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
+        "helpers.heads.stats.ranks": dict(values=[1.0, 2.0, 2.0]),
+        "helpers.heads.stats.spread": dict(values=[1.0, 2.0, 3.0], resamples=100),
+        "helpers.heads.stats.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
+        "helpers.heads.patching.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                              receiver=(1, 0)),
-        "helpers.heads.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
-        "helpers.heads.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
+        "helpers.heads.patching.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
+        "helpers.heads.patching.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                                   receiver=(1, 0)),
-        "helpers.heads.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
-        "helpers.heads.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
+        "helpers.heads.patching.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
+        "helpers.heads.patching.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
     }
 
 
