@@ -9,8 +9,8 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS), str(TESTS / "support")]
 from tiny_model import tiny_model  # noqa: E402
 
-from helpers.heads import attribution as la  # noqa: E402
 from helpers import real_model  # noqa: E402
+from helpers.heads import attribution as la  # noqa: E402
 from helpers.heads import patching  # noqa: E402
 
 
