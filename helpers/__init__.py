@@ -3,9 +3,11 @@
 The top level holds the ideas the notebooks teach — each module's docstring names the notebook
 (``helpers.attention``, ``helpers.example``, ``helpers.config``, ``helpers.weighting``,
 ``helpers.scaling``, ``helpers.kv_cache``, ``helpers.formula``, ``helpers.layer``, ``helpers.cost``,
-``helpers.tiled``, ``helpers.reading``, ``helpers.real_model``, ``helpers.texts``,
+``helpers.tiled``, ``helpers.reading``, ``helpers.real_model`` (a package: model, load, tokenizer,
+forward_pass, generation, experiments), ``helpers.texts``,
 ``helpers.training`` (a package: task, model, optim, trainer, readouts, experiment),
-``helpers.heads``) — and the faces the notebooks call:
+``helpers.interventions``, ``helpers.circuit`` (a package), ``helpers.heads`` (a package: scores,
+sequences, experiment, patching, attribution, stats, scan, report)) — and the faces the notebooks call:
 
 - :mod:`helpers.display`   showing figures and numbers (``show``, ``fmt_vec``, ``text_table`` …)
 - :mod:`helpers.plots`     every figure builder of the series under one name

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..real_model import Model, _id_rows, head_attention
+from ..real_model import Model, head_attention
+from ..real_model.forward_pass import _id_rows
 from ..render.threads import with_one_blas_thread
 from ..render.validation import as_real_array, head_pairs, instance, magnitude_bound, max_abs, token_ids
 from ..render.validation import positions as check_positions

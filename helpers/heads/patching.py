@@ -24,7 +24,8 @@ from ..interventions import Patch, Replace, Zero
 
 # forward's own checks of a model, a head, a residual stream and a head's output, so that an array
 # handed to these functions means what it means to forward
-from ..real_model import _head, _head_output, _id_rows, _model, _residual, head_attention
+from ..real_model.forward_pass import _head, _head_output, _id_rows, _residual, head_attention
+from ..real_model.model import _model
 from ..render.validation import as_real_array, attention_rows, entries, head_pairs, one_of, positions, short_preview
 
 __all__ = ["INPUTS", "head_write", "PATHS", "composition", "composition_screen", "pattern_change",

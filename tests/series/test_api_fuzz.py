@@ -41,9 +41,9 @@ EXAMPLES = 14
 
 #: callables exempt from the walk, by qualified name, with the reason
 EXEMPT = {
-    "helpers.real_model.load_model": "reads the 1.2 GB model wheel from disk (seconds); its `path` checks are "
+    "helpers.real_model.load.load_model": "reads the 1.2 GB model wheel from disk (seconds); its `path` checks are "
                                      "regression tests in tests/unit/test_validation.py",
-    "helpers.real_model.find_gguf": "takes no argument; looks up the installed model wheel",
+    "helpers.real_model.model.find_gguf": "takes no argument; looks up the installed model wheel",
     "helpers.widgets.real_attention_explorer": "loads the 135M model; its `text` check runs before the load "
                                                "and is a regression test in tests/notebooks/test_real_model.py",
     "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
@@ -298,16 +298,16 @@ def _baselines():
         "helpers.reading.same_output_weights": dict(weights=w6, values=v6),
         "helpers.reading.ablation_influence": dict(weights=w6, values=v6),
         "helpers.reading.ablation_influence_analytic": dict(weights=w6, values=v6),
-        "helpers.real_model.first_position_weight": dict(weights=[np.full((2, 5, 5), 0.2)] * 2),
-        "helpers.real_model.forward": dict(model=model, ids=[1, 2, 3], mask=np.zeros((3, 3))),
-        "helpers.real_model.generate": dict(model=model, ids=[1, 2], max_new_tokens=2),
-        "helpers.real_model.next_token_top": dict(model=model, ids=[1, 2], k=3),
-        "helpers.real_model.perplexity": dict(model=model, ids=[1, 2, 3]),
-        "helpers.real_model.perplexity_with_wrong_rope": dict(model=model, ids=[1, 2, 3]),
-        "helpers.real_model.head_values": dict(model=model, result=VALID["result"][0], layer=1),
-        "helpers.real_model.rms_norm": dict(x=rng.standard_normal((3, 8)), weight=np.ones(8), eps=1e-5),
-        "helpers.real_model.unpermute_qk": dict(weight=f32, n_heads=2),
-        "helpers.real_model.permute_qk": dict(weight=f32, n_heads=2),
+        "helpers.real_model.experiments.first_position_weight": dict(weights=[np.full((2, 5, 5), 0.2)] * 2),
+        "helpers.real_model.forward_pass.forward": dict(model=model, ids=[1, 2, 3], mask=np.zeros((3, 3))),
+        "helpers.real_model.generation.generate": dict(model=model, ids=[1, 2], max_new_tokens=2),
+        "helpers.real_model.generation.next_token_top": dict(model=model, ids=[1, 2], k=3),
+        "helpers.real_model.generation.perplexity": dict(model=model, ids=[1, 2, 3]),
+        "helpers.real_model.experiments.perplexity_with_wrong_rope": dict(model=model, ids=[1, 2, 3]),
+        "helpers.real_model.experiments.head_values": dict(model=model, result=VALID["result"][0], layer=1),
+        "helpers.real_model.forward_pass.rms_norm": dict(x=rng.standard_normal((3, 8)), weight=np.ones(8), eps=1e-5),
+        "helpers.real_model.load.unpermute_qk": dict(weight=f32, n_heads=2),
+        "helpers.real_model.experiments.permute_qk": dict(weight=f32, n_heads=2),
         "helpers.scaling.jacobian_norms": dict(weights=[w6, w6]),
         "helpers.scaling.softmax_jacobian": dict(weights=w6),
         "helpers.scaling.mean_max_weight": dict(n=4, d=2, scaled=True, trials=20),
@@ -318,9 +318,9 @@ def _baselines():
         "helpers.weighting.content_weights": dict(x=example.X, query_position=-1),
         "helpers.weighting.weighted_average": dict(vectors=example.X, weights=[0.25] * 4),
         "helpers.tiled.time_naive_vs_tiled": dict(ns=[8, 16], d=4, block=4, repeats=1),
-        "helpers.real_model.decode": dict(model=model, ids=[1, 2]),
-        "helpers.real_model.token_strings": dict(model=model, ids=[1, 2]),
-        "helpers.real_model.encode": dict(model=model, text="hi"),
+        "helpers.real_model.tokenizer.decode": dict(model=model, ids=[1, 2]),
+        "helpers.real_model.tokenizer.token_strings": dict(model=model, ids=[1, 2]),
+        "helpers.real_model.tokenizer.encode": dict(model=model, text="hi"),
         # training: small sizes, few steps, and a low accuracy target that ends a run early, so
         # a generated `steps` or `d` never retrains the notebook's runs for every example
         "helpers.training.trainer.train": dict(d=2, steps=3, stop_at=0.3, checkpoints=(), test_every=None),
@@ -382,6 +382,17 @@ def _new_baselines():
         "helpers.render.table.table": dict(headers=["a", "b"], rows=[[1.0, [0.5, 2.0]]]),
         "helpers.render.table.Table": dict(headers=("a",), rows=(("1",),), align=("right",)),
         "helpers.heads.scan.Scan": dict(arrays=n["scan"].arrays),
+        "helpers.heads.report.set_table": dict(scan=n["scan"]),
+        "helpers.heads.report.random_set_lines": dict(scan=n["scan"]),
+        "helpers.heads.report.set_side_lines": dict(scan=n["scan"]),
+        "helpers.heads.report.score_rank": dict(study=study, name="induction", head=(0, 1)),
+        "helpers.heads.report.leader_table": dict(study=study, scan=n["scan"], leaders=[(0, 1)]),
+        "helpers.heads.report.composition_rows": dict(study=study, patched=study.composition((0, 1), (1, 0))),
+        "helpers.heads.report.direct_shares": dict(study=study),
+        "helpers.heads.report.attribution_table": dict(study=study, heads=[(0, 1)]),
+        "helpers.heads.report.attribution_lines": dict(study=study, head=(0, 1), top=2),
+        "helpers.heads.report.direct_path_change": dict(study=study, head=(0, 1)),
+        "helpers.reading.attention_patterns": dict(weights=np.eye(3), n_min=2),
         "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
                                           draw_kinds=("zero",)),
         "helpers.heads.scan.load_scan": dict(path=None),
@@ -524,7 +535,7 @@ def call_and_check(qualname, fn, args, kwargs, names):
 def test_the_walk_finds_the_public_api():
     """The enumeration really sees the API (and so will see a new function)."""
     for expected in ("helpers.attention.softmax", "helpers.layer.attention_layer", "helpers.reading.dilution_weight",
-                     "helpers.real_model.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
+                     "helpers.real_model.forward_pass.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
                      "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.figures.attention_layer.divisors"):
         assert expected in CALLABLES, expected
     assert len(CALLABLES) * EXAMPLES >= 1000, f"only {len(CALLABLES)} callables × {EXAMPLES} examples"
