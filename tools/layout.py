@@ -46,7 +46,7 @@ KINDS = ("figures", "explorers", "exercises")
 FACES = ("helpers", "helpers.display", "helpers.plots", "helpers.widgets", "helpers.exercises", "helpers.cli")
 WING = "helpers.render"
 #: modules of the wing that import nothing else from helpers, so lesson modules may use them
-BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads", "originals")}
+BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads", "originals", "npz")}
 LAYERS = ("base", "lesson", "wing", "notebook", "face")
 #: where a module that moved now lives (issue 23), so a stale import gets a message, not a riddle
 MOVED = {

@@ -3,29 +3,28 @@
 Removing every one of SmolLM2's 270 heads on its own, three ways (zero, mean, resample), and ≥ 30
 random sets of k heads for each k takes about half an hour of one CPU core: too long for a
 notebook that must run in a minute. :func:`compute` runs them with the project's own code
-(:class:`helpers.heads.HeadStudy` on :data:`SETUP`'s sequences) and :func:`write` stores the
-result in ``helpers/data/heads_scan.npz`` (small, versioned, byte-stable); ``make heads-scan``
-(``tools/heads_scan.py``) regenerates it, and a test recomputes randomly chosen entries.
-:func:`load` reads it back as a :class:`Scan`.
+(:class:`helpers.heads.HeadStudy` on :data:`SETUP`'s sequences); ``make head-scan``
+(``tools/data/head_scan.py``) stores the result in ``helpers/data/head_scan.npz`` (small, versioned,
+byte-stable: :func:`helpers.render.npz.write_npz`), and a test recomputes randomly chosen entries.
+:func:`load_scan` reads it back as a :class:`Scan`.
 
 Every loss is kept per sequence, so every table can show the spread over sequences.
 """
 from __future__ import annotations
 
-import io
-import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from ..render.npz import read_npz
 from ..render.validation import entries, head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
 from .experiment import ABLATIONS, HeadStudy, study
 from .scores import random_heads, top_heads
 
 #: where the scan lives (in the package: the notebook reads it offline)
-SCAN_PATH = Path(__file__).parent.parent / "data" / "heads_scan.npz"
+SCAN_PATH = Path(__file__).parent.parent / "data" / "head_scan.npz"
 #: bump when the file's layout or the computation changes
 FORMAT = 1
 #: the study the scan is run on: 12 sequences, and 12 others for mean- and resample-ablation
@@ -135,29 +134,6 @@ def compute(study: HeadStudy, *, ks=KS, draw_ks=DRAW_KS, draws: int = DRAWS, kin
     return out
 
 
-def _path(name: str, value) -> Path:
-    if isinstance(value, bool) or not isinstance(value, (str, Path)) or not str(value):
-        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {type(value).__name__} {value!r:.60}")
-    return Path(value)
-
-
-def write(arrays: dict, path=SCAN_PATH) -> Path:
-    """Store ``arrays`` as an ``.npz`` with fixed timestamps and sorted entries: the same scan
-    gives the same bytes (``np.savez`` stamps the current time)."""
-    if not isinstance(arrays, dict) or not arrays:
-        raise TypeError(f"arrays must be a non-empty dict of numpy arrays (from compute), got {type(arrays).__name__}")
-    path = _path("path", path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name in sorted(arrays):
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.asarray(arrays[name]), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, buffer.getvalue())
-    return path
-
-
 @dataclass(frozen=True)
 class Scan:
     """The stored scans. Losses are next-token losses (nats) on the first and second copy, per
@@ -261,23 +237,11 @@ def _pair(name: str, value, layers: int, heads: int) -> tuple:
 def load_scan(path=None) -> Scan:
     """Read the stored scan (default :data:`SCAN_PATH`); a ``ValueError`` naming ``path`` if it is
     missing or from another format."""
-    path = _path("path", SCAN_PATH if path is None else path)
-    if not path.is_file():
-        raise ValueError(f"path must be an existing head scan file, got {str(path)!r}; "
-                         "regenerate it with `make heads-scan`")
-    unreadable = (f"path must be a head scan .npz (written by `make heads-scan`), got {str(path)!r}, "
-                  "which numpy cannot read as one")
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if not hasattr(loaded, "files"):   # a plain .npy file is one array, not a scan
-            raise ValueError("one array")
-        with loaded as data:
-            arrays = {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{unreadable} ({type(exc).__name__})") from None
+    arrays = read_npz(SCAN_PATH if path is None else path, what="a head scan .npz (written by `make head-scan`)",
+                      remedy="regenerate it with `make head-scan`")
     if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
-        raise ValueError(f"{path} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
-                         "regenerate it with `make heads-scan`")
+        raise ValueError(f"{path or SCAN_PATH} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
+                         "regenerate it with `make head-scan`")
     return Scan(arrays)
 
 

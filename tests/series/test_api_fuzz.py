@@ -53,7 +53,7 @@ EXEMPT = {
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
     "helpers.circuit.history.record": "trains notebook 11's run with checkpoints (a minute of CPU); called only by "
-                                      "tools/make_circuit_data.py; its `steps` check is in tests/notebooks/test_learning_a_circuit.py",
+                                      "tools/data/circuit_data.py; its `steps` check is in tests/notebooks/test_learning_a_circuit.py",
     "helpers.circuit.sweep.run_variant": "trains one run of the sweep (at least 200 steps of notebook 11's model, "
                                          "tens of seconds a call); its variant/seed/steps checks come first and are "
                                          "regression tests in tests/unit/test_bad_input_new_modules.py",
@@ -366,7 +366,6 @@ def _new_baselines():
         "helpers.circuit.scores.head_scores": dict(model=n["model"], batch=n["batch"]),
         "helpers.circuit.scores.scores_with": dict(model=n["model"], batch=n["batch"], interventions=None),
         "helpers.circuit.sweep.Summary": {f.name: getattr(n["summary"], f.name) for f in dc.fields(n["summary"])},
-        "helpers.circuit.sweep.is_pinned": dict(environ={}),
         "helpers.circuit.sweep.summarize": dict(variant="two_layers", seed=0, run=n["run"]),
         "helpers.circuit.sweep.table": dict(variant="two_layers"),
         "helpers.circuit.task.Task": dict(vocab=8, length=8, min_repeat=2, max_repeat=3),

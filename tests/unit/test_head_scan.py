@@ -13,19 +13,20 @@ from tiny_model import tiny_model  # noqa: E402
 
 from helpers import heads  # noqa: E402
 from helpers.heads import scan as head_scan  # noqa: E402
+from helpers.render.npz import write_npz  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tiny_scan(tmp_path_factory):
     study = heads.HeadStudy(tiny_model(), length=4, seeds=(0, 1, 2), pool=range(256))
     arrays = head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5)
-    path = head_scan.write(arrays, tmp_path_factory.mktemp("scan") / "scan.npz")
+    path = write_npz(arrays, tmp_path_factory.mktemp("scan") / "scan.npz")
     return study, arrays, path
 
 
 def test_the_scan_is_stored_byte_stably_and_read_back(tiny_scan, tmp_path):
     study, arrays, path = tiny_scan
-    again = head_scan.write(head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5), tmp_path / "again.npz")
+    again = write_npz(head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5), tmp_path / "again.npz")
     assert hashlib.sha256(path.read_bytes()).digest() == hashlib.sha256(again.read_bytes()).digest()
     scan = head_scan.load_scan(path)
     assert set(scan.arrays) == set(arrays)
@@ -71,10 +72,10 @@ def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan
 
 def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
     _, arrays, _ = tiny_scan
-    with pytest.raises(ValueError, match="path must be an existing head scan file.*make heads-scan"):
+    with pytest.raises(ValueError, match="path must be an existing file, a head scan .npz.*make head-scan"):
         head_scan.load_scan(tmp_path / "missing.npz")
-    old = head_scan.write({**arrays, "format": np.array(0)}, tmp_path / "old.npz")
-    with pytest.raises(ValueError, match="format 0.*make heads-scan"):
+    old = write_npz({**arrays, "format": np.array(0)}, tmp_path / "old.npz")
+    with pytest.raises(ValueError, match="format 0.*make head-scan"):
         head_scan.load_scan(old)
     with pytest.raises(ValueError, match="copy must be one of"):
         head_scan.load_scan(tiny_scan[2]).single_change("zero", "third")
