@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..attention import causal_mask
+from ..attention import causal_mask, target_loss
 from ..interventions import PROJECTIONS, Mean, Patch, Replace, Zero, at_layer
 from ..interventions import check as check_interventions
 from ..render.validation import (
@@ -159,11 +159,7 @@ class Cache:
 
     def token_losses(self) -> np.ndarray:
         """``(B, n − 1)``: −log p(token i+1) at entry i."""
-        logits = self.logits[:, :-1]
-        top = logits.max(axis=-1, keepdims=True)
-        log_norm = np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)) + top
-        target = self.tokens[:, 1:, None]
-        return (log_norm - np.take_along_axis(logits, target, axis=-1))[..., 0]
+        return target_loss(self.logits[:, :-1], self.tokens[:, 1:])
 
     def loss(self) -> float:
         """Mean cross-entropy over every entry of every sequence (the training loss)."""

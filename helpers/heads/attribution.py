@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..attention import target_loss
 from ..real_model import Model, head_attention
 from ..real_model.forward_pass import _id_rows
 from ..render.threads import with_one_blas_thread
@@ -105,6 +106,4 @@ def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions
     targets = ids[:, pos + 1]
 
     logits = ((x - write) * scale[:, pos, None] * model.final_norm).astype(np.float32) @ model.embed.T
-    top = logits.max(axis=-1, keepdims=True)
-    log_total = top[..., 0] + np.log(np.exp(logits - top).sum(axis=-1, dtype=np.float64))
-    return log_total - np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
+    return target_loss(logits, targets)

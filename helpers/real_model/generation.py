@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attention import softmax
+from ..attention import softmax, target_loss
 from ..render.validation import (
     as_real_array,
     boolean,
@@ -81,6 +81,4 @@ def next_token_losses(logits, ids, *, positions=None) -> np.ndarray:
         if len(pos) != len(logits):
             raise ValueError(f"logits must have one row per position: logits {logits.shape}, {len(pos)} positions")
         rows, targets = logits, ids[pos + 1]
-    top = rows.max(axis=-1)
-    log_total = top.astype(np.float64) + np.log(np.exp(rows - top[:, None]).sum(axis=-1, dtype=np.float64))
-    return log_total - rows[np.arange(len(targets)), targets].astype(np.float64)
+    return target_loss(rows, targets)

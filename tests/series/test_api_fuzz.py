@@ -392,6 +392,7 @@ def _new_baselines():
         "helpers.heads.report.attribution_lines": dict(study=study, head=(0, 1), top=2),
         "helpers.heads.report.direct_path_change": dict(study=study, head=(0, 1)),
         "helpers.reading.attention_patterns": dict(weights=np.eye(3), n_min=2),
+        "helpers.attention.target_loss": dict(logits=np.zeros((2, 3)), targets=np.array([0, 2])),
         "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
                                           draw_kinds=("zero",)),
         "helpers.heads.scan.load_scan": dict(path=None),
