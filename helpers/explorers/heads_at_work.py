@@ -49,10 +49,9 @@ class HeadsExplorer(Explorer):
 
     def build(self, fig):
         ax = fig.add_subplot()
-        self.panel = PatternPanel(ax, self.study.length, labels=self.labels, title=" ")
-        # issue 22: every row label on one side (the left, every other row: legible at 9 pt), not
-        # alternating left and right; a colour bar says what the colours mean
-        self.panel.right.set_visible(False)
+        # row labels on the left only (every other row: legible at 9 pt): the right side holds the
+        # colour bar that says what the colours mean
+        self.panel = PatternPanel(ax, self.study.length, labels=self.labels, title=" ", both_sides=False)
         fig.colorbar(self.panel.image, ax=ax, fraction=0.046, pad=0.03, label="权重（0–1）")
         self.animate(self.panel.image, *self.panel.lines, self.panel.title)
 

@@ -11,7 +11,7 @@ from ..heads import SCORE_LABELS, SCORES, percentile, top_heads
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
 from ..render.panels import matrix_mesh
 from ..render.png import new_figure, plotted
-from ..render.validation import as_real_array, finite_scalar, positive_int
+from ..render.validation import as_real_array, boolean, finite_scalar, positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):
@@ -39,12 +39,13 @@ class PatternPanel:
     With ``labels`` (one token string per position) every row is labelled — even rows on the
     left, odd rows on the right, so each label has two rows of room at a legible font size —
     and every ``every``-th column; with an even ``length`` and ``every = 2`` both copies show
-    the same tokens under the columns, so the repeat stays readable."""
+    the same tokens under the columns, so the repeat stays readable. ``both_sides=False`` labels
+    only the even rows, on the left (:attr:`right` is then ``None``): room for a colour bar."""
 
-    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2):
+    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2, both_sides: bool = True):
         n = 2 * length + 1
         every = positive_int("every", every)
-        self.ax = ax
+        self.ax, self.right = ax, None
         self.image = matrix_mesh(ax, np.zeros((n, n)))  # vector cells: redraws fast at 2× density
         self.lines = [ax.axvline(length + 0.5, color=WHITE, lw=0.8, ls="--"),
                       ax.axhline(length + 0.5, color=WHITE, lw=0.8, ls="--")]
@@ -57,9 +58,9 @@ class PatternPanel:
                 raise ValueError(f"labels must name all 2·length + 1 = {n} positions, got {len(labels)}")
             ax.set_xticks(range(0, n, every), [labels[i] for i in range(0, n, every)], rotation=90)
             ax.set_yticks(range(0, n, 2), [labels[i] for i in range(0, n, 2)])
-            right = ax.secondary_yaxis("right")
-            right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
-            self.right = right
+            if boolean("both_sides", both_sides):
+                self.right = ax.secondary_yaxis("right")
+                self.right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
         ax.set_xlabel("被看的位置（键）")
         ax.set_ylabel("提问的位置（查询）")
         self.title = ax.set_title(title, fontsize=9)

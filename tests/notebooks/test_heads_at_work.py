@@ -140,6 +140,10 @@ def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labe
     right = [t.get_text() for t in panel.right.get_yticklabels()]
     assert left == shown and right == ["t0", "t2", "t0", "t2"]  # every row: even on the left, odd on the right
     assert sorted(list(ax.get_yticks()) + list(panel.right.get_yticks())) == list(range(9))
+    one_side = PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, both_sides=False)
+    assert one_side.right is None and [t.get_text() for t in one_side.ax.get_yticklabels()] == left
+    with pytest.raises(TypeError, match="both_sides"):
+        PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, both_sides="no")
     with pytest.raises(ValueError, match="labels"):
         PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels[:-1])
     with pytest.raises(ValueError, match="every"):
