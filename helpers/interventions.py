@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .render.validation import head_pairs, short_preview
+from .render.validation import head_pair, short_preview
 
 #: the three inputs of a head that :class:`Patch` can give another stream
 PROJECTIONS = ("q", "k", "v")
@@ -77,7 +77,7 @@ def check(name: str, interventions, num_layers: int, num_heads: int) -> dict:
                         f"got {short_preview(interventions)}")
     checked = {}
     for key, value in interventions.items():
-        (layer, (head,)), = head_pairs(f"{name}'s keys", [key], num_layers, num_heads).items()
+        layer, head = head_pair(f"{name}'s keys", key, num_layers, num_heads)
         if not isinstance(value, KINDS):
             hint = " (a class: write Zero() with brackets)" if isinstance(value, type) and value in KINDS else ""
             raise TypeError(f"{name}[{key!r}] must be {SPELLING}{hint}, got {short_preview(value)}")

@@ -159,7 +159,10 @@ class Cache:
 
     def token_losses(self) -> np.ndarray:
         """``(B, n − 1)``: −log p(token i+1) at entry i."""
-        return target_loss(self.logits[:, :-1], self.tokens[:, 1:])
+        logits = self.logits[:, :-1]
+        if not np.isfinite(logits).all():   # a diverged training step: the training loop names lr
+            return np.full(logits.shape[:-1], np.nan)
+        return target_loss(logits, self.tokens[:, 1:])
 
     def loss(self) -> float:
         """Mean cross-entropy over every entry of every sequence (the training loss)."""

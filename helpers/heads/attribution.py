@@ -26,7 +26,7 @@ from ..attention import target_loss
 from ..real_model import Model, head_attention
 from ..real_model.forward_pass import _id_rows
 from ..render.threads import with_one_blas_thread
-from ..render.validation import as_real_array, head_pairs, instance, magnitude_bound, max_abs, token_ids
+from ..render.validation import as_real_array, head_pair, instance, magnitude_bound, max_abs, token_ids
 from ..render.validation import positions as check_positions
 from .patching import _layer_inputs, head_write
 
@@ -100,7 +100,7 @@ def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions
     (the frozen norm reproduces the clean losses). Arguments as in :func:`head_logit_attribution`."""
     model, ids, layer_inputs, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
     cfg = model.config
-    (layer, (h,)), = head_pairs("head", [head], cfg.num_layers, cfg.num_heads).items()
+    layer, h = head_pair("head", head, cfg.num_layers, cfg.num_heads)
     x = np.asarray(final_residual, dtype=np.float64)[:, pos]
     write = head_write(model, layer, h, head_attention(model, layer, h, layer_inputs[layer]).z[:, pos])
     targets = ids[:, pos + 1]

@@ -26,7 +26,15 @@ from ..interventions import Patch, Replace, Zero
 # handed to these functions means what it means to forward
 from ..real_model.forward_pass import _head, _head_output, _id_rows, _residual, head_attention
 from ..real_model.model import _model
-from ..render.validation import as_real_array, attention_rows, entries, head_pairs, one_of, positions, short_preview
+from ..render.validation import (
+    as_real_array,
+    attention_rows,
+    entries,
+    head_pair,
+    one_of,
+    positions,
+    short_preview,
+)
 
 __all__ = ["INPUTS", "head_write", "PATHS", "composition", "composition_screen", "pattern_change",
            "receiver_pattern"]
@@ -93,8 +101,8 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     ids = _id_rows(model, ids)
     if ids.ndim != 2:
         raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
-    (s_layer, (s_head,)), = head_pairs("sender", [sender], model.config.num_layers, model.config.num_heads).items()
-    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], model.config.num_layers, model.config.num_heads).items()
+    s_layer, s_head = head_pair("sender", sender, model.config.num_layers, model.config.num_heads)
+    r_layer, r_head = head_pair("receiver", receiver, model.config.num_layers, model.config.num_heads)
     if s_layer >= r_layer:
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
@@ -145,8 +153,8 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
     stream entering its layer. ``replacement`` as in :func:`composition`."""
     model = _model(model)
     cfg = model.config
-    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
-    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], cfg.num_layers, cfg.num_heads).items()
+    s_layer, s_head = head_pair("sender", sender, cfg.num_layers, cfg.num_heads)
+    r_layer, r_head = head_pair("receiver", receiver, cfg.num_layers, cfg.num_heads)
     if s_layer >= r_layer:
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
@@ -173,7 +181,7 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
     an induction head's rows can change); default every row."""
     model = _model(model)
     cfg = model.config
-    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
+    s_layer, s_head = head_pair("sender", sender, cfg.num_layers, cfg.num_heads)
     clean = _layer_inputs(model, layer_inputs)
     x_s = clean[s_layer]
     write = _sender_write(model, x_s, s_layer, s_head, replacement)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..render.validation import entries, head_pairs, instance, one_of, positive_int
+from ..render.validation import entries, head_pair, instance, one_of, positive_int
 from .attribution import direct_path_losses
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy
 from .scan import Scan
@@ -43,8 +43,7 @@ def _study(study) -> HeadStudy:
 
 def _heads(name: str, heads, shape: tuple) -> list:
     """``heads`` checked, in the order given (a ranking stays a ranking)."""
-    return [next((layer, h) for layer, hs in head_pairs(name, [pair], *shape).items() for h in hs)
-            for pair in entries(name, heads, "(layer, head) pairs")]
+    return [head_pair(name, pair, *shape) for pair in entries(name, heads, "(layer, head) pairs")]
 
 
 def _name(head) -> str:

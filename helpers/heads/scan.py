@@ -19,7 +19,17 @@ from pathlib import Path
 import numpy as np
 
 from ..render.npz import read_npz
-from ..render.validation import entries, head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
+from ..render.validation import (
+    entries,
+    head_pair,
+    head_pairs,
+    instance,
+    integer,
+    nonneg_int,
+    one_of,
+    positive_int,
+    work_limit,
+)
 from .experiment import ABLATIONS, HeadStudy, study
 from .scores import random_heads, top_heads
 
@@ -214,7 +224,7 @@ class Scan:
         ``kind``; ``head`` must be one of :attr:`tracked`."""
         tracked = [tuple(int(v) for v in p) for p in self.tracked]
         layers, heads = self.tracked_after["zero"].shape[1:3]
-        head, removed = (_pair(name, value, layers, heads) for name, value in (("head", head), ("removed", removed)))
+        head, removed = (head_pair(name, value, layers, heads) for name, value in (("head", head), ("removed", removed)))
         if head not in tracked:
             raise ValueError(f"head must be one of the tracked heads {tracked}, got {head!r}")
         s = list(self.tracked_scores).index(one_of("score", score, tuple(self.tracked_scores)))
@@ -226,12 +236,6 @@ class Scan:
         i = list(self.draw_ks).index(one_of("k", k, tuple(int(x) for x in self.draw_ks)))
         draw = integer("draw", draw, low=0, high=self.draw_heads.shape[1] - 1)
         return [tuple(int(v) for v in p) for p in self.draw_heads[i, draw, :k]]
-
-
-def _pair(name: str, value, layers: int, heads: int) -> tuple:
-    """One ``(layer, head)`` pair, checked."""
-    (layer, (head,)), = head_pairs(name, [value], layers, heads).items()
-    return layer, head
 
 
 def load_scan(path=None) -> Scan:
