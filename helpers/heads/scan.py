@@ -58,7 +58,7 @@ TRACKED_TOP = 10
 COPIES = ("first", "second")
 #: how far a recomputed entry (nats) may lie from the stored one: another CPU's BLAS kernels round the
 #: float32 forward differently; set from the spread measured across OpenBLAS's kernel families
-#: (tests/unit/test_head_scan.py says the figures), far below the 0.01 nats any table prints
+#: (tests/unit/test_heads_scan.py says the figures), far below the 0.01 nats any table prints
 RECOMPUTE_TOLERANCE = 1e-3
 
 
