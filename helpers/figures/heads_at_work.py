@@ -9,7 +9,7 @@ import numpy as np
 
 from ..heads import SCORE_LABELS, SCORES, percentile, top_heads
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
-from ..render.panels import matrix_mesh
+from ..render.panels import pattern_frame
 from ..render.png import new_figure, plotted
 from ..render.validation import as_real_array, boolean, finite_scalar, positive_int
 
@@ -46,9 +46,7 @@ class PatternPanel:
         n = 2 * length + 1
         every = positive_int("every", every)
         self.ax, self.right = ax, None
-        self.image = matrix_mesh(ax, np.zeros((n, n)))  # vector cells: redraws fast at 2× density
-        self.lines = [ax.axvline(length + 0.5, color=WHITE, lw=0.8, ls="--"),
-                      ax.axhline(length + 0.5, color=WHITE, lw=0.8, ls="--")]
+        self.image, self.lines = pattern_frame(ax, n, columns=[length + 0.5], rows=[length + 0.5])
         if labels is None:
             ticks = range(0, n, 8)
             ax.set_xticks(ticks)
@@ -61,8 +59,6 @@ class PatternPanel:
             if boolean("both_sides", both_sides):
                 self.right = ax.secondary_yaxis("right")
                 self.right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
-        ax.set_xlabel("被看的位置（键）")
-        ax.set_ylabel("提问的位置（查询）")
         self.title = ax.set_title(title, fontsize=9)
 
     def update(self, pattern, title=None):
