@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory heads-scan \
+	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory head-scan \
 	circuit-data test-kernels
 
 # The learner's .venv (a second run installs nothing).
@@ -100,8 +100,8 @@ check-notebooks: setup-test
 # helpers/data/circuit_sweep.npz and circuit_history.npz: notebook 11's sweep (helpers.circuit.sweep) and its
 # explorer's checkpoints (helpers.circuit.history), retrained under one pinned arithmetic (~35 min of one core).
 circuit-data: setup-test
-	$(PY) tools/make_circuit_data.py
-	$(PY) tools/make_circuit_data.py --history helpers/data/circuit_history.npz
+	$(PY) tools/data/circuit_data.py
+	$(PY) tools/data/circuit_data.py --history helpers/data/circuit_history.npz
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time; then the live book in headless
 # Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing).
@@ -114,9 +114,10 @@ bench-memory: setup-test
 	$(PY) tools/bench.py --memory
 
 # Notebook 12's null distributions: every single-head ablation (zero, mean, resample) and the random
-# k-head sets, precomputed into helpers/data/heads_scan.npz (about half an hour of one core; byte-stable).
-heads-scan: setup-test
-	$(PY) tools/heads_scan.py
+# k-head sets, precomputed into helpers/data/head_scan.npz (about half an hour of one core; byte-stable,
+# in the same pinned environment as circuit-data: tools/data/pinned.py).
+head-scan: setup-test
+	$(PY) tools/data/head_scan.py
 
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval

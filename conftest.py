@@ -27,7 +27,7 @@ def model_missing() -> str:
     try:
         real_model.find_gguf()
         for module in ("gguf", "tokenizers"):
-            real_model._require(module)
+            real_model.model._require(module)
     except real_model.ModelNotInstalled as exc:
         return str(exc)
     return ""

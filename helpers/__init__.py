@@ -4,14 +4,15 @@ The top level holds the ideas the notebooks teach — each module's docstring na
 
 - one attention head, step by step (01–08): ``helpers.example`` (the running example),
   ``helpers.weighting``, ``helpers.attention``, ``helpers.scaling``, ``helpers.kv_cache``,
-  ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.cost``, ``helpers.tiled``,
-  ``helpers.reading``;
-- a real model (09): ``helpers.real_model``, ``helpers.readable_tokens``, ``helpers.texts``;
+  ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.interventions`` (what an
+  experiment does to a head), ``helpers.cost``, ``helpers.tiled``, ``helpers.reading``;
+- a real model (09): ``helpers.real_model`` (a package: model, load, tokenizer, forward_pass,
+  generation, experiments), ``helpers.readable_tokens``, ``helpers.texts``;
 - learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, backprop,
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   interventions, scores, history, sweep);
-- what a real model's heads do (12): ``helpers.heads``, ``helpers.head_scan``, ``helpers.patching``,
-  ``helpers.logit_attribution``, ``helpers.nulls``.
+- what a real model's heads do (12): ``helpers.heads`` (a package: scores, sequences, experiment,
+  patching, attribution, stats, scan, report).
 
 The faces the notebooks call:
 

@@ -51,6 +51,27 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     return np.divide(exps, totals, out=np.zeros_like(exps), where=totals > 0)
 
 
+def target_loss(logits, targets) -> np.ndarray:
+    """``−log softmax(logits)[target]`` of each row of ``logits`` (``(…, vocab)``) at its entry of
+    ``targets`` (integer ids, shape ``logits.shape[:-1]``), in nats, float64: the next-token loss
+    of ``09_real_model`` on (the one copy every later loss uses). As in :func:`softmax` the row
+    maximum is subtracted before ``exp``; the exponentials are summed in float64, so float32 logits
+    over a 49,152-token vocabulary lose nothing in the sum."""
+    arr = as_real_array("logits", logits, keep_float_dtype=True)
+    if arr.ndim == 0:
+        raise ValueError("logits must have a vocabulary axis (…, vocab), got a scalar")
+    ids = np.asarray(targets)
+    if ids.dtype == bool or not np.issubdtype(ids.dtype, np.integer) or ids.shape != arr.shape[:-1]:
+        raise TypeError(f"targets must be integer ids of shape {arr.shape[:-1]} (one per row of logits), got "
+                        f"{ids.dtype} of shape {ids.shape}")
+    if ids.size and (ids.min() < 0 or ids.max() >= arr.shape[-1]):
+        raise ValueError(f"targets must be ids in 0…{arr.shape[-1] - 1} (the logits' vocabulary), "
+                         f"got {int(ids.min())}…{int(ids.max())}")
+    top = arr.max(axis=-1, keepdims=True)
+    log_total = top[..., 0].astype(np.float64) + np.log(np.exp(arr - top).sum(axis=-1, dtype=np.float64))
+    return log_total - np.take_along_axis(arr, ids[..., None], axis=-1)[..., 0].astype(np.float64)
+
+
 def causal_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
     """Additive causal mask: 0 where a query may look, ``-inf`` to its right (``05_causal_mask``).
 

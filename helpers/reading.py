@@ -5,6 +5,10 @@
 2. Weight ≠ influence (Jain & Wallace 2019; Wiegreffe & Pinter 2019): rank positions by weight
    and by the output change when each is dropped from the softmax.
 3. Dilution: one relevant position with margin Δ among n − 1 distractors.
+
+And two scores that read a head's habit off any attention pattern, used by ``11_learning_a_circuit``
+and ``12_heads_at_work``: :func:`previous_token_score` and :func:`sink_score` (``09``'s
+first-position statistic as a score).
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from .render.validation import (
 from .render.validation import seed as check_seed
 
 SEED = 2023
+SINK_SKIP = 4     # sink score: queries from the 5th token on (as in 09)
 
 
 # ---- 1. attention sink ----------------------------------------------------------------------
@@ -215,3 +220,29 @@ def half_weight_n(delta: float, *, sigma: float = 0.0) -> float:
     with quiet_overflow():
         exponent = delta - np.square(sigma) / 2
         return float(finite_result(1.0 + np.exp(exponent), "delta", "the length 1 + e^(Δ − σ²/2)"))
+
+
+# ---- 4. scores on any attention pattern ---------------------------------------------------------
+def attention_patterns(weights, n_min: int = 1) -> np.ndarray:
+    """``weights`` checked as attention patterns ``(…, n, n)`` covering at least ``n_min`` positions."""
+    n_min = positive_int("n_min", n_min)
+    arr = as_real_array("weights", weights)
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
+        raise ValueError(f"weights must have shape (…, n, n) (square attention patterns), got {arr.shape}")
+    if arr.shape[-1] < n_min:
+        raise ValueError(f"weights must cover at least {n_min} positions for this score, got n = {arr.shape[-1]}")
+    return arr
+
+
+def previous_token_score(weights) -> np.ndarray:
+    """Mean weight each query ``i ≥ 1`` puts on ``i − 1``: shape ``weights.shape[:-2]``."""
+    arr = attention_patterns(weights, 2)
+    i = np.arange(1, arr.shape[-1])
+    return arr[..., i, i - 1].mean(axis=-1)
+
+
+def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
+    """Mean weight queries ``i ≥ skip`` put on position 0."""
+    skip = nonneg_int("skip", skip)
+    arr = attention_patterns(weights, skip + 1)
+    return arr[..., skip:, 0].mean(axis=-1)

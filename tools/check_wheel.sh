@@ -18,7 +18,7 @@ wheel=$(ls "$work"/dist/*.whl)
 listing=$("$work/build-venv/bin/python" -m zipfile -l "$wheel")
 for want in helpers/render/fonts/AttnLabSansSC-Regular.otf helpers/render/fonts/OFL.txt licenses/LICENSE licenses/helpers/render/fonts/OFL.txt \
             helpers/model_requirement.txt helpers/notebooks/00_index.ipynb helpers/notebooks/12_heads_at_work.ipynb \
-            helpers/data/circuit_sweep.npz helpers/data/circuit_history.npz helpers/data/heads_scan.npz; do
+            helpers/data/circuit_sweep.npz helpers/data/circuit_history.npz helpers/data/head_scan.npz; do
   grep -q "$want" <<<"$listing" || { echo "wheel-check: $want missing from $(basename "$wheel")"; exit 1; }
 done
 grep -q "License-Expression: MIT AND OFL-1.1" <<<"$(unzip -p "$wheel" '*/METADATA')" \

@@ -3,6 +3,7 @@
 
     python tools/layout.py            every check; exit 1 and one line per problem if any fails
     python tools/layout.py graph      the import graph of helpers by layer (and its problems)
+    python tools/layout.py cells      notebook code lines ≤ 100 characters, code cells ≤ 15 lines
 
 **The rule.** The piece of notebook ``NN_slug`` of kind K (figures, explorers, exercises) lives at
 ``helpers/K/slug.py``, whose docstring starts with ````NN_slug````; every notebook of
@@ -46,7 +47,7 @@ KINDS = ("figures", "explorers", "exercises")
 FACES = ("helpers", "helpers.display", "helpers.plots", "helpers.widgets", "helpers.exercises", "helpers.cli")
 WING = "helpers.render"
 #: modules of the wing that import nothing else from helpers, so lesson modules may use them
-BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads")}
+BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads", "npz")}
 #: the grading wing: plumbing on the base layer (it imports only BASE), so exercises and lessons may use it
 GRADING = "helpers.grading"
 LAYERS = ("base", "lesson", "wing", "notebook", "face")
@@ -503,6 +504,35 @@ def _sys_path_mutations(tree) -> list:
                     or (args and isinstance(args[0], ast.Constant) and args[0].value == "sys.path")):
                 found.append((node.lineno, f"{ast.unparse(func)}(sys, \"path\", …)"))
     return found
+#: the longest notebook code line and code cell (TeachOpenCADD's checklist: long cells are
+#: refactor candidates); a cell that must be longer says why in a comment starting with the marker
+MAX_CODE_LINE = 100
+MAX_CELL_LINES = 15
+LONG_CELL_MARKER = "# long cell:"
+
+
+def check_code_cells(sources: dict | None = None) -> list:
+    """Every notebook code line ≤ :data:`MAX_CODE_LINE` characters and every code cell ≤
+    :data:`MAX_CELL_LINES` lines, unless the cell carries :data:`LONG_CELL_MARKER` and its reason.
+    The generated setup cells (``remove-cell``) are left out. ``sources``: ``{name: markdown}``
+    to check instead of the notebook sources (a test passes an offender)."""
+    problems = []
+    names = sources or {n: (ROOT / "notebook_sources" / f"{n}.md").read_text(encoding="utf-8") for n in NOTEBOOKS}
+    for name, text in names.items():
+        cells = re.findall(r"```\{code-cell\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)\n?(.*?)```", text, flags=re.S)
+        for number, (options, cell) in enumerate(cells, 1):
+            if "remove-cell" in options or LONG_CELL_MARKER in cell:
+                continue
+            lines = cell.rstrip("\n").splitlines()
+            if len(lines) > MAX_CELL_LINES:
+                problems.append(f"notebook_sources/{name}.md: code cell {number} has {len(lines)} lines (at most "
+                                f"{MAX_CELL_LINES}: move the work into a helpers function, or say why in "
+                                f"'{LONG_CELL_MARKER} …')")
+            for line in lines:
+                if len(line) > MAX_CODE_LINE:
+                    problems.append(f"notebook_sources/{name}.md: code cell {number} has a line of {len(line)} "
+                                    f"characters (at most {MAX_CODE_LINE}): {line[:40]!r}…")
+    return problems
 
 
 CHECKS = (check_graph, check_notebook_modules, check_pieces_in_their_notebook, check_colours, check_docstrings,
@@ -533,6 +563,10 @@ def graph_report() -> str:
 
 
 def main(argv) -> int:
+    if argv[:1] == ["cells"]:   # not in CHECKS until the series' existing long cells are split
+        found = check_code_cells()
+        print("\n".join(found + [f"code cells: {len(found)} problem(s)"]))
+        return 1 if found else 0
     if argv[:1] == ["graph"]:
         print(graph_report())
         return 1 if check_graph() else 0

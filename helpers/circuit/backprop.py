@@ -38,7 +38,7 @@ def backward(model: Model, cache: Cache) -> dict:
     if not isinstance(cache, Cache) or cache.config != model.config:
         raise TypeError(f"cache must be the Cache of forward(model, tokens), got {type(cache).__name__}")
     if cache.intervened:
-        raise ValueError("cache comes from a forward pass with ablate or patch; the backward pass is for training "
+        raise ValueError("cache comes from a forward pass with interventions; the backward pass is for training "
                          "(run forward without them)")
     return _backward(model.params, cache)
 

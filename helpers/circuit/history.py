@@ -4,7 +4,7 @@ The ``two_layers`` run of seed 0 (:mod:`helpers.circuit.sweep`), trained for :da
 kept every :data:`EVERY` steps: the attention patterns of all four heads on one evaluation
 sequence (:func:`shown_sequence`, float32) and every head's scores and both losses on the whole
 evaluation batch. Precomputed (``make circuit-data`` writes ``helpers/data/circuit_history.npz``
-under :func:`helpers.circuit.sweep.pinned_env`), so the explorer's step slider only picks an entry
+under ``tools/data/pinned.py``'s environment), so the explorer's step slider only picks an entry
 and the numbers are the same on every CPU.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from importlib import resources
 
 import numpy as np
 
+from ..render.npz import read_npz
 from ..render.validation import integer
 from .model import CONFIG, forward
 from .task import TASK, Batch
@@ -89,6 +90,7 @@ def load() -> History:
 
 @lru_cache(maxsize=1)
 def _load() -> History:
-    with resources.as_file(resources.files("helpers") / "data" / DATA) as file, np.load(file) as data:
+    with resources.as_file(resources.files("helpers") / "data" / DATA) as file:
+        data = read_npz(file, what="the circuit history .npz", remedy="run make circuit-data")
         return History(*(data[name] for name in ("steps", "patterns", "previous", "induction", "duplicate",
                                                    "repeat_loss", "other_loss")))

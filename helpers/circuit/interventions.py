@@ -14,11 +14,14 @@
 
 :func:`composition_effects` runs the three patches (and, as a reference, the clean model) for one
 layer-0 head; :func:`ablation_effects` removes every head alone; :func:`mean_ablate` averages heads out.
+Each is one dict of :mod:`helpers.interventions` (``Zero()``, ``Mean()``, ``Patch(k=…)``) given to
+:func:`helpers.circuit.forward`; these functions only build the dict and score the run.
 """
 from __future__ import annotations
 
-from ..render.validation import head_pairs
-from .model import PROJECTIONS, Model, _check_into, _check_model
+from ..interventions import PROJECTIONS, Mean, Patch, Zero
+from ..render.validation import choice, head_pairs
+from .model import Model, _check_model, forward
 from .scores import HeadScores, head_scores, scores_with
 from .task import Batch
 
@@ -35,29 +38,51 @@ def _check(model, batch) -> tuple:
     return model, batch
 
 
+def _pairs(model: Model, name: str, heads) -> list:
+    """``heads`` (``(layer, head)`` pairs) checked and flattened, in layer order."""
+    by_layer = head_pairs(name, heads, model.config.layers, model.config.heads)
+    return [(layer, h) for layer, hs in by_layer.items() for h in hs]
+
+
 def ablate(model: Model, batch: Batch, heads) -> HeadScores:
-    """Scores and losses with ``heads`` (``(layer, head)`` pairs) zeroed."""
+    """Scores and losses with ``heads`` (``(layer, head)`` pairs) zeroed: ``Zero()`` on each."""
     model, batch = _check(model, batch)
-    return scores_with(model, batch, ablate=heads, names={"ablate": "heads"})
+    return scores_with(model, batch, {pair: Zero() for pair in _pairs(model, "heads", heads)}, name="heads")
 
 
 def mean_ablate(model: Model, batch: Batch, heads) -> HeadScores:
     """Scores and losses with the output of ``heads`` (``(layer, head)`` pairs) replaced by its mean
-    over ``batch``'s sequences, at each position."""
+    over ``batch``'s sequences, at each position: ``Mean()`` on each."""
     model, batch = _check(model, batch)
-    return scores_with(model, batch, average=heads, names={"average": "heads"})
+    return scores_with(model, batch, {pair: Mean() for pair in _pairs(model, "heads", heads)}, name="heads")
+
+
+def without(model: Model, tokens, head) -> dict:
+    """The streams entering every layer above ``head``'s (a checked ``(layer, head)`` pair) minus
+    what ``head`` wrote, in a clean run on ``tokens``: ``{layer: (B, n, d_model)}``."""
+    clean = forward(model, tokens)
+    layer, h = head
+    write = clean.head_outputs(layer)[:, [h]].sum(axis=1)
+    return {later: clean.inputs[later] - write for later in range(layer + 1, model.config.layers)}
 
 
 def patch(model: Model, batch: Batch, head, into) -> HeadScores:
-    """Scores and losses when later layers compute their ``into`` projections (``"q"``, ``"k"``,
-    ``"v"`` or a list of them) from the stream without ``head``'s output (a ``(layer, head)`` pair)."""
+    """Scores and losses when every head of the later layers computes its ``into`` projections
+    (``"q"``, ``"k"``, ``"v"`` or a list of them) from the stream entering its layer without
+    ``head``'s output (a ``(layer, head)`` pair): ``Patch(k=stream − output)`` on each."""
     model, batch = _check(model, batch)
-    pair = head_pairs("head", [head], model.config.layers, model.config.heads)
-    layer = next(iter(pair))
+    (layer, h), = _pairs(model, "head", [head])
     if layer == model.config.layers - 1:
         raise ValueError(f"head must be in a layer below the last ({model.config.layers - 1}): only later layers "
                          f"read its output, got layer {layer}")
-    return head_scores(model, batch, patch=([head], _check_into(into)))
+    names = (into,) if isinstance(into, str) else into
+    if isinstance(names, (bytes, dict)) or not isinstance(names, (tuple, list)) or not names:
+        raise TypeError(f"into must be 'q', 'k', 'v' or a list of them, got {into!r:.60}")
+    names = [choice("into", name, PROJECTIONS) for name in names]
+    streams = without(model, batch.tokens, (layer, h))
+    patches = {(later, r): Patch(**{name: stream for name in names})
+               for later, stream in streams.items() for r in range(model.config.heads)}
+    return scores_with(model, batch, patches, name="into")
 
 
 def composition_effects(model: Model, batch: Batch, head) -> dict:

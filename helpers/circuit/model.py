@@ -20,10 +20,9 @@ With ``positions="residual"`` (GPT-2's way) they are added to the token embeddin
 everywhere.
 
 :func:`forward` keeps every intermediate (:class:`Cache`) for the backward pass
-(:mod:`helpers.circuit.backprop`) and takes three interventions for
-:mod:`helpers.circuit.interventions`: ``ablate`` (heads whose output is not added), ``average``
-(heads whose output is replaced by its mean over the batch, position by position) and ``patch``
-(later layers' queries, keys or values read a stream *without* some heads' outputs).
+(:mod:`helpers.circuit.backprop`) and takes the interventions of :mod:`helpers.interventions`
+(``Zero``, ``Mean``, ``Replace``, ``Patch``, keyed by ``(layer, head)``) that
+:mod:`helpers.circuit.interventions` runs.
 """
 from __future__ import annotations
 
@@ -31,13 +30,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..attention import causal_mask
+from ..attention import causal_mask, target_loss
+from ..interventions import PROJECTIONS, Mean, Patch, Replace, Zero, at_layer
+from ..interventions import check as check_interventions
 from ..render.validation import (
     as_float_array,
     choice,
     finite_result,
     float_dtype,
-    head_pairs,
     integer,
     positive_int,
     quiet_overflow,
@@ -47,7 +47,6 @@ from ..render.validation import seed as check_seed
 
 POSITIONS = ("qk", "residual")
 PARAMS = ("W_E", "W_pos", "W_Q", "W_K", "W_V", "W_O", "W_U")
-PROJECTIONS = ("q", "k", "v")
 MAX_WIDTH = 1024   # largest d_model, vocab or length a Config accepts
 MAX_HEADS = 64
 MAX_LAYERS = 8
@@ -161,49 +160,53 @@ class Cache:
     def token_losses(self) -> np.ndarray:
         """``(B, n − 1)``: −log p(token i+1) at entry i."""
         logits = self.logits[:, :-1]
-        top = logits.max(axis=-1, keepdims=True)
-        log_norm = np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)) + top
-        target = self.tokens[:, 1:, None]
-        return (log_norm - np.take_along_axis(logits, target, axis=-1))[..., 0]
+        if not np.isfinite(logits).all():   # a diverged training step: the training loop names lr
+            return np.full(logits.shape[:-1], np.nan)
+        return target_loss(logits, self.tokens[:, 1:])
 
     def loss(self) -> float:
         """Mean cross-entropy over every entry of every sequence (the training loss)."""
         return float(self.token_losses().mean())
 
 
-def forward(model: Model, tokens, *, ablate=None, patch=None, average=None) -> Cache:
+def forward(model: Model, tokens, *, interventions=None) -> Cache:
     """Run the model on ``tokens`` (``(B, n)`` ids, or one sequence ``(n,)``), keeping every
     intermediate.
 
-    ``ablate``: ``(layer, head)`` pairs whose output is not added to the stream. ``average``:
-    ``(layer, head)`` pairs whose output is replaced, at every position, by its mean over the
-    sequences of ``tokens`` (mean ablation: the stream stays near where training kept it). ``patch``:
-    ``(heads, into)`` — every later layer computes its ``into`` projections (a subset of
-    ``"q"``, ``"k"``, ``"v"``) from the stream minus the outputs of ``heads``; everything else
-    (the other projections, the stream itself, the unembedding) still sees those heads.
+    ``interventions``: ``{(layer, head): intervention}`` (:mod:`helpers.interventions`). ``Zero()``:
+    the head's output is not added to the stream. ``Mean()``: its output is replaced, at every
+    position, by its mean over the sequences of ``tokens`` (mean ablation: the stream stays near
+    where training kept it). ``Replace(z)``: by ``z`` (``(n, d_head)`` or ``(B, n, d_head)``).
+    ``Patch(k=stream)``: the head's keys (or queries, values) are computed from ``stream``
+    (``(B, n, d_model)``, e.g. the stream entering its layer minus an earlier head's output);
+    everything else (its other projections, the stream itself, the unembedding) is unchanged.
 
     Parameters so large that the logits overflow float64 are a ``ValueError`` naming ``model``
     (never a NaN loss).
     """
-    return run(model, tokens, ablate=ablate, patch=patch, average=average)
+    return run(model, tokens, interventions=interventions)
 
 
-def run(model: Model, tokens, *, ablate=None, patch=None, average=None, names: dict | None = None) -> Cache:
-    """:func:`forward` for wrappers such as :func:`helpers.circuit.interventions.ablate`: ``names``
-    maps ``"ablate"``/``"average"``/``"patch"``/``"into"`` to the argument names the wrapper's caller
-    wrote (e.g. ``{"ablate": "heads"}``), so that a message names those."""
-    if names is not None and not isinstance(names, dict):
-        raise TypeError(f"names must be a dict of argument names, got {type(names).__name__}")
-    names = {"ablate": "ablate", "average": "average", "patch": "patch", "into": "patch's into", **(names or {})}
+def run(model: Model, tokens, *, interventions=None, name: str = "interventions") -> Cache:
+    """:func:`forward` for wrappers such as :func:`helpers.circuit.interventions.ablate`: ``name``
+    is the argument the wrapper's caller wrote (e.g. ``"heads"``), so that a message names it."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be an argument name (text), got {type(name).__name__}")
     model = _check_model(model)
     config = model.config
     tokens = _check_tokens(tokens, config)
-    ablated = head_pairs(names["ablate"], ablate, config.layers, config.heads)
-    removed, into = _check_patch(patch, config, names["patch"], names["into"])
-    averaged = head_pairs(names["average"], average, config.layers, config.heads)
-    if averaged and len(tokens) < 2:
-        raise ValueError(f"{names['average']} needs at least 2 sequences to take a mean over, got {len(tokens)}")
-    return _checked_forward(model.params, config, tokens, ablated, removed, into, averaged)
+    checked = check_interventions(name, interventions, config.layers, config.heads)
+    for key, value in checked.items():
+        if isinstance(value, Mean) and len(tokens) < 2:
+            raise ValueError(f"{name}: Mean() needs at least 2 sequences to average over, got {len(tokens)}")
+        if isinstance(value, Replace):
+            checked[key] = Replace(_check_array(f"{name}[{key}].z", value.z, [(tokens.shape[1], config.d_head),
+                                                                            (*tokens.shape, config.d_head)]))
+        if isinstance(value, Patch):
+            want = [(*tokens.shape, config.d_model)]
+            checked[key] = Patch(**{p: _check_array(f"{name}[{key}].{p}", x, want)
+                                    for p, x in value.streams().items()})
+    return _checked_forward(model.params, config, tokens, checked)
 
 
 def _checked_forward(p: dict, config: Config, tokens: np.ndarray, *args) -> Cache:
@@ -215,40 +218,49 @@ def _checked_forward(p: dict, config: Config, tokens: np.ndarray, *args) -> Cach
     return cache
 
 
-def _forward(p: dict, config: Config, tokens: np.ndarray, ablated=None, removed=None, into=(),
-             averaged=None) -> Cache:
+def _forward(p: dict, config: Config, tokens: np.ndarray, interventions: dict | None = None) -> Cache:
     b, n = tokens.shape
     d_model, h, dh = config.d_model, config.heads, config.d_head
     mask = causal_mask(n)
-    cache = Cache(config, tokens, p, intervened=bool(ablated or removed or averaged))
+    interventions = interventions or {}
+    cache = Cache(config, tokens, p, intervened=bool(interventions))
     pos = p["W_pos"][:n]
     x = p["W_E"][tokens] + (pos if config.positions == "residual" else 0.0)
-    minus = 0.0   # the removed heads' outputs so far (patch)
     for layer in range(config.layers):
         cache.inputs.append(x)
-        sources = {name: x - minus if name in into else x for name in PROJECTIONS}
-        if config.positions == "qk":
-            sources["q"], sources["k"] = sources["q"] + pos, sources["k"] + pos
-        q, k, v = (_heads(sources[name], p["W_" + name.upper()][layer]) for name in PROJECTIONS)
+        q, k, v = (_projection(x, p, config, layer, name) for name in PROJECTIONS)
+        made, projected = {"q": q, "k": k, "v": v}, {}
+        for head, patch in at_layer(interventions, layer, Patch).items():
+            for name, stream in patch.streams().items():   # every head from the stream: one BLAS path
+                if (name, id(stream)) not in projected:
+                    projected[(name, id(stream))] = _projection(stream, p, config, layer, name)
+                made[name][:, head] = projected[(name, id(stream))][:, head]
         scores = q @ np.swapaxes(k, -1, -2)
         scores *= 1.0 / np.sqrt(dh)
         scores += mask
         weights = _softmax_in_place(scores)
         z = weights @ v                                            # (B, H, n, d)
-        if ablated and layer in ablated:                           # out_h = z_h W_O[h] = 0
-            z[:, list(ablated[layer])] = 0.0
-        if averaged and layer in averaged:                         # out_h = its mean over the batch, per position
-            heads = list(averaged[layer])
-            z[:, heads] = z[:, heads].mean(axis=0, keepdims=True)
+        for head, change in at_layer(interventions, layer, (Zero, Mean, Replace)).items():
+            if isinstance(change, Zero):                           # out_h = z_h W_O[h] = 0
+                z[:, head] = 0.0
+            elif isinstance(change, Mean):                         # its mean over the batch, per position
+                z[:, head] = z[:, head].mean(axis=0, keepdims=True)
+            else:
+                z[:, head] = change.z
         for name, value in zip(("q", "k", "v", "weights", "z"), (q, k, v, weights, z)):
             getattr(cache, name).append(value)
-        if removed and layer in removed:
-            minus = minus + cache.head_outputs(layer)[:, list(removed[layer])].sum(axis=1)
         # Σ_h z_h W_O[h] as one product: (B·n, H·d) @ (H·d, D)
         x = x + (_merge(z) @ p["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
     cache.final = x
     cache.logits = x @ p["W_U"]
     return cache
+
+
+def _projection(x: np.ndarray, p: dict, config: Config, layer: int, name: str) -> np.ndarray:
+    """Every head's ``name`` projection (``"q"``, ``"k"``, ``"v"``) of the stream ``x``, positions
+    added to queries and keys when ``config.positions == "qk"``: ``(B, H, n, d)``."""
+    source = x + p["W_pos"][:x.shape[1]] if config.positions == "qk" and name != "v" else x
+    return _heads(source, p["W_" + name.upper()][layer])
 
 
 def _softmax_in_place(scores: np.ndarray) -> np.ndarray:
@@ -304,19 +316,9 @@ def _check_tokens(tokens, config: Config) -> np.ndarray:
     return out
 
 
-def _check_patch(patch, config: Config, name: str = "patch", into_name: str = "patch's into") -> tuple:
-    if patch is None:
-        return {}, ()
-    if isinstance(patch, (str, bytes, dict)) or not isinstance(patch, (tuple, list)) or len(patch) != 2:
-        raise TypeError(f"{name} must be a pair (heads, into), e.g. ([(0, 1)], 'k'), got {patch!r:.60}")
-    heads, into = patch
-    removed = head_pairs(f"{name} heads", heads, config.layers, config.heads)
-    return removed, _check_into(into, into_name)
-
-
-def _check_into(into, name: str = "into") -> tuple:
-    """``"q"``, ``"k"``, ``"v"`` or a list of them → a tuple of projection names."""
-    names = (into,) if isinstance(into, str) else into
-    if isinstance(names, (bytes, dict)) or not isinstance(names, (tuple, list)) or not names:
-        raise TypeError(f"{name} must be 'q', 'k', 'v' or a list of them, got {into!r:.60}")
-    return tuple(choice(name, projection, PROJECTIONS) for projection in names)
+def _check_array(name: str, value, shapes: list) -> np.ndarray:
+    """A float array of one of ``shapes`` (an intervention's ``z`` or stream)."""
+    arr = as_float_array(name, value, keep_float_dtype=True)
+    if arr.shape not in shapes:
+        raise ValueError(f"{name} must have shape {' or '.join(map(str, shapes))}, got {arr.shape}")
+    return arr

@@ -1,7 +1,7 @@
 """What each head does, read from its attention patterns on the task's sequences (``11_learning_a_circuit``).
 
 - **previous-token score** of a head: mean over queries ``i ≥ 1`` of the weight on ``i − 1``
-  (:func:`helpers.heads.previous_token_score`, notebook 12's definition, used as it is);
+  (:func:`helpers.reading.previous_token_score`, also notebook 12's);
 - **induction score**: mean, over every predictable query of the second copy, of the weight on
   the position right after the earlier occurrence of the query's token (query ``second + j`` →
   key ``first + j + 1``, :attr:`helpers.circuit.task.Batch.induction_pairs`) — notebook 12's
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..heads import previous_token_score
+from ..reading import previous_token_score
 from ..render.validation import as_float_array, choice, integer
 from .model import Cache, Model, run
 from .task import Batch
@@ -89,16 +89,16 @@ class HeadScores:
         return head, float(row[head])
 
 
-def head_scores(model: Model, batch, *, ablate=None, patch=None, average=None) -> HeadScores:
-    """Run ``model`` on ``batch`` (with an optional intervention, see :func:`helpers.circuit.forward`)
+def head_scores(model: Model, batch, *, interventions=None) -> HeadScores:
+    """Run ``model`` on ``batch`` (with optional ``interventions``, see :func:`helpers.circuit.forward`)
     and score every head."""
-    return scores_with(model, batch, ablate=ablate, patch=patch, average=average)
+    return scores_with(model, batch, interventions)
 
 
-def scores_with(model: Model, batch, *, names: dict | None = None, **interventions) -> HeadScores:
-    """:func:`head_scores` for wrappers: ``names`` as in :func:`helpers.circuit.model.run`."""
+def scores_with(model: Model, batch, interventions, *, name: str = "interventions") -> HeadScores:
+    """:func:`head_scores` for wrappers: ``name`` as in :func:`helpers.circuit.model.run`."""
     batch = _check_batch(batch)
-    cache = run(model, batch.tokens, names=names, **interventions)
+    cache = run(model, batch.tokens, interventions=interventions, name=name)
     return scores_of(cache, batch)
 
 

@@ -24,16 +24,15 @@ trained model the notebook takes apart with interventions the stored numbers do 
 
 **One arithmetic on every x86-64 CPU.** The same code gives different last bits on different CPUs:
 OpenBLAS picks its kernels by CPU, numpy dispatches AVX2/AVX-512 loops, and glibc's ``exp``/``log``
-have FMA variants. Both the generator and the bit-for-bit test therefore run under
-:func:`pinned_env` (one BLAS thread with OpenBLAS's :data:`BLAS_CORE` kernels, numpy's dispatched
-features off, glibc's FMA/AVX2 libm variants off), checked by ``tools/make_circuit_data.py``; where it cannot
-hold (not x86-64 Linux with glibc ≥ 2.28) :func:`unpinnable` says why.
+have FMA variants. Both the generator (``tools/data/circuit_data.py``) and the bit-for-bit test
+therefore run in the pinned environment of ``tools/data/pinned.py`` (one BLAS thread with OpenBLAS's
+baseline kernels, numpy's dispatched features off, glibc's FMA/AVX2 libm variants off), the one the
+head scan's generator uses too.
 """
 from __future__ import annotations
 
 import json
 import os
-import platform
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -41,6 +40,7 @@ from importlib import resources
 
 import numpy as np
 
+from ..render.npz import read_npz, write_npz
 from ..render.validation import as_float_array, choice, finite_scalar, integer
 from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
@@ -209,9 +209,9 @@ def _check_path(path) -> str:
 
 def save(path, summaries, prefix: Model, *, final: Model | None = None, unpinned=()) -> None:
     """Write ``summaries`` and the prefix checkpoint to ``path`` (an ``.npz``; ``prefix=None``: a part
-    of the sweep without it, see ``tools/make_circuit_data.py --merge``); ``final``: the same run's
+    of the sweep without it, see ``tools/data/circuit_data.py --merge``); ``final``: the same run's
     parameters at its last step. ``unpinned``: the ``(variant, seed)`` runs that were trained outside
-    :func:`pinned_env` (recorded, see :func:`unpinned_runs`)."""
+    the pinned environment (recorded, see :func:`unpinned_runs`)."""
     path = _check_path(path)
     if (isinstance(summaries, (str, bytes, dict)) or not isinstance(summaries, (list, tuple))
             or not summaries or not all(isinstance(s, Summary) for s in summaries)):
@@ -239,7 +239,7 @@ def save(path, summaries, prefix: Model, *, final: Model | None = None, unpinned
     arrays["meta"] = np.array(json.dumps({"runs": meta, "steps": STEPS, "prefix_step": PREFIX_STEP, "unpinned": unpinned,
                                           "variants": {k: [str(v[0]), str(v[1]), v[2], list(v[3])]
                                                        for k, v in VARIANTS.items()}}))
-    np.savez_compressed(path, **arrays)
+    write_npz(arrays, path)
 
 
 def load(path=None) -> dict:
@@ -258,7 +258,8 @@ def load(path=None) -> dict:
 @lru_cache(maxsize=2)
 def _load(path) -> dict:
     source = resources.files("helpers") / "data" / DATA if path is None else path
-    with resources.as_file(source) if path is None else nullcontext(path) as file, np.load(file) as data:
+    with resources.as_file(source) if path is None else nullcontext(path) as file:
+        data = read_npz(file, what="a circuit sweep .npz", remedy="run make circuit-data")
         meta = json.loads(str(data["meta"]))
         out: dict = {}
         for m in meta["runs"]:
@@ -270,8 +271,8 @@ def _load(path) -> dict:
                               {k: tuple(v) for k, v in m["patches"].items()},
                               {k: tuple(v) for k, v in m["ablations"].items()}, m["transfer"], m["heads"])
             out.setdefault(m["variant"], []).append(summary)
-        prefix = {key.split("/", 1)[1]: data[key] for key in data.files if key.startswith("prefix/")}
-        final = {key.split("/", 1)[1]: data[key] for key in data.files if key.startswith("checkpoint/")}
+        prefix = {key.split("/", 1)[1]: data[key] for key in data if key.startswith("prefix/")}
+        final = {key.split("/", 1)[1]: data[key] for key in data if key.startswith("checkpoint/")}
     out["_prefix"] = Model(CONFIG, prefix) if prefix else None
     out["_final"] = Model(CONFIG, final) if final else None
     out["_unpinned"] = [tuple(r) for r in meta.get("unpinned", [])]
@@ -293,7 +294,7 @@ def final_checkpoint() -> Model:
 
 
 def unpinned_runs() -> list:
-    """The stored ``(variant, seed)`` runs trained outside :func:`pinned_env` (on one CPU's own kernels:
+    """The stored ``(variant, seed)`` runs trained outside the pinned environment (on one CPU's own kernels:
     their last bits are that CPU's); ``make circuit-data`` retrains every run pinned and empties this list."""
     return list(load()["_unpinned"])
 
@@ -301,59 +302,3 @@ def unpinned_runs() -> list:
 def table(variant: str) -> list:
     """The stored runs of ``variant``, one :class:`Summary` per seed."""
     return load()[choice("variant", variant, VARIANTS)]
-
-
-# ---- one arithmetic, whatever the CPU ----------------------------------------------------------------
-#: OpenBLAS's kernels for Nehalem (SSE4.2, x86-64-v2, numpy 2's own baseline): every x86-64 CPU has them
-BLAS_CORE = "Nehalem"
-#: glibc's libm variants chosen by CPU (``exp``, ``log``, ``pow`` with FMA): off, so the SSE2 code runs
-#: (the names since glibc 2.33, then the older ``*_Usable`` spelling; unknown names are ignored)
-LIBM_OFF = ("AVX2", "FMA", "FMA4", "AVX2_Usable", "FMA_Usable")
-MIN_GLIBC = (2, 28)   # glibc's exp/log/pow are the same code since 2.28
-
-
-def _umath():
-    # numpy 2 moved numpy.core to numpy._core (the old name warns): the one that exists is tried here
-    try:
-        from numpy._core import _multiarray_umath as umath
-    except ImportError:   # numpy 1.x
-        from numpy.core import _multiarray_umath as umath
-    return umath
-
-
-def dispatched_on() -> list:
-    """Those of numpy's dispatched features in use in this process (none under :func:`pinned_env`)."""
-    return [name for name in _dispatched_features() if _umath().__cpu_features__.get(name)]
-
-
-def _dispatched_features() -> list:
-    """numpy's CPU features above its baseline (those it picks at run time), as this numpy names them."""
-    return list(_umath().__cpu_dispatch__)
-
-
-def pinned_env() -> dict:
-    """The environment variables under which the stored runs are trained and retrained."""
-    return {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_CORETYPE": BLAS_CORE,
-            "NPY_DISABLE_CPU_FEATURES": " ".join(_dispatched_features()),
-            "GLIBC_TUNABLES": "glibc.cpu.hwcaps=" + ",".join("-" + name for name in LIBM_OFF)}
-
-
-def is_pinned(environ=None) -> bool:
-    """Whether ``environ`` (default: this process's) holds every variable of :func:`pinned_env`."""
-    environ = os.environ if environ is None else environ
-    if not hasattr(environ, "get") or not hasattr(environ, "items"):
-        raise TypeError(f"environ must be a mapping of environment variables, got {type(environ).__name__} {environ!r:.60}")
-    return all(environ.get(k) == v for k, v in pinned_env().items())
-
-
-def unpinnable():
-    """Why :func:`pinned_env` cannot give the stored bits on this machine, or ``None`` where it can."""
-    machine = platform.machine().lower()
-    if machine not in ("x86_64", "amd64"):
-        return f"the stored runs pin x86-64 kernels (OpenBLAS {BLAS_CORE}, SSE2 libm); this machine is {machine}"
-    libc, version = platform.libc_ver()
-    parts = tuple(int(x) for x in version.split(".")[:2] if x.isdigit())
-    if libc != "glibc" or parts < MIN_GLIBC:
-        return (f"the stored runs pin glibc's SSE2 exp/log (glibc ≥ {MIN_GLIBC[0]}.{MIN_GLIBC[1]}); "
-                f"this machine has {libc or 'no glibc'} {version}")
-    return None

@@ -15,13 +15,15 @@ expected answer and its working are computed at check time. Nothing here imports
 
 Two code exercises (:data:`CODE_EXERCISES`, checked by :func:`helpers.exercises.check_code`) follow
 the summary: ``"12-4"`` the induction score, ``"12-5"`` the screen's pattern-change measure (the
-mean total-variation distance of chosen query rows, :func:`helpers.patching.pattern_change`).
+mean total-variation distance of chosen query rows, :func:`helpers.heads.pattern_change`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..grading.answers import Choice, Exercise, Malformed, Number, clean_text, shown_answer
+from ..heads import induction_score, pattern_change
+from ..heads import study as cached_study
 from ..render.format import fmt
 
 COPIES = Choice(("第一遍", "第二遍"), {
@@ -56,11 +58,7 @@ class LayerNumber(Number):
 
 
 def _study(study=None):
-    if study is not None:
-        return study
-    from ..heads import study as cached_study
-
-    return cached_study()
+    return cached_study() if study is None else study
 
 
 def _lower_copy(study=None):
@@ -163,8 +161,6 @@ def _induction_cases():
 
 
 def _induction_reference(a, length):
-    from ..heads import induction_score
-
     return float(induction_score(a, length))
 
 
@@ -238,8 +234,6 @@ def _pattern_cases():
 
 
 def _pattern_reference(a, b, rows):
-    from ..patching import pattern_change
-
     return float(pattern_change(a, b, rows))
 
 
@@ -292,5 +286,5 @@ CODE_EXERCISES["12-5"] = CodeExercise(
     "自己写“模式变了多少”：两个注意力模式在指定查询行上的平均总变差距离", "pattern_change(A, B, rows)",
     ("A", "B", "rows"), ("平均总变差距离",), _pattern_cases, _pattern_reference, _wrong_pattern_changes(),
     PATTERN_SOLUTION, returns="返回一个数：rows 里这些查询行的总变差距离的平均（0 到 1 之间）",
-    forbidden=("helpers.patching.pattern_change", "helpers.patching.composition_screen"),
+    forbidden=("helpers.heads.pattern_change", "helpers.heads.composition_screen"),
     forbidden_hint="先取出 rows 这些行（A[rows]、B[rows]），每一行把各个键上变化的绝对值加起来再乘 ½，最后对这些行取平均。")

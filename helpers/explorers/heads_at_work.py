@@ -1,9 +1,11 @@
 """``12_heads_at_work``: pick a score and a rank → that head's pattern, its scores, and the
 second-copy loss change with it removed three ways (zero, mean, resample). The pattern and scores
 come from :func:`helpers.heads.study`, the loss changes from the stored scan
-(:func:`helpers.head_scan.load`, the same 12 sequences): moving a control runs no model."""
+(:func:`helpers.heads.load_scan`, the same 12 sequences): moving a control runs no model."""
 from __future__ import annotations
 
+from .. import heads, real_model
+from ..figures.heads_at_work import PatternPanel
 from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
@@ -20,10 +22,8 @@ class HeadsExplorer(Explorer):
     figsize = (5.0, 4.9)
 
     def __init__(self, **kwargs):
-        from .. import head_scan, heads, real_model
-
         self.study = heads.study()
-        scan = head_scan.load()
+        scan = heads.load_scan()
         change = {kind: scan.single_change(kind).mean(axis=-1) for kind in heads.ABLATIONS}
         self.rows = {}
         for name in heads.SCORES:
@@ -38,9 +38,7 @@ class HeadsExplorer(Explorer):
     def make_controls(self):
         import ipywidgets as widgets
 
-        from ..heads import SCORE_LABELS, SCORES
-
-        return {"score": widgets.ToggleButtons(options=[(SCORE_LABELS[s], s) for s in SCORES], value="induction",
+        return {"score": widgets.ToggleButtons(options=[(heads.SCORE_LABELS[s], s) for s in heads.SCORES], value="induction",
                                                description="分数"),
                 "rank": widgets.IntSlider(value=1, min=1, max=RANKS, description="名次")}
 
@@ -50,13 +48,10 @@ class HeadsExplorer(Explorer):
         return {**row, "pattern": self.study.weights[0][layer, head]}
 
     def build(self, fig):
-        from ..figures.heads_at_work import PatternPanel
-
         ax = fig.add_subplot()
-        self.panel = PatternPanel(ax, self.study.length, labels=self.labels, title=" ")
-        # issue 22: every row label on one side (the left, every other row: legible at 9 pt), not
-        # alternating left and right; a colour bar says what the colours mean
-        self.panel.right.set_visible(False)
+        # row labels on the left only (every other row: legible at 9 pt): the right side holds the
+        # colour bar that says what the colours mean
+        self.panel = PatternPanel(ax, self.study.length, labels=self.labels, title=" ", both_sides=False)
         fig.colorbar(self.panel.image, ax=ax, fraction=0.046, pad=0.03, label="权重（0–1）")
         self.animate(self.panel.image, *self.panel.lines, self.panel.title)
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..heads import SCORE_LABELS, SCORES, top_heads
-from ..nulls import percentile
+from ..heads import SCORE_LABELS, SCORES, percentile, top_heads
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, PINK, WHITE
-from ..render.panels import matrix_mesh
+from ..render.panels import pattern_frame
 from ..render.png import new_figure, plotted
-from ..render.validation import as_real_array, finite_scalar, positive_int
+from ..render.validation import as_real_array, boolean, finite_scalar, positive_int
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):
@@ -40,15 +39,14 @@ class PatternPanel:
     With ``labels`` (one token string per position) every row is labelled — even rows on the
     left, odd rows on the right, so each label has two rows of room at a legible font size —
     and every ``every``-th column; with an even ``length`` and ``every = 2`` both copies show
-    the same tokens under the columns, so the repeat stays readable."""
+    the same tokens under the columns, so the repeat stays readable. ``both_sides=False`` labels
+    only the even rows, on the left (:attr:`right` is then ``None``): room for a colour bar."""
 
-    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2):
+    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2, both_sides: bool = True):
         n = 2 * length + 1
         every = positive_int("every", every)
-        self.ax = ax
-        self.image = matrix_mesh(ax, np.zeros((n, n)))  # vector cells: redraws fast at 2× density
-        self.lines = [ax.axvline(length + 0.5, color=WHITE, lw=0.8, ls="--"),
-                      ax.axhline(length + 0.5, color=WHITE, lw=0.8, ls="--")]
+        self.ax, self.right = ax, None
+        self.image, self.lines = pattern_frame(ax, n, columns=[length + 0.5], rows=[length + 0.5])
         if labels is None:
             ticks = range(0, n, 8)
             ax.set_xticks(ticks)
@@ -58,11 +56,9 @@ class PatternPanel:
                 raise ValueError(f"labels must name all 2·length + 1 = {n} positions, got {len(labels)}")
             ax.set_xticks(range(0, n, every), [labels[i] for i in range(0, n, every)], rotation=90)
             ax.set_yticks(range(0, n, 2), [labels[i] for i in range(0, n, 2)])
-            right = ax.secondary_yaxis("right")
-            right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
-            self.right = right
-        ax.set_xlabel("被看的位置（键）")
-        ax.set_ylabel("提问的位置（查询）")
+            if boolean("both_sides", both_sides):
+                self.right = ax.secondary_yaxis("right")
+                self.right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
         self.title = ax.set_title(title, fontsize=9)
 
     def update(self, pattern, title=None):
@@ -136,7 +132,7 @@ def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
     ``panels`` is a list of ``(title, null, marks)``: ``null`` a 1-D sample (e.g. the loss change
     of every single head, or of every random set of k heads), ``marks`` ``{label: value}``. Each
     mark is a vertical line; its legend entry gives the value and its percentile in that panel's
-    null (:func:`helpers.nulls.percentile`), so the figure says what the text quotes. ``window``
+    null (:func:`helpers.heads.percentile`), so the figure says what the text quotes. ``window``
     ``(low, high)`` zooms the x axis there (the bins span it); the null values outside it are not
     drawn but counted, with the most extreme one, in an arrow label at that edge (percentiles still
     use the whole null)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..render.palette import ACCENT, BASE, DARK_GREY, LIGHT_GREY, MUTED, PINK, WHITE
-from ..render.panels import future_masked, masked_viridis, matrix_mesh
+from ..render.panels import future_masked, masked_viridis, pattern_frame
 from ..render.png import new_figure
 from ..render.validation import positive_int
 
@@ -84,16 +84,14 @@ class CircuitPatterns:
         for layer in range(layers):
             for head in range(heads):
                 ax = axes[layer, head]
-                self.meshes.append(matrix_mesh(ax, np.full((length, length), np.nan), cmap=cmap))
-                for x in (first - 0.5, first + repeat - 0.5):
-                    self.marks.append(ax.axvline(x, color=WHITE, lw=0.8, ls="--"))
-                self.marks.append(ax.axhline(second - 0.5, color=WHITE, lw=0.8, ls="--"))
+                mesh, lines = pattern_frame(ax, length, columns=(first - 0.5, first + repeat - 0.5),
+                                            rows=(second - 0.5,), blank=np.nan, cmap=cmap, label_size=9)
+                self.meshes.append(mesh)
+                self.marks.extend(lines)
                 self.marks.extend(ax.plot(first + j + 1, second + j, "o", ms=4.5, mfc="none", mec=WHITE, mew=0.9))
                 ticks = range(0, length, 8)
                 ax.set_xticks(ticks)
                 ax.set_yticks(ticks)
-                ax.set_xlabel("被看的位置（键）", fontsize=9)
-                ax.set_ylabel("提问的位置（查询）", fontsize=9)
                 self.titles.append(ax.set_title(" ", fontsize=9))
         fig.colorbar(self.meshes[0], ax=list(axes.ravel()), fraction=0.03, label="权重")
 

@@ -80,6 +80,20 @@ def matrix_mesh(ax, matrix, *, cmap="viridis", vmin=0.0, vmax=1.0):
     return mesh
 
 
+def pattern_frame(ax, n: int, *, columns=(), rows=(), blank: float = 0.0, cmap="viridis", label_size=None) -> tuple:
+    """The frame of an attention-pattern panel on a repeated sequence (``11``'s and ``12``'s): an
+    ``n × n`` :func:`matrix_mesh` filled with ``blank`` (NaN: the colormap's "bad" until the first
+    ``set_array``), dashed white lines at the key positions ``columns`` and the query positions
+    ``rows`` (where a copy starts or ends), and the key / query axis labels. ``(mesh, lines)``."""
+    mesh = matrix_mesh(ax, np.full((n, n), blank), cmap=cmap)
+    lines = [ax.axvline(x, color=WHITE, lw=0.8, ls="--") for x in columns]
+    lines += [ax.axhline(y, color=WHITE, lw=0.8, ls="--") for y in rows]
+    size = {} if label_size is None else {"fontsize": label_size}
+    ax.set_xlabel("被看的位置（键）", **size)
+    ax.set_ylabel("提问的位置（查询）", **size)
+    return mesh, lines
+
+
 class HeatmapPanel:
     """A matrix heatmap with per-cell text; ``update`` swaps data and text in place.
 

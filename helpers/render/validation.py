@@ -481,6 +481,12 @@ def head_indices(name: str, value, num_heads: int) -> tuple:
     return tuple(sorted({_index(name, h, num_heads, "head") for h in entries(name, value, "head indices")}))
 
 
+def head_pair(name: str, value, num_layers: int, num_heads: int) -> tuple:
+    """One ``(layer, head)`` pair, checked as :func:`head_pairs` checks each (``12_heads_at_work``)."""
+    (layer, (head,)), = head_pairs(name, [value], num_layers, num_heads).items()
+    return layer, head
+
+
 def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
     """``{layer: (heads…)}`` from ``(layer, head)`` pairs (``None`` → ``{}``); ``12_heads_at_work``."""
     if value is None:

@@ -66,9 +66,9 @@ def test_later_head_is_the_layer_above_the_induction_head_and_its_ablation_is_sh
 
 
 def test_heads_explorer_controls_show_the_studys_numbers_and_the_scans_three_removals(study):
-    from helpers import head_scan
+    from helpers.heads import scan as head_scan
 
-    scan = head_scan.load()
+    scan = head_scan.load_scan()
     e = widgets.heads_explorer()
     for score in heads.SCORES:
         for rank in (1, 2, 3):
@@ -140,6 +140,10 @@ def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labe
     right = [t.get_text() for t in panel.right.get_yticklabels()]
     assert left == shown and right == ["t0", "t2", "t0", "t2"]  # every row: even on the left, odd on the right
     assert sorted(list(ax.get_yticks()) + list(panel.right.get_yticks())) == list(range(9))
+    one_side = PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, both_sides=False)
+    assert one_side.right is None and [t.get_text() for t in one_side.ax.get_yticklabels()] == left
+    with pytest.raises(TypeError, match="both_sides"):
+        PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels, both_sides="no")
     with pytest.raises(ValueError, match="labels"):
         PatternPanel(new_figure(4, 4).add_subplot(), 4, labels=labels[:-1])
     with pytest.raises(ValueError, match="every"):
@@ -167,9 +171,10 @@ def test_the_residual_gap_is_mostly_position_and_18_6_acts_through_later_layers(
     already cost ~2 nats less than the first copy (a position effect), the second copy without the
     top-8 induction heads is within 1.5 nats of that control; cutting only 18.6's direct path does
     not raise the loss although ablating 18.6 does."""
-    from helpers import head_scan, logit_attribution
+    from helpers.heads import attribution as logit_attribution
+    from helpers.heads import scan as head_scan
 
-    scan, t = head_scan.load(), study.length
+    scan, t = head_scan.load_scan(), study.length
     first, second = heads.copy_losses(study.losses, t)
     control = study.unrepeated_losses().mean(axis=-1)
     assert 1.5 < first.mean() - control.mean() < 2.5

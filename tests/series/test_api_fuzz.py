@@ -43,22 +43,26 @@ EXAMPLES = 14
 
 #: callables exempt from the walk, by qualified name, with the reason
 EXEMPT = {
-    "helpers.real_model.load_model": "reads the 1.2 GB model wheel from disk (seconds); its `path` checks are "
+    "helpers.real_model.load.load_model": "reads the 1.2 GB model wheel from disk (seconds); its `path` checks are "
                                      "regression tests in tests/unit/test_validation.py",
-    "helpers.real_model.find_gguf": "takes no argument; looks up the installed model wheel",
+    "helpers.real_model.model.find_gguf": "takes no argument; looks up the installed model wheel",
     "helpers.widgets.real_attention_explorer": "loads the 135M model; its `text` check runs before the load "
                                                "and is a regression test in tests/notebooks/test_real_model.py",
     "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
                                       "on the first call); its kwargs go through the Explorer checks walked "
                                       "in learning_explorer and the other explorers",
-    "helpers.heads.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
+    "helpers.heads.experiment.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
     "helpers.circuit.history.record": "trains notebook 11's run with checkpoints (a minute of CPU); called only by "
-                                      "tools/make_circuit_data.py; its `steps` check is in tests/notebooks/test_learning_a_circuit.py",
+                                      "tools/data/circuit_data.py; its `steps` check is in tests/notebooks/test_learning_a_circuit.py",
     "helpers.circuit.sweep.run_variant": "trains one run of the sweep (at least 200 steps of notebook 11's model, "
                                          "tens of seconds a call); its variant/seed/steps checks come first and are "
                                          "regression tests in tests/unit/test_bad_input_new_modules.py",
+    "helpers.interventions.check": "takes the caller's argument name first (like helpers.render.validation) and "
+                                   "names that in every message; walked through circuit.forward and "
+                                   "real_model.forward's interventions, tested in tests/unit/test_circuit_model.py",
+    "helpers.interventions.at_layer": "reads a dict that check() returned (no learner input reaches it)",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -103,7 +107,10 @@ WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures
                  "helpers.circuit.trainer.TrainingRun")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
-           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History"}
+           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History",
+           # the intervention words hold what the learner hands a forward pass, which checks their
+           # arrays against its model (walked through helpers.circuit.model.run's interventions)
+           "Zero", "Mean", "Replace", "Patch"}
 
 
 def _modules():
@@ -212,8 +219,9 @@ VALID = _valid_values()
 def _circuit_and_heads():
     """Small valid objects of notebooks 11–12's modules (a 2-layer circuit model on 8 tokens, a
     study of the tiny real model), shared by the baselines and the method walks below."""
-    from helpers import circuit, head_scan, heads, real_model
+    from helpers import circuit, heads, real_model
     from helpers.circuit import history, sweep, trainer
+    from helpers.heads import scan as head_scan
 
     config = circuit.Config(vocab=8, length=8, d_model=8, heads=2, layers=2)
     task = circuit.Task(vocab=8, length=8, min_repeat=2, max_repeat=3)
@@ -228,7 +236,7 @@ def _circuit_and_heads():
     study = heads.HeadStudy(tiny, length=4, seeds=(0, 1), pool=range(256))
     return dict(config=config, task=task, model=model, batch=batch, cache=cache, run=small_run, summary=summary,
                 scores=circuit.interventions.ablate(model, batch, []), history=history.load(), tiny=tiny, ids=ids,
-                clean=clean, study=study, scan=head_scan.load())
+                clean=clean, study=study, scan=head_scan.load_scan())
 
 
 NEW = _circuit_and_heads()
@@ -256,9 +264,9 @@ CAPPED = {"helpers.circuit.trainer.train": {"steps": 5, "batch_size": 8},
           "helpers.circuit.task.sequences": {"n": 64},
           "helpers.circuit.task.positional_ceiling": {"samples": 1000},
           "helpers.circuit.backprop.gradient_check": {"n_sequences": 2},
-          "helpers.head_scan.compute": {"draws": 2},
-          "helpers.nulls.spread": {"resamples": 5000},
-          "helpers.heads.HeadStudy": {"length": 6}}
+          "helpers.heads.scan.compute": {"draws": 2},
+          "helpers.heads.stats.spread": {"resamples": 5000},
+          "helpers.heads.experiment.HeadStudy": {"length": 6}}
 
 
 def _baselines():
@@ -299,22 +307,22 @@ def _baselines():
         "helpers.reading.same_output_weights": dict(weights=w6, values=v6),
         "helpers.reading.ablation_influence": dict(weights=w6, values=v6),
         "helpers.reading.ablation_influence_analytic": dict(weights=w6, values=v6),
-        "helpers.real_model.first_position_weight": dict(weights=[np.full((2, 5, 5), 0.2)] * 2),
+        "helpers.real_model.experiments.first_position_weight": dict(weights=[np.full((2, 5, 5), 0.2)] * 2),
         "helpers.readable_tokens.Spelling": dict(pieces=["å¹", "´", "Ġa"]),
         "helpers.readable_tokens.spell": dict(pieces=["å¹", "´", "Ġa"]),
         "helpers.readable_tokens.piece_bytes": dict(piece="å¹"),
         "helpers.readable_tokens.visible": dict(text=" a\n", keep_space=True),
         "helpers.readable_tokens.group_attention": dict(weights=np.full((3, 3), 1 / 3), spelling=spelling),
         "helpers.readable_tokens.within_run_weight": dict(weights=np.full((3, 3), 1 / 3), spelling=spelling),
-        "helpers.real_model.forward": dict(model=model, ids=[1, 2, 3], mask=np.zeros((3, 3))),
-        "helpers.real_model.generate": dict(model=model, ids=[1, 2], max_new_tokens=2),
-        "helpers.real_model.next_token_top": dict(model=model, ids=[1, 2], k=3),
-        "helpers.real_model.perplexity": dict(model=model, ids=[1, 2, 3]),
-        "helpers.real_model.perplexity_with_wrong_rope": dict(model=model, ids=[1, 2, 3]),
-        "helpers.real_model.head_values": dict(model=model, result=VALID["result"][0], layer=1),
-        "helpers.real_model.rms_norm": dict(x=rng.standard_normal((3, 8)), weight=np.ones(8), eps=1e-5),
-        "helpers.real_model.unpermute_qk": dict(weight=f32, n_heads=2),
-        "helpers.real_model.permute_qk": dict(weight=f32, n_heads=2),
+        "helpers.real_model.forward_pass.forward": dict(model=model, ids=[1, 2, 3], mask=np.zeros((3, 3))),
+        "helpers.real_model.generation.generate": dict(model=model, ids=[1, 2], max_new_tokens=2),
+        "helpers.real_model.generation.next_token_top": dict(model=model, ids=[1, 2], k=3),
+        "helpers.real_model.generation.perplexity": dict(model=model, ids=[1, 2, 3]),
+        "helpers.real_model.experiments.perplexity_with_wrong_rope": dict(model=model, ids=[1, 2, 3]),
+        "helpers.real_model.experiments.head_values": dict(model=model, result=VALID["result"][0], layer=1),
+        "helpers.real_model.forward_pass.rms_norm": dict(x=rng.standard_normal((3, 8)), weight=np.ones(8), eps=1e-5),
+        "helpers.real_model.load.unpermute_qk": dict(weight=f32, n_heads=2),
+        "helpers.real_model.experiments.permute_qk": dict(weight=f32, n_heads=2),
         "helpers.scaling.jacobian_norms": dict(weights=[w6, w6]),
         "helpers.scaling.softmax_jacobian": dict(weights=w6),
         "helpers.scaling.mean_max_weight": dict(n=4, d=2, scaled=True, trials=20),
@@ -325,9 +333,9 @@ def _baselines():
         "helpers.weighting.content_weights": dict(x=example.X, query_position=-1),
         "helpers.weighting.weighted_average": dict(vectors=example.X, weights=[0.25] * 4),
         "helpers.tiled.time_naive_vs_tiled": dict(ns=[8, 16], d=4, block=4, repeats=1),
-        "helpers.real_model.decode": dict(model=model, ids=[1, 2]),
-        "helpers.real_model.token_strings": dict(model=model, ids=[1, 2]),
-        "helpers.real_model.encode": dict(model=model, text="hi"),
+        "helpers.real_model.tokenizer.decode": dict(model=model, ids=[1, 2]),
+        "helpers.real_model.tokenizer.token_strings": dict(model=model, ids=[1, 2]),
+        "helpers.real_model.tokenizer.encode": dict(model=model, text="hi"),
         # training: small sizes, few steps, and a low accuracy target that ends a run early, so
         # a generated `steps` or `d` never retrains the notebook's runs for every example
         "helpers.training.trainer.train": dict(d=2, steps=3, stop_at=0.3, checkpoints=(), test_every=None),
@@ -371,9 +379,8 @@ def _new_baselines():
         "helpers.circuit.scores.repeat_losses": dict(cache=n["cache"], batch=n["batch"]),
         "helpers.circuit.scores.scores_of": dict(cache=n["cache"], batch=n["batch"]),
         "helpers.circuit.scores.head_scores": dict(model=n["model"], batch=n["batch"]),
-        "helpers.circuit.scores.scores_with": dict(model=n["model"], batch=n["batch"]),
+        "helpers.circuit.scores.scores_with": dict(model=n["model"], batch=n["batch"], interventions=None),
         "helpers.circuit.sweep.Summary": {f.name: getattr(n["summary"], f.name) for f in dc.fields(n["summary"])},
-        "helpers.circuit.sweep.is_pinned": dict(environ={}),
         "helpers.circuit.sweep.summarize": dict(variant="two_layers", seed=0, run=n["run"]),
         "helpers.circuit.sweep.table": dict(variant="two_layers"),
         "helpers.circuit.task.Task": dict(vocab=8, length=8, min_repeat=2, max_repeat=3),
@@ -388,42 +395,54 @@ def _new_baselines():
         "helpers.display.show_table": dict(headers=["a", "b"], rows=[[1.0, "x"]]),
         "helpers.render.table.table": dict(headers=["a", "b"], rows=[[1.0, [0.5, 2.0]]]),
         "helpers.render.table.Table": dict(headers=("a",), rows=(("1",),), align=("right",)),
-        "helpers.head_scan.Scan": dict(arrays=n["scan"].arrays),
-        "helpers.head_scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
+        "helpers.heads.scan.Scan": dict(arrays=n["scan"].arrays),
+        "helpers.heads.report.set_table": dict(scan=n["scan"]),
+        "helpers.heads.report.random_set_lines": dict(scan=n["scan"]),
+        "helpers.heads.report.set_side_lines": dict(scan=n["scan"]),
+        "helpers.heads.report.score_rank": dict(study=study, name="induction", head=(0, 1)),
+        "helpers.heads.report.leader_table": dict(study=study, scan=n["scan"], leaders=[(0, 1)]),
+        "helpers.heads.report.composition_rows": dict(study=study, patched=study.composition((0, 1), (1, 0))),
+        "helpers.heads.report.direct_shares": dict(study=study),
+        "helpers.heads.report.attribution_table": dict(study=study, heads=[(0, 1)]),
+        "helpers.heads.report.attribution_lines": dict(study=study, head=(0, 1), top=2),
+        "helpers.heads.report.direct_path_change": dict(study=study, head=(0, 1)),
+        "helpers.reading.attention_patterns": dict(weights=np.eye(3), n_min=2),
+        "helpers.attention.target_loss": dict(logits=np.zeros((2, 3)), targets=np.array([0, 2])),
+        "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
                                           draw_kinds=("zero",)),
-        "helpers.head_scan.load": dict(path=None),
-        "helpers.head_scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
-        "helpers.head_scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
-        "helpers.head_scan.tracked_heads": dict(study=study),
-        "helpers.heads.HeadStudy": dict(model=tiny, length=4, seeds=(0, 1), pool=range(256)),
-        "helpers.heads.all_scores": dict(weights=study.weights, length=4),
-        "helpers.heads.copy_losses": dict(losses=study.losses, length=4),
-        "helpers.heads.induction_score": dict(weights=study.weights, length=4),
-        "helpers.heads.duplicate_token_score": dict(weights=study.weights, length=4),
-        "helpers.heads.previous_token_score": dict(weights=study.weights),
-        "helpers.heads.sink_score": dict(weights=study.weights),
-        "helpers.heads.output_constancy": dict(outputs=study.reference_outputs()),
-        "helpers.heads.random_heads": dict(k=2, seed=0, shape=(2, 2)),
-        "helpers.heads.repeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
-        "helpers.heads.unrepeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
-        "helpers.heads.top_heads": dict(score=np.ones((2, 2)), k=2),
-        "helpers.heads.word_pool": dict(tokens=["Ġword", "a"]),
-        "helpers.logit_attribution.centred_unembedding": dict(model=tiny, tokens=[1, 2]),
-        "helpers.logit_attribution.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
-        "helpers.logit_attribution.head_logit_attribution": dict(**real, positions=[1, 2]),
-        "helpers.logit_attribution.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
-        "helpers.nulls.percentile": dict(value=0.5, null=[0.1, 0.9]),
-        "helpers.nulls.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
-        "helpers.nulls.ranks": dict(values=[1.0, 2.0, 2.0]),
-        "helpers.nulls.spread": dict(values=[1.0, 2.0, 3.0], resamples=100),
-        "helpers.nulls.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
-        "helpers.patching.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
+        "helpers.heads.scan.load_scan": dict(path=None),
+        "helpers.heads.scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
+        "helpers.heads.scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
+        "helpers.heads.scan.tracked_heads": dict(study=study),
+        "helpers.heads.experiment.HeadStudy": dict(model=tiny, length=4, seeds=(0, 1), pool=range(256)),
+        "helpers.heads.scores.all_scores": dict(weights=study.weights, length=4),
+        "helpers.heads.sequences.copy_losses": dict(losses=study.losses, length=4),
+        "helpers.heads.scores.induction_score": dict(weights=study.weights, length=4),
+        "helpers.heads.scores.duplicate_token_score": dict(weights=study.weights, length=4),
+        "helpers.reading.previous_token_score": dict(weights=study.weights),
+        "helpers.reading.sink_score": dict(weights=study.weights),
+        "helpers.heads.experiment.output_constancy": dict(outputs=study.reference_outputs()),
+        "helpers.heads.scores.random_heads": dict(k=2, seed=0, shape=(2, 2)),
+        "helpers.heads.sequences.repeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
+        "helpers.heads.sequences.unrepeated_sequence": dict(pool=np.arange(10, 100), length=4, seed=0),
+        "helpers.heads.scores.top_heads": dict(score=np.ones((2, 2)), k=2),
+        "helpers.heads.sequences.word_pool": dict(tokens=["Ġword", "a"]),
+        "helpers.heads.attribution.centred_unembedding": dict(model=tiny, tokens=[1, 2]),
+        "helpers.heads.attribution.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
+        "helpers.heads.attribution.head_logit_attribution": dict(**real, positions=[1, 2]),
+        "helpers.heads.attribution.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
+        "helpers.heads.stats.percentile": dict(value=0.5, null=[0.1, 0.9]),
+        "helpers.heads.stats.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
+        "helpers.heads.stats.ranks": dict(values=[1.0, 2.0, 2.0]),
+        "helpers.heads.stats.spread": dict(values=[1.0, 2.0, 3.0], resamples=100),
+        "helpers.heads.stats.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
+        "helpers.heads.patching.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                              receiver=(1, 0)),
-        "helpers.patching.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
-        "helpers.patching.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
+        "helpers.heads.patching.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
+        "helpers.heads.patching.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                                   receiver=(1, 0)),
-        "helpers.patching.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
-        "helpers.patching.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
+        "helpers.heads.patching.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
+        "helpers.heads.patching.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
     }
 
 
@@ -531,7 +550,7 @@ def call_and_check(qualname, fn, args, kwargs, names):
 def test_the_walk_finds_the_public_api():
     """The enumeration really sees the API (and so will see a new function)."""
     for expected in ("helpers.attention.softmax", "helpers.layer.attention_layer", "helpers.reading.dilution_weight",
-                     "helpers.real_model.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
+                     "helpers.real_model.forward_pass.forward", "helpers.widgets.qkv_explorer", "helpers.config.ModelConfig",
                      "helpers.render.format.fmt", "helpers.tiled.growth_exponent", "helpers.figures.attention_layer.divisors"):
         assert expected in CALLABLES, expected
     assert len(CALLABLES) * EXAMPLES >= 1000, f"only {len(CALLABLES)} callables × {EXAMPLES} examples"
@@ -588,8 +607,7 @@ _NEW_METHODS = [
     (NEW["summary"], ("value_at", "window", "share_of_top", "reaches")),
     (NEW["history"], ("index",)),
     (NEW["scan"], ("copy_index", "single_change", "set_change", "draw_change", "null", "score_after", "draw_set")),
-    (NEW["study"], ("top", "replacements", "intervene", "ablate", "composition", "head_table", "ablation_table",
-                    "control_heads", "second_copy_loss_without", "first_copy_loss_without")),
+    (NEW["study"], ("top", "replacements", "intervene", "ablate", "composition", "second_copy_loss_without")),
 ]
 
 

@@ -155,10 +155,11 @@ def expect_learning(value):
 
 
 def expect_heads(value):
-    from helpers import head_scan, heads
+    from helpers import heads
+    from helpers.heads import scan as head_scan
 
     head = heads.study().top("induction", int(value))[-1]
-    return r3([head_scan.load().single_change("zero").mean(axis=-1)[head]])  # the explorer reads the scan
+    return r3([head_scan.load_scan().single_change("zero").mean(axis=-1)[head]])  # the explorer reads the scan
 
 
 def expect_circuit(value):

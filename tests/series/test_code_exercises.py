@@ -165,7 +165,7 @@ CHEATS = {
     "07-3": (lambda m, l, acc, s, v: helpers.tiled.online_softmax_update(m, l, acc, s, v),
              "helpers.tiled.online_softmax_update"),
     "12-4": (lambda A, T: float(helpers.heads.induction_score(A, T)), "helpers.heads.induction_score"),
-    "12-5": (lambda A, B, rows: float(helpers.patching.pattern_change(A, B, rows)), "helpers.patching.pattern_change"),
+    "12-5": (lambda A, B, rows: float(helpers.heads.pattern_change(A, B, rows)), "helpers.heads.pattern_change"),
 }
 
 

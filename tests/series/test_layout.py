@@ -144,3 +144,16 @@ def test_tests_out_of_shape_are_named(tree):
     assert any(p.startswith("tests/unit/helper.py: only test_*.py here") for p in found)
     assert any(p.startswith("tests/unit/test_layer.py:") and "sys.path.insert(…) changes sys.path" in p
                for p in found)
+
+
+def test_a_long_code_line_and_a_long_cell_are_named_and_the_marker_lets_a_cell_through():
+    short = "```{code-cell} ipython3\nx = 1\n```\n"
+    long_line = "```{code-cell} ipython3\n" + "y = " + "1 + " * 30 + "1\n```\n"
+    long_cell = "```{code-cell} ipython3\n" + "z = 1\n" * 16 + "```\n"
+    marked = "```{code-cell} ipython3\n# long cell: one table built in place\n" + "z = 1\n" * 16 + "```\n"
+    setup = "```{code-cell} ipython3\n:tags: [remove-cell]\n\n" + "s = 1\n" * 40 + "```\n"
+    found = layout.check_code_cells({"99_x": short + long_line + long_cell + marked + setup})
+    assert len(found) == 2
+    assert "code cell 2 has a line of 125 characters (at most 100)" in found[0]
+    assert "code cell 3 has 16 lines (at most 15" in found[1]
+    assert layout.check_code_cells({"99_x": short + marked + setup}) == []

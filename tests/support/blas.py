@@ -10,7 +10,7 @@ analysis", SISC 2019) — with ``λ = 8`` a failure once in ~10¹³ comparisons;
 most twice that, and chained reductions (layers) add theirs. Tests compare with
 :func:`assert_blas_close` and a one-line reason; a bit-exact check stays only where the same code runs
 on the same input, on values every order sums exactly (small integers), or under
-``helpers.circuit.sweep.pinned_env``.
+``tools/data/pinned.py``'s ``pinned_env``.
 """
 from __future__ import annotations
 

@@ -126,3 +126,22 @@ def test_heads_shape_and_additive_mask():
 def test_attention_rejects_bad_input_with_clear_message(q, k, v, kwargs, message):
     with pytest.raises(ValueError, match=message):
         scaled_dot_product_attention(q, k, v, **kwargs)
+
+
+def test_target_loss_is_minus_log_softmax_at_the_target_and_names_bad_targets():
+    from helpers.attention import target_loss
+
+    logits = np.random.default_rng(0).standard_normal((2, 3, 7)).astype(np.float32)
+    targets = np.array([[0, 6, 3], [1, 1, 2]])
+    want = -np.log(softmax(logits.astype(np.float64)))
+    got = target_loss(logits, targets)
+    assert got.dtype == np.float64 and got.shape == (2, 3)
+    # float32 logits: the row maximum and the differences are float32, the sum float64
+    np.testing.assert_allclose(got, np.take_along_axis(want, targets[..., None], axis=-1)[..., 0], rtol=1e-6)
+    assert target_loss(np.array([1e4, 0.0]), np.array(0)) == 0.0       # no overflow for a huge logit
+    with pytest.raises(ValueError, match=r"targets must be ids in 0…6"):
+        target_loss(logits, targets + 1)
+    with pytest.raises(TypeError, match=r"targets must be integer ids of shape \(2, 3\)"):
+        target_loss(logits, targets[0])
+    with pytest.raises(ValueError, match="logits must have a vocabulary axis"):
+        target_loss(1.0, 0)

@@ -4,6 +4,7 @@ import pytest
 
 from helpers import circuit
 from helpers.circuit import interventions, scores
+from helpers.interventions import Mean, Zero
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +17,7 @@ def test_ablation_equals_forward_with_the_head_removed(model_and_batch):
     effects = interventions.ablation_effects(model, batch)
     assert set(effects) == {"clean", (0, 0), (0, 1), (1, 0), (1, 1)}
     for head in [(0, 1), (1, 0)]:
-        cache = circuit.forward(model, batch.tokens, ablate=[head])
+        cache = circuit.forward(model, batch.tokens, interventions={head: Zero()})
         repeat, _ = scores.repeat_losses(cache, batch)
         assert effects[head].repeat_loss == repeat
         assert effects[head].repeat_loss != effects["clean"].repeat_loss
@@ -43,7 +44,7 @@ def test_composition_effects_patch_one_projection_each(model_and_batch):
 def test_mean_ablation_replaces_the_heads_output_by_its_mean_over_the_batch(model_and_batch):
     model, batch = model_and_batch
     clean = circuit.forward(model, batch.tokens)
-    averaged = circuit.forward(model, batch.tokens, average=[(0, 1)])
+    averaged = circuit.forward(model, batch.tokens, interventions={(0, 1): Mean()})
     out = clean.head_outputs(0)[:, 1]                                     # (B, n, D)
     np.testing.assert_allclose(averaged.head_outputs(0)[:, 1], np.broadcast_to(out.mean(axis=0), out.shape),
                                atol=1e-12)
@@ -57,8 +58,8 @@ def test_mean_ablation_replaces_the_heads_output_by_its_mean_over_the_batch(mode
                                                                              for n in ("first", "second", "repeat")))
     assert interventions.mean_ablate(model, same, [(0, 0), (1, 1)]).repeat_loss == pytest.approx(
         scores.head_scores(model, same).repeat_loss, abs=1e-12)
-    with pytest.raises(ValueError, match="average needs at least 2 sequences"):
-        circuit.forward(model, batch.tokens[:1], average=[(0, 1)])
+    with pytest.raises(ValueError, match=r"interventions: Mean\(\) needs at least 2 sequences"):
+        circuit.forward(model, batch.tokens[:1], interventions={(0, 1): Mean()})
     with pytest.raises(ValueError, match="heads"):
         interventions.mean_ablate(model, batch, [(2, 0)])
 

@@ -5,6 +5,7 @@ import pytest
 from helpers import circuit
 from helpers.attention import causal_mask, softmax
 from helpers.circuit.model import _softmax_in_place
+from helpers.interventions import Patch, Zero
 
 SMALL = circuit.Config(vocab=7, length=8, d_model=8, heads=2, layers=2)
 
@@ -34,8 +35,8 @@ def test_a_wrong_gradient_is_caught_by_the_check():
 def test_backward_refuses_an_intervened_pass():
     model = circuit.init_model(SMALL, 0)
     tokens = np.arange(8) % 7
-    cache = circuit.forward(model, tokens, ablate=[(0, 1)])
-    with pytest.raises(ValueError, match="ablate or patch"):
+    cache = circuit.forward(model, tokens, interventions={(0, 1): Zero()})
+    with pytest.raises(ValueError, match="with interventions"):
         circuit.backward(model, cache)
     grads = circuit.backward(model, circuit.forward(model, tokens))
     assert set(grads) == set(SMALL.shapes())
@@ -104,7 +105,7 @@ def test_ablating_every_head_leaves_the_direct_path():
     model = circuit.init_model(cfg, 2)
     tokens = np.random.default_rng(4).integers(0, 32, size=(2, 32))
     all_heads = [(layer, h) for layer in range(cfg.layers) for h in range(cfg.heads)]
-    cache = circuit.forward(model, tokens, ablate=all_heads)
+    cache = circuit.forward(model, tokens, interventions={head: Zero() for head in all_heads})
     np.testing.assert_allclose(cache.logits, model.params["W_E"][tokens] @ model.params["W_U"], atol=1e-12)
 
 
@@ -113,7 +114,8 @@ def test_patching_keys_changes_only_later_keys():
     model = circuit.init_model(cfg, 3)
     tokens = np.random.default_rng(5).integers(0, 32, size=(2, 32))
     clean = circuit.forward(model, tokens)
-    patched = circuit.forward(model, tokens, patch=([(0, 1)], "k"))
+    without = clean.inputs[1] - clean.head_outputs(0)[:, 1]
+    patched = circuit.forward(model, tokens, interventions={(1, h): Patch(k=without) for h in range(cfg.heads)})
     np.testing.assert_array_equal(patched.weights[0], clean.weights[0])       # layer 0 untouched
     np.testing.assert_array_equal(patched.q[1], clean.q[1])                   # layer 1 queries untouched
     np.testing.assert_array_equal(patched.v[1], clean.v[1])                   # and values
@@ -145,11 +147,15 @@ def test_bad_input_is_named():
     with pytest.raises(TypeError, match="integer token ids"):
         circuit.forward(model, [1.5, 2.0])
     with pytest.raises(ValueError, match="layer index 2"):
-        circuit.forward(model, [1, 2, 3], ablate=[(2, 0)])
-    with pytest.raises(TypeError, match="patch must be a pair"):
-        circuit.forward(model, [1, 2, 3], patch="k")
-    with pytest.raises(ValueError, match="into must be one of"):
-        circuit.forward(model, [1, 2, 3], patch=([(0, 0)], "x"))
+        circuit.forward(model, [1, 2, 3], interventions={(2, 0): Zero()})
+    with pytest.raises(TypeError, match=r"interventions must be a dict \{\(layer, head\)"):
+        circuit.forward(model, [1, 2, 3], interventions=[(0, 0)])
+    with pytest.raises(TypeError, match=r"interventions\[\(0, 0\)\] must be Zero\(\).*brackets"):
+        circuit.forward(model, [1, 2, 3], interventions={(0, 0): Zero})
+    with pytest.raises(ValueError, match=r"interventions\[\(1, 0\)\]\.k must have shape \(1, 3, 8\)"):
+        circuit.forward(model, [1, 2, 3], interventions={(1, 0): Patch(k=np.zeros((3, 8)))})
+    with pytest.raises(ValueError, match="Patch needs at least one of"):
+        Patch()
     with pytest.raises(ValueError, match="multiple of heads"):
         circuit.Config(d_model=10, heads=3)
     with pytest.raises(ValueError, match="positions must be one of"):

@@ -112,7 +112,7 @@ def test_save_keeps_the_final_checkpoint_and_merge_carries_it(runs, tmp_path):
     back = sweep.load(tmp_path / "a.npz")
     assert all(np.array_equal(back["_final"].params[k], final.params[k]) for k in final.params)
     assert sweep.load(tmp_path / "b.npz")["_final"] is None
-    spec = importlib.util.spec_from_file_location("make_circuit_data", ROOT / "tools" / "make_circuit_data.py")
+    spec = importlib.util.spec_from_file_location("circuit_data", ROOT / "tools" / "data" / "circuit_data.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     tool.merge([str(tmp_path / "a.npz"), str(tmp_path / "b.npz")], str(tmp_path / "all.npz"))
@@ -188,5 +188,7 @@ def test_learning_rate_moves_the_drop(runs):
 
 
 def test_every_stored_run_was_trained_in_the_pinned_environment():
-    """``make circuit-data`` trains every run under sweep.pinned_env, so the file is the same on any x86-64."""
+    """``make circuit-data`` trains every run under tools/data/pinned.py's environment, so the file is the same on any x86-64."""
+    from helpers.circuit import sweep
+
     assert sweep.unpinned_runs() == []

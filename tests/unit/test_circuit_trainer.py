@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pinned
 import pytest
 from paths import ROOT
 
@@ -41,13 +42,13 @@ def test_checkpoints_are_copies_and_the_evaluation_is_their_scores():
 
 
 @pytest.mark.slow  # a fresh interpreter retrains 100 steps in the pinned environment
-@pytest.mark.skipif(sweep.unpinnable() is not None, reason=str(sweep.unpinnable()))
+@pytest.mark.skipif(pinned.unpinnable() is not None, reason=str(pinned.unpinnable()))
 def test_the_stored_prefix_is_retrained_bit_for_bit(tmp_path):
     """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: the generator, re-run in its
-    pinned environment (tools/make_circuit_data.py --prefix, a subprocess), makes the same bits —
+    pinned environment (tools/data/circuit_data.py --prefix, a subprocess), makes the same bits —
     whatever this process's CPU features, BLAS kernels or environment."""
     out = tmp_path / "prefix.npz"
-    subprocess.run([sys.executable, str(ROOT / "tools" / "make_circuit_data.py"), "--prefix", str(out)],
+    subprocess.run([sys.executable, str(ROOT / "tools" / "data" / "circuit_data.py"), "--prefix", str(out)],
                    check=True, cwd=ROOT, timeout=600)
     stored = sweep.prefix_checkpoint()
     with np.load(out) as fresh:
@@ -62,13 +63,13 @@ def test_the_stored_prefix_is_retrained_bit_for_bit(tmp_path):
 
 
 def test_the_pinned_environment_names_every_dispatched_feature():
-    env = sweep.pinned_env()
-    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OPENBLAS_CORETYPE"] == sweep.BLAS_CORE
-    assert set(env["NPY_DISABLE_CPU_FEATURES"].split()) == set(sweep._dispatched_features())
+    env = pinned.pinned_env()
+    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OPENBLAS_CORETYPE"] == pinned.BLAS_CORE
+    assert set(env["NPY_DISABLE_CPU_FEATURES"].split()) == set(pinned._dispatched_features())
     assert "-FMA" in env["GLIBC_TUNABLES"].split("=", 1)[1].split(",")
-    assert sweep.is_pinned(env) and not sweep.is_pinned({**env, "OPENBLAS_CORETYPE": "Haswell"})
+    assert pinned.is_pinned(env) and not pinned.is_pinned({**env, "OPENBLAS_CORETYPE": "Haswell"})
     with pytest.raises(TypeError, match="environ must be a mapping"):
-        sweep.is_pinned(["OPENBLAS_NUM_THREADS=1"])
+        pinned.is_pinned(["OPENBLAS_NUM_THREADS=1"])
 
 
 def _fake_run(losses, every=25):

@@ -3,7 +3,10 @@ import numpy as np
 import pytest
 from blas import assert_blas_close, forward_reductions
 
-from helpers import head_scan, heads, logit_attribution, patching, real_model
+from helpers import heads, real_model
+from helpers.heads import attribution as logit_attribution
+from helpers.heads import patching
+from helpers.heads import scan as head_scan
 
 pytestmark = pytest.mark.slow
 

@@ -1,11 +1,13 @@
-"""helpers.patching and the forward's batch / logits_at / replace / patch switches, on the tiny model."""
+"""helpers.heads.patching and the forward's batch / logits_at / interventions, on the tiny model."""
 
 import numpy as np
 import pytest
 from blas import assert_blas_close, forward_reductions
 from tiny_model import tiny_model
 
-from helpers import patching, real_model
+from helpers import real_model
+from helpers.heads import patching
+from helpers.interventions import Mean, Patch, Replace, Zero
 from helpers.layer import attention_layer
 
 
@@ -68,7 +70,7 @@ def test_head_attention_with_one_stream_is_that_head_of_the_layer(clean):
     h = real_model.rms_norm(x, block.attn_norm, model.eps)
     _, weights = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta)
     for head in range(model.config.num_heads):
-        got = patching.head_attention(model, layer, head, x)
+        got = real_model.head_attention(model, layer, head, x)
         np.testing.assert_allclose(got.weights, weights[:, head], rtol=0, atol=1e-12)
         assert got.z.shape == (3, 7, model.config.head_dim)
 
@@ -76,12 +78,12 @@ def test_head_attention_with_one_stream_is_that_head_of_the_layer(clean):
 def test_patching_keys_only_leaves_queries_and_values_bit_identical(clean):
     model, _, run = clean
     x, other = run.layer_inputs[1], run.layer_inputs[0]
-    base = patching.head_attention(model, 1, 1, x)
-    keys = patching.head_attention(model, 1, 1, x, x_k=other)
+    base = real_model.head_attention(model, 1, 1, x)
+    keys = real_model.head_attention(model, 1, 1, x, x_k=other)
     assert np.array_equal(keys.q, base.q) and np.array_equal(keys.v, base.v)
     assert not np.allclose(keys.k, base.k)
     assert not np.allclose(keys.weights, base.weights)
-    values = patching.head_attention(model, 1, 1, x, x_v=other)
+    values = real_model.head_attention(model, 1, 1, x, x_v=other)
     assert np.array_equal(values.q, base.q) and np.array_equal(values.k, base.k)
     assert np.array_equal(values.weights, base.weights)  # values never change where a head looks
     assert not np.allclose(values.z, base.z)
@@ -91,7 +93,7 @@ def test_patching_with_a_zero_difference_is_the_identity(clean):
     model, ids, run = clean
     x = run.layer_inputs[1]
     for group in (("q",), ("k",), ("v",), patching.INPUTS):
-        same = real_model.forward(model, ids, resume=(1, x), patch={(1, 0): {name: x for name in group}})
+        same = real_model.forward(model, ids, resume=(1, x), interventions={(1, 0): Patch(**{name: x for name in group})})
         np.testing.assert_allclose(same.logits, run.logits, rtol=0, atol=1e-5)
         np.testing.assert_allclose(same.weights[1], run.weights[1], rtol=0, atol=1e-7)
 
@@ -99,8 +101,8 @@ def test_patching_with_a_zero_difference_is_the_identity(clean):
 def test_a_patched_head_is_the_only_one_that_changes(clean):
     model, ids, run = clean
     x, other = run.layer_inputs[1], run.layer_inputs[0]
-    patched = real_model.forward(model, ids, resume=(1, x), patch={(1, 1): {"k": other}})
-    want = patching.head_attention(model, 1, 1, x, x_k=other).weights
+    patched = real_model.forward(model, ids, resume=(1, x), interventions={(1, 1): Patch(k=other)})
+    want = real_model.head_attention(model, 1, 1, x, x_k=other).weights
     np.testing.assert_allclose(patched.weights[1][:, 1], want, atol=1e-7)
     assert np.array_equal(patched.weights[1][:, 0], run.weights[1][:, 0])  # the other head: untouched
     assert not np.allclose(patched.logits, run.logits)
@@ -109,36 +111,43 @@ def test_a_patched_head_is_the_only_one_that_changes(clean):
 def test_replace_is_exact_for_zero_and_for_the_heads_own_output(clean):
     model, ids, run = clean
     x = run.layer_inputs[1]
-    z = patching.head_attention(model, 1, 0, x).z
-    own = real_model.forward(model, ids, resume=(1, x), replace={(1, 0): z})
+    z = real_model.head_attention(model, 1, 0, x).z
+    own = real_model.forward(model, ids, resume=(1, x), interventions={(1, 0): Replace(z)})
     np.testing.assert_allclose(own.logits, run.logits, rtol=0, atol=1e-5)
-    zero = real_model.forward(model, ids, resume=(1, x), replace={(1, 0): np.zeros(z.shape[1:])})
-    ablated = real_model.forward(model, ids, resume=(1, x), ablate=[(1, 0)])
+    zero = real_model.forward(model, ids, resume=(1, x), interventions={(1, 0): Replace(np.zeros(z.shape[1:]))})
+    ablated = real_model.forward(model, ids, resume=(1, x), interventions={(1, 0): Zero()})
     assert np.array_equal(zero.logits, ablated.logits)
-    with pytest.raises(ValueError, match=r"replace\[\(1, 0\)\] must have shape"):
-        real_model.forward(model, ids, replace={(1, 0): np.zeros((7, 3))})
-    with pytest.raises(ValueError, match="replace: layer index 5"):
-        real_model.forward(model, ids, replace={(5, 0): z})
+    with pytest.raises(ValueError, match=r"interventions\[\(1, 0\)\]\.z must have shape"):
+        real_model.forward(model, ids, interventions={(1, 0): Replace(np.zeros((7, 3)))})
+    with pytest.raises(ValueError, match="interventions's keys: layer index 5"):
+        real_model.forward(model, ids, interventions={(5, 0): Replace(z)})
+    mean = real_model.forward(model, ids, resume=(1, x), interventions={(1, 0): Mean()})
+    by_hand = real_model.forward(model, ids, resume=(1, x), interventions={(1, 0): Replace(z.mean(axis=0))})
+    assert np.array_equal(mean.logits, by_hand.logits)
+    with pytest.raises(ValueError, match=r"interventions\[\(1, 0\)\]: Mean\(\) averages over a batch"):
+        real_model.forward(model, ids[0], interventions={(1, 0): Mean()})
 
 
 def test_patch_arguments_are_checked(clean):
     model, ids, run = clean
     x = run.layer_inputs[1]
-    with pytest.raises(TypeError, match="patch must be a dict"):
-        real_model.forward(model, ids, patch=[(1, 0)])
-    with pytest.raises(ValueError, match=r"patch\[\(1, 0\)\] must be a dict with some of the keys"):
-        real_model.forward(model, ids, patch={(1, 0): {"w": x}})
-    with pytest.raises(ValueError, match=r"patch\[\(1, 0\)\]\['k'\] must be a residual stream of shape"):
-        real_model.forward(model, ids, patch={(1, 0): {"k": x[0]}})
-    with pytest.raises(ValueError, match="patch: head index 2"):
-        real_model.forward(model, ids, patch={(1, 2): {"k": x}})
+    with pytest.raises(TypeError, match="interventions must be a dict"):
+        real_model.forward(model, ids, interventions=[(1, 0)])
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'w'"):
+        Patch(w=x)
+    with pytest.raises(TypeError, match=r"interventions\[\(1, 0\)\] must be Zero\(\)"):
+        real_model.forward(model, ids, interventions={(1, 0): {"k": x}})
+    with pytest.raises(ValueError, match=r"interventions\[\(1, 0\)\]\.k must be a residual stream of shape"):
+        real_model.forward(model, ids, interventions={(1, 0): Patch(k=x[0])})
+    with pytest.raises(ValueError, match="interventions's keys: head index 2"):
+        real_model.forward(model, ids, interventions={(1, 2): Patch(k=x)})
     with pytest.raises(ValueError, match="x_k must be a residual stream"):
-        patching.head_attention(model, 1, 0, x, x_k=x[:, :3])
+        real_model.head_attention(model, 1, 0, x, x_k=x[:, :3])
 
 
 def test_head_write_is_the_heads_rows_of_o_proj(clean):
     model, _, run = clean
-    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    z = real_model.head_attention(model, 0, 1, run.layer_inputs[0]).z
     d = model.config.head_dim
     full = np.zeros((*z.shape[:-1], model.config.num_heads * d))
     full[..., d:2 * d] = z
@@ -147,7 +156,7 @@ def test_head_write_is_the_heads_rows_of_o_proj(clean):
 
 def test_composition_removes_nothing_when_the_replacement_is_the_senders_own_output(clean):
     model, ids, run = clean
-    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    z = real_model.head_attention(model, 0, 1, run.layer_inputs[0]).z
     clean_losses = real_model.next_token_losses(run.logits, ids)
     for row in patching.composition(model, ids, run.layer_inputs, (0, 1), (1, 0), replacement=z):
         np.testing.assert_allclose(row["losses"], clean_losses, atol=1e-5)
@@ -167,8 +176,8 @@ def test_the_total_path_removes_the_senders_later_effects_too(clean):
                                           path=p)[0] for p in patching.PATHS)
     # with every input patched and one layer between them, both paths equal removing the sender at layer 0
     # (the direct path misses only layer 0's MLP reading the sender's write; the total one includes it)
-    without = real_model.forward(model, ids, resume=(0, run.layer_inputs[0]), ablate=[(0, 0)], keep_inputs=True)
-    want = patching.head_attention(model, 1, 1, without.layer_inputs[1]).weights
+    without = real_model.forward(model, ids, resume=(0, run.layer_inputs[0]), interventions={(0, 0): Zero()}, keep_inputs=True)
+    want = real_model.head_attention(model, 1, 1, without.layer_inputs[1]).weights
     np.testing.assert_allclose(total["weights"], want, atol=1e-7)
     assert not np.allclose(direct["weights"], want, atol=1e-7)
     with pytest.raises(ValueError, match="path must be one of"):
@@ -184,10 +193,10 @@ def test_the_composition_screen_finds_who_reads_the_sender_and_through_which_inp
     assert np.array_equal(screen["pattern"][1, :, 2], [0.0, 0.0])  # …values never do
     assert np.all(screen["output"][1] > 1e-4)
     # by hand for one receiver: head 0 of layer 1 with the keys read from x − write(0.1)
-    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    z = real_model.head_attention(model, 0, 1, run.layer_inputs[0]).z
     x = run.layer_inputs[1]
-    keys = patching.head_attention(model, 1, 0, x, x_k=x - patching.head_write(model, 0, 1, z))
-    base = patching.head_attention(model, 1, 0, x)
+    keys = real_model.head_attention(model, 1, 0, x, x_k=x - patching.head_write(model, 0, 1, z))
+    base = real_model.head_attention(model, 1, 0, x)
     assert screen["pattern"][1, 0, 1] == pytest.approx(0.5 * np.abs(keys.weights - base.weights).sum(-1).mean())
     nothing = patching.composition_screen(model, run.layer_inputs, (0, 1), replacement=z)
     np.testing.assert_allclose(nothing["pattern"], 0.0, atol=1e-12)
@@ -199,10 +208,10 @@ def test_the_composition_screen_can_average_over_chosen_query_rows_only(clean):
     every = patching.composition_screen(model, run.layer_inputs, (0, 1))
     rows = [3, 4, 5]
     some = patching.composition_screen(model, run.layer_inputs, (0, 1), queries=rows)
-    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    z = real_model.head_attention(model, 0, 1, run.layer_inputs[0]).z
     x = run.layer_inputs[1]
-    keys = patching.head_attention(model, 1, 1, x, x_k=x - patching.head_write(model, 0, 1, z))
-    base = patching.head_attention(model, 1, 1, x)
+    keys = real_model.head_attention(model, 1, 1, x, x_k=x - patching.head_write(model, 0, 1, z))
+    base = real_model.head_attention(model, 1, 1, x)
     want = 0.5 * np.abs(keys.weights[:, rows] - base.weights[:, rows]).sum(-1).mean()
     assert some["pattern"][1, 1, 1] == pytest.approx(want)
     assert some["pattern"][1, 1, 1] != pytest.approx(every["pattern"][1, 1, 1])
@@ -227,7 +236,7 @@ def test_the_receivers_pattern_alone_is_compositions_weights_without_the_layers_
     assert not np.allclose(alone, run.weights[1][:, 0], atol=1e-6)  # removing the sender moved it
     values = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), inputs=("v",))
     np.testing.assert_allclose(values, run.weights[1][:, 0], atol=1e-6)  # values never move a pattern
-    z = patching.head_attention(model, 0, 1, run.layer_inputs[0]).z
+    z = real_model.head_attention(model, 0, 1, run.layer_inputs[0]).z
     same = patching.receiver_pattern(model, run.layer_inputs, (0, 1), (1, 0), replacement=z)
     np.testing.assert_allclose(same, run.weights[1][:, 0], atol=1e-6)  # replaced by itself: nothing removed
     with pytest.raises(ValueError, match="sender must sit in an earlier layer"):

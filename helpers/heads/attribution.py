@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .render.threads import with_one_blas_thread
-from .render.validation import as_real_array, instance, magnitude_bound, max_abs, token_ids
-from .render.validation import positions as check_positions
+from ..attention import target_loss
+from ..real_model import Model, head_attention
+from ..real_model.forward_pass import _id_rows
+from ..render.threads import with_one_blas_thread
+from ..render.validation import as_real_array, head_pair, instance, magnitude_bound, max_abs, token_ids
+from ..render.validation import positions as check_positions
+from .patching import _layer_inputs, head_write
 
 
 def _model(model):
-    from .real_model import Model
-
     return instance("model", model, Model, "helpers.real_model.Model (from load_model)")
 
 
@@ -56,11 +58,8 @@ def frozen_scale(model, final_residual) -> np.ndarray:
 def _clean_run(model, ids, layer_inputs, final_residual, positions):
     """The checked arguments both direct-path readings share: ``(model, ids (batch, n), the layer
     inputs, positions as int64, the final norm's frozen scale (batch, n))``."""
-    from . import real_model
-    from .patching import _layer_inputs
-
     model = _model(model)
-    ids = real_model._id_rows(model, ids)
+    ids = _id_rows(model, ids)
     if ids.ndim != 2:
         raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
     streams = _layer_inputs(model, layer_inputs, ids.shape)
@@ -79,8 +78,6 @@ def head_logit_attribution(model, ids, layer_inputs, final_residual, positions) 
     (``forward(..., keep_inputs=True)``). At position ``i`` the target is ``ids[i + 1]`` (on the
     second copy of a repeated sequence: the token an induction head attends to). Returns
     ``(batch, layers, heads, len(positions))`` in logit units (nats of log-odds)."""
-    from .patching import head_attention, head_write
-
     model, ids, layer_inputs, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
     cfg = model.config
     # what one unit written into the stream adds to the target's centred logit, per position
@@ -101,17 +98,12 @@ def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions
     vocabulary. ``(batch, len(positions))`` in nats; minus the clean run's losses at the same
     positions (``next_token_losses``) it is the loss change due to the head's direct path alone
     (the frozen norm reproduces the clean losses). Arguments as in :func:`head_logit_attribution`."""
-    from .patching import head_attention, head_write
-    from .render.validation import head_pairs
-
     model, ids, layer_inputs, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
     cfg = model.config
-    (layer, (h,)), = head_pairs("head", [head], cfg.num_layers, cfg.num_heads).items()
+    layer, h = head_pair("head", head, cfg.num_layers, cfg.num_heads)
     x = np.asarray(final_residual, dtype=np.float64)[:, pos]
     write = head_write(model, layer, h, head_attention(model, layer, h, layer_inputs[layer]).z[:, pos])
     targets = ids[:, pos + 1]
 
     logits = ((x - write) * scale[:, pos, None] * model.final_norm).astype(np.float32) @ model.embed.T
-    top = logits.max(axis=-1, keepdims=True)
-    log_total = top[..., 0] + np.log(np.exp(logits - top).sum(axis=-1, dtype=np.float64))
-    return log_total - np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
+    return target_loss(logits, targets)

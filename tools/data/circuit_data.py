@@ -2,8 +2,8 @@
 
 Trains each variant from each of its seeds with the project's own code, prints one line per run
 (drop window, final scores, CPU time) and writes the file. Deterministic on every x86-64 CPU: the
-script re-executes itself under :func:`helpers.circuit.sweep.pinned_env` (one BLAS thread, baseline
-kernels for OpenBLAS, numpy and glibc's libm), so a run anywhere gives the same file contents.
+script re-executes itself under ``pinned.pinned_env`` (this folder's ``pinned.py``: one BLAS thread,
+baseline kernels for OpenBLAS, numpy and glibc's libm), so a run anywhere gives the same file contents.
 ``--part`` with ``--variants …`` writes a part of the sweep and ``--merge PART…`` joins the parts
 (two processes on two cores, the same file as one). ``--prefix OUT`` trains only the two_layers seed-0 prefix (``PREFIX_STEP`` steps) and writes its
 parameters and evaluations to ``OUT``: the test that compares them with the stored file bit for bit.
@@ -15,25 +15,12 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+import pinned  # noqa: E402  (this folder: the script's own directory is on sys.path)
 
 from helpers.circuit import sweep  # noqa: E402
-
-
-def _pin() -> None:
-    """Re-execute this script under the pinned environment (once); then check that it took."""
-    if not sweep.is_pinned():
-        reason = sweep.unpinnable()
-        if reason:
-            raise SystemExit(f"make_circuit_data: {reason}")
-        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]],
-                  {**os.environ, **sweep.pinned_env()})
-    from threadpoolctl import threadpool_info
-
-    cores = {i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"}
-    if cores != {sweep.BLAS_CORE} or sweep.dispatched_on():
-        raise SystemExit(f"make_circuit_data: the pinned environment did not take: OpenBLAS cores "
-                         f"{sorted(map(str, cores))}, numpy features still on {sweep.dispatched_on()}")
+from helpers.render.npz import write_npz  # noqa: E402
 
 
 def prefix(out: str) -> None:
@@ -48,16 +35,15 @@ def prefix(out: str) -> None:
     for t in (0, step):
         arrays[f"repeat_loss/{t}"] = np.array(run.at(t).repeat_loss)
         arrays[f"induction/{t}"] = np.array(run.at(t).induction)
-    np.savez(out, **arrays)
+    write_npz(arrays, out)
 
 
 def _history(out: str) -> None:
-    import numpy as np
 
     from helpers.circuit import history
 
     t0, c0 = time.time(), time.process_time()
-    np.savez_compressed(out, **history.record())
+    write_npz(history.record(), out)
     print(f"wrote {out} ({os.path.getsize(out) / 1024:.0f} KiB) in {time.time() - t0:.0f} s wall, "
           f"{time.process_time() - c0:.0f} s CPU", flush=True)
 
@@ -82,7 +68,7 @@ def merge(parts: list, out: str, fill_from=None) -> None:
         unpinned, missing = missing, []
         print(f"filled {len(unpinned)} runs from {fill_from} (unpinned): {unpinned}", flush=True)
     if missing or len(prefixes) != 1 or len(finals) != 1:
-        raise SystemExit(f"make_circuit_data --merge: missing runs {missing}, {len(prefixes)} prefix and "
+        raise SystemExit(f"circuit_data --merge: missing runs {missing}, {len(prefixes)} prefix and "
                          f"{len(finals)} final checkpoints (need 1 each)")
     sweep.save(out, [runs[(v, seed)] for v in sweep.VARIANTS for seed in sweep.VARIANTS[v][3]], prefixes[0],
                final=finals[0], unpinned=unpinned)
@@ -105,7 +91,7 @@ def main() -> None:
     if args.merge:
         merge(args.merge, args.out, args.fill_from)
         return
-    _pin()
+    pinned.pin(__file__)
     if args.prefix:
         prefix(args.prefix)
         return

@@ -1,11 +1,12 @@
-"""helpers.logit_attribution: a head's direct share of the next token's logit, on the tiny model."""
+"""helpers.heads.attribution: a head's direct share of the next token's logit, on the tiny model."""
 
 import numpy as np
 import pytest
 from tiny_model import tiny_model
 
-from helpers import logit_attribution as la
-from helpers import patching, real_model
+from helpers import real_model
+from helpers.heads import attribution as la
+from helpers.heads import patching
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_a_heads_share_is_what_removing_its_write_takes_from_the_next_tokens_log
     for layer in range(2):
         for head in range(2):
             write = patching.head_write(model, layer, head,
-                                        patching.head_attention(model, layer, head, run.layer_inputs[layer]).z)
+                                        real_model.head_attention(model, layer, head, run.layer_inputs[layer]).z)
             without = centred_logits(model, run.final_residual - write, scale)
             for j, p in enumerate(positions):
                 target = ids[:, p + 1]
@@ -66,7 +67,7 @@ def test_the_direct_path_losses_are_the_losses_with_the_write_taken_out_of_the_f
     cut = la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 0), positions)
     assert cut.shape == (2, 3)
     scale = la.frozen_scale(model, run.final_residual)
-    write = patching.head_write(model, 1, 0, patching.head_attention(model, 1, 0, run.layer_inputs[1]).z)
+    write = patching.head_write(model, 1, 0, real_model.head_attention(model, 1, 0, run.layer_inputs[1]).z)
 
     def by_hand(stream):
         logits = (stream * scale[..., None] * model.final_norm) @ model.embed.T.astype(np.float64)
@@ -75,7 +76,7 @@ def test_the_direct_path_losses_are_the_losses_with_the_write_taken_out_of_the_f
     np.testing.assert_allclose(by_hand(run.final_residual), clean_losses[:, positions], atol=1e-4)  # frozen norm = model
     np.testing.assert_allclose(cut, by_hand(run.final_residual - write), atol=1e-4)
     assert np.abs(cut - clean_losses[:, positions]).max() > 1e-3  # the cut changes something
-    z = patching.head_attention(model, 1, 1, run.layer_inputs[1]).z  # another head: another write
+    z = real_model.head_attention(model, 1, 1, run.layer_inputs[1]).z  # another head: another write
     other = la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 1), positions)
     np.testing.assert_allclose(other, by_hand(run.final_residual - patching.head_write(model, 1, 1, z)), atol=1e-4)
     with pytest.raises(ValueError, match="head"):

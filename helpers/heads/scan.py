@@ -3,28 +3,38 @@
 Removing every one of SmolLM2's 270 heads on its own, three ways (zero, mean, resample), and ≥ 30
 random sets of k heads for each k takes about half an hour of one CPU core: too long for a
 notebook that must run in a minute. :func:`compute` runs them with the project's own code
-(:class:`helpers.heads.HeadStudy` on :data:`SETUP`'s sequences) and :func:`write` stores the
-result in ``helpers/data/heads_scan.npz`` (small, versioned, byte-stable); ``make heads-scan``
-(``tools/heads_scan.py``) regenerates it, and a test recomputes randomly chosen entries.
-:func:`load` reads it back as a :class:`Scan`.
+(:class:`helpers.heads.HeadStudy` on :data:`SETUP`'s sequences); ``make head-scan``
+(``tools/data/head_scan.py``) stores the result in ``helpers/data/head_scan.npz`` (small, versioned,
+byte-stable: :func:`helpers.render.npz.write_npz`), and a test recomputes randomly chosen entries.
+:func:`load_scan` reads it back as a :class:`Scan`.
 
 Every loss is kept per sequence, so every table can show the spread over sequences.
 """
 from __future__ import annotations
 
-import io
-import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from .heads import ABLATIONS, HeadStudy, random_heads, top_heads
-from .render.validation import entries, head_pairs, instance, integer, nonneg_int, one_of, positive_int, work_limit
+from ..render.npz import read_npz
+from ..render.validation import (
+    entries,
+    head_pair,
+    head_pairs,
+    instance,
+    integer,
+    nonneg_int,
+    one_of,
+    positive_int,
+    work_limit,
+)
+from .experiment import ABLATIONS, HeadStudy, study
+from .scores import random_heads, top_heads
 
 #: where the scan lives (in the package: the notebook reads it offline)
-SCAN_PATH = Path(__file__).with_name("data") / "heads_scan.npz"
+SCAN_PATH = Path(__file__).parent.parent / "data" / "head_scan.npz"
 #: bump when the file's layout or the computation changes
 FORMAT = 1
 #: the study the scan is run on: 12 sequences, and 12 others for mean- and resample-ablation
@@ -48,7 +58,7 @@ TRACKED_TOP = 10
 COPIES = ("first", "second")
 #: how far a recomputed entry (nats) may lie from the stored one: another CPU's BLAS kernels round the
 #: float32 forward differently; set from the spread measured across OpenBLAS's kernel families
-#: (tests/unit/test_head_scan.py says the figures), far below the 0.01 nats any table prints
+#: (tests/unit/test_heads_scan.py says the figures), far below the 0.01 nats any table prints
 RECOMPUTE_TOLERANCE = 1e-3
 
 
@@ -63,8 +73,6 @@ def random_set(k: int, draw: int, shape: tuple) -> list:
 def scan_study() -> HeadStudy:
     """The :class:`HeadStudy` of :data:`SETUP` on SmolLM2-135M (loaded once; the same object as
     :func:`helpers.heads.study` with the same length and seeds)."""
-    from .heads import study
-
     run = study(SETUP["length"], SETUP["seeds"])  # the notebook's cached study: one run, not two
     if tuple(run.reference_seeds) != SETUP["reference_seeds"]:
         raise RuntimeError(f"the cached study's reference seeds {run.reference_seeds} are not SETUP's")
@@ -136,29 +144,6 @@ def compute(study: HeadStudy, *, ks=KS, draw_ks=DRAW_KS, draws: int = DRAWS, kin
     return out
 
 
-def _path(name: str, value) -> Path:
-    if isinstance(value, bool) or not isinstance(value, (str, Path)) or not str(value):
-        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {type(value).__name__} {value!r:.60}")
-    return Path(value)
-
-
-def write(arrays: dict, path=SCAN_PATH) -> Path:
-    """Store ``arrays`` as an ``.npz`` with fixed timestamps and sorted entries: the same scan
-    gives the same bytes (``np.savez`` stamps the current time)."""
-    if not isinstance(arrays, dict) or not arrays:
-        raise TypeError(f"arrays must be a non-empty dict of numpy arrays (from compute), got {type(arrays).__name__}")
-    path = _path("path", path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name in sorted(arrays):
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.asarray(arrays[name]), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, buffer.getvalue())
-    return path
-
-
 @dataclass(frozen=True)
 class Scan:
     """The stored scans. Losses are next-token losses (nats) on the first and second copy, per
@@ -179,7 +164,7 @@ class Scan:
                             f"{type(self.arrays).__name__}")
         missing = [k for k in ("format", "kinds", "draw_kinds", "clean") if k not in self.arrays]
         if missing:
-            raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.head_scan.load)")
+            raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.heads.load_scan)")
 
     def __getattr__(self, name):
         if name == "arrays":
@@ -239,7 +224,7 @@ class Scan:
         ``kind``; ``head`` must be one of :attr:`tracked`."""
         tracked = [tuple(int(v) for v in p) for p in self.tracked]
         layers, heads = self.tracked_after["zero"].shape[1:3]
-        head, removed = (_pair(name, value, layers, heads) for name, value in (("head", head), ("removed", removed)))
+        head, removed = (head_pair(name, value, layers, heads) for name, value in (("head", head), ("removed", removed)))
         if head not in tracked:
             raise ValueError(f"head must be one of the tracked heads {tracked}, got {head!r}")
         s = list(self.tracked_scores).index(one_of("score", score, tuple(self.tracked_scores)))
@@ -253,32 +238,14 @@ class Scan:
         return [tuple(int(v) for v in p) for p in self.draw_heads[i, draw, :k]]
 
 
-def _pair(name: str, value, layers: int, heads: int) -> tuple:
-    """One ``(layer, head)`` pair, checked."""
-    (layer, (head,)), = head_pairs(name, [value], layers, heads).items()
-    return layer, head
-
-
-def load(path=None) -> Scan:
+def load_scan(path=None) -> Scan:
     """Read the stored scan (default :data:`SCAN_PATH`); a ``ValueError`` naming ``path`` if it is
     missing or from another format."""
-    path = _path("path", SCAN_PATH if path is None else path)
-    if not path.is_file():
-        raise ValueError(f"path must be an existing head scan file, got {str(path)!r}; "
-                         "regenerate it with `make heads-scan`")
-    unreadable = (f"path must be a head scan .npz (written by `make heads-scan`), got {str(path)!r}, "
-                  "which numpy cannot read as one")
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if not hasattr(loaded, "files"):   # a plain .npy file is one array, not a scan
-            raise ValueError("one array")
-        with loaded as data:
-            arrays = {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{unreadable} ({type(exc).__name__})") from None
+    arrays = read_npz(SCAN_PATH if path is None else path, what="a head scan .npz (written by `make head-scan`)",
+                      remedy="regenerate it with `make head-scan`")
     if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
-        raise ValueError(f"{path} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
-                         "regenerate it with `make heads-scan`")
+        raise ValueError(f"{path or SCAN_PATH} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
+                         "regenerate it with `make head-scan`")
     return Scan(arrays)
 
 

@@ -1,4 +1,4 @@
-"""helpers.head_scan: the precomputed ablation scans — computed, stored byte-stably, read back, and
+"""helpers.heads.scan: the precomputed ablation scans — computed, stored byte-stably, read back, and
 (slow) ≥ 10 randomly chosen stored entries recomputed with the real model to 1e-6."""
 import hashlib
 
@@ -6,22 +6,24 @@ import numpy as np
 import pytest
 from tiny_model import tiny_model
 
-from helpers import head_scan, heads
+from helpers import heads
+from helpers.heads import scan as head_scan
+from helpers.render.npz import write_npz
 
 
 @pytest.fixture(scope="module")
 def tiny_scan(tmp_path_factory):
     study = heads.HeadStudy(tiny_model(), length=4, seeds=(0, 1, 2), pool=range(256))
     arrays = head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5)
-    path = head_scan.write(arrays, tmp_path_factory.mktemp("scan") / "scan.npz")
+    path = write_npz(arrays, tmp_path_factory.mktemp("scan") / "scan.npz")
     return study, arrays, path
 
 
 def test_the_scan_is_stored_byte_stably_and_read_back(tiny_scan, tmp_path):
     study, arrays, path = tiny_scan
-    again = head_scan.write(head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5), tmp_path / "again.npz")
+    again = write_npz(head_scan.compute(study, ks=(1, 2), draw_ks=(2,), draws=5), tmp_path / "again.npz")
     assert hashlib.sha256(path.read_bytes()).digest() == hashlib.sha256(again.read_bytes()).digest()
-    scan = head_scan.load(path)
+    scan = head_scan.load_scan(path)
     assert set(scan.arrays) == set(arrays)
     for name, value in arrays.items():
         assert np.array_equal(scan.arrays[name], value), name
@@ -29,7 +31,7 @@ def test_the_scan_is_stored_byte_stably_and_read_back(tiny_scan, tmp_path):
 
 def test_the_scan_holds_what_the_study_measures(tiny_scan):
     study, _, path = tiny_scan
-    scan = head_scan.load(path)
+    scan = head_scan.load_scan(path)
     assert scan.single["zero"].shape == (2, 2, 2, 3)  # (copies, layers, heads, sequences)
     one = study.intervene([(1, 1)], "resample")
     assert np.array_equal(scan.single["resample"][:, 1, 1], np.stack([one["first"], one["second"]]))
@@ -51,7 +53,7 @@ def test_the_scan_holds_what_the_study_measures(tiny_scan):
 
 def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan):
     study, _, path = tiny_scan
-    scan = head_scan.load(path)
+    scan = head_scan.load_scan(path)
     head = study.top("induction", 1)[0]
     after = study.intervene([(0, 1)], "mean")["scores"]["induction"].mean(axis=0)[head]
     assert scan.score_after((0, 1), "induction", head, "mean") == pytest.approx(float(np.float32(after)))
@@ -65,15 +67,15 @@ def test_score_after_reads_a_tracked_heads_score_with_one_head_removed(tiny_scan
 
 def test_loading_names_what_is_wrong(tiny_scan, tmp_path):
     _, arrays, _ = tiny_scan
-    with pytest.raises(ValueError, match="path must be an existing head scan file.*make heads-scan"):
-        head_scan.load(tmp_path / "missing.npz")
-    old = head_scan.write({**arrays, "format": np.array(0)}, tmp_path / "old.npz")
-    with pytest.raises(ValueError, match="format 0.*make heads-scan"):
-        head_scan.load(old)
+    with pytest.raises(ValueError, match="path must be an existing file, a head scan .npz.*make head-scan"):
+        head_scan.load_scan(tmp_path / "missing.npz")
+    old = write_npz({**arrays, "format": np.array(0)}, tmp_path / "old.npz")
+    with pytest.raises(ValueError, match="format 0.*make head-scan"):
+        head_scan.load_scan(old)
     with pytest.raises(ValueError, match="copy must be one of"):
-        head_scan.load(tiny_scan[2]).single_change("zero", "third")
+        head_scan.load_scan(tiny_scan[2]).single_change("zero", "third")
     with pytest.raises(ValueError, match="k must be one of"):
-        head_scan.load(tiny_scan[2]).draw_change(3)
+        head_scan.load_scan(tiny_scan[2]).draw_change(3)
 
 
 def _covering_sample(scan, study, rng) -> list:
@@ -119,7 +121,7 @@ def test_stored_entries_recompute_with_the_real_model(smollm2):
 
     The two families differ from each other by up to 3.7e-4. The tolerance, 1e-3, is 2.5 times the
     largest gap seen; the tables print 0.01 nats at their finest."""
-    scan = head_scan.load()
+    scan = head_scan.load_scan()
     assert int(scan.length) == head_scan.SETUP["length"]
     assert tuple(scan.seeds) == head_scan.SETUP["seeds"]
     assert tuple(scan.reference_seeds) == head_scan.SETUP["reference_seeds"]

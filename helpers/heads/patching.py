@@ -7,10 +7,10 @@ read the clean one. If the head's pattern breaks only when its *keys* lose the e
 two compose through the keys — **K-composition**; likewise Q- and V-composition (Elhage et al.
 2021, "A Mathematical Framework for Transformer Circuits").
 
-:func:`head_attention` recomputes one query head from three residual streams (RMSNorm, its
-columns of W_q, its KV head's columns of W_k and W_v, RoPE, causal softmax);
-:func:`helpers.real_model.forward`'s ``patch`` switch puts the result in place of that head and
-runs the rest of the model unchanged. :func:`head_write` is what a head adds to the residual
+:func:`helpers.real_model.head_attention` recomputes one query head from three residual streams
+(RMSNorm, its columns of W_q, its KV head's columns of W_k and W_v, RoPE, causal softmax);
+:func:`helpers.real_model.forward` with ``interventions={(layer, head): Patch(k=…)}`` puts the
+result in place of that head and runs the rest of the model unchanged. :func:`head_write` is what a head adds to the residual
 stream (its output through its rows of o_proj), the contribution that :func:`composition`
 removes from a receiver's input.
 """
@@ -18,12 +18,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from .real_model import INPUTS, HeadRun, _head, _model, _residual, check_patch, head_attention
-from .real_model import _head_output as head_output
-from .render.validation import as_real_array, attention_rows, entries, head_pairs, one_of, positions, short_preview
+from .. import real_model
+from ..interventions import PROJECTIONS as INPUTS
+from ..interventions import Patch, Replace, Zero
 
-__all__ = ["INPUTS", "HeadRun", "head_attention", "head_write", "check_patch", "PATHS", "composition",
-           "composition_screen", "pattern_change", "receiver_pattern"]
+# forward's own checks of a model, a head, a residual stream and a head's output, so that an array
+# handed to these functions means what it means to forward
+from ..real_model.forward_pass import _head, _head_output, _id_rows, _residual, head_attention
+from ..real_model.model import _model
+from ..render.validation import (
+    as_real_array,
+    attention_rows,
+    entries,
+    head_pair,
+    one_of,
+    positions,
+    short_preview,
+)
+
+__all__ = ["INPUTS", "head_write", "PATHS", "composition", "composition_screen", "pattern_change",
+           "receiver_pattern"]
 
 
 def head_write(model, layer: int, head: int, z) -> np.ndarray:
@@ -42,7 +56,7 @@ def _sender_write(model, x_s, s_layer: int, s_head: int, replacement):
     """What removing the sender takes out of the stream: its write, or its write minus the write of
     ``replacement`` (e.g. its mean output) when it is replaced rather than zeroed."""
     if replacement is not None:
-        replacement = head_output("replacement", model, replacement, x_s.shape[:-1])
+        replacement = _head_output("replacement", model, replacement, x_s.shape[:-1])
     write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
     return write if replacement is None else write - head_write(model, s_layer, s_head, replacement)
 
@@ -83,14 +97,12 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     Returns one dict per entry: ``"inputs"``, ``"weights"`` (the receiver's pattern, ``(batch, n,
     n)``) and ``"losses"`` (``(batch, rows)``, next-token losses at ``loss_positions``, default all).
     """
-    from . import real_model
-
     model = _model(model)
-    ids = real_model._id_rows(model, ids)
+    ids = _id_rows(model, ids)
     if ids.ndim != 2:
         raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
-    (s_layer, (s_head,)), = head_pairs("sender", [sender], model.config.num_layers, model.config.num_heads).items()
-    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], model.config.num_layers, model.config.num_heads).items()
+    s_layer, s_head = head_pair("sender", sender, model.config.num_layers, model.config.num_heads)
+    r_layer, r_head = head_pair("receiver", receiver, model.config.num_layers, model.config.num_heads)
     if s_layer >= r_layer:
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
@@ -107,14 +119,13 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     if path == "direct":
         removed = x_r - _sender_write(model, x_s, s_layer, s_head, replacement)
     else:
-        switch = ({"ablate": [(s_layer, s_head)]} if replacement is None
-                  else {"replace": {(s_layer, s_head): replacement}})
+        change = Zero() if replacement is None else Replace(replacement)
         removed = real_model.forward(model, ids, resume=(s_layer, x_s), keep_inputs=True, logits_at=[0],
-                                     **switch).layer_inputs[r_layer]
+                                     interventions={(s_layer, s_head): change}).layer_inputs[r_layer]
     results = []
     for group in inputs:
         run = real_model.forward(model, ids, resume=(r_layer, x_r), logits_at=rows,
-                                 patch={(r_layer, r_head): {name: removed for name in group}})
+                                 interventions={(r_layer, r_head): Patch(**{name: removed for name in group})})
         results.append({"inputs": group, "weights": run.weights[r_layer][:, r_head],
                         "losses": real_model.next_token_losses(run.logits, ids, positions=rows)})
     return results
@@ -142,8 +153,8 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
     stream entering its layer. ``replacement`` as in :func:`composition`."""
     model = _model(model)
     cfg = model.config
-    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
-    (r_layer, (r_head,)), = head_pairs("receiver", [receiver], cfg.num_layers, cfg.num_heads).items()
+    s_layer, s_head = head_pair("sender", sender, cfg.num_layers, cfg.num_heads)
+    r_layer, r_head = head_pair("receiver", receiver, cfg.num_layers, cfg.num_heads)
     if s_layer >= r_layer:
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
@@ -170,7 +181,7 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
     an induction head's rows can change); default every row."""
     model = _model(model)
     cfg = model.config
-    (s_layer, (s_head,)), = head_pairs("sender", [sender], cfg.num_layers, cfg.num_heads).items()
+    s_layer, s_head = head_pair("sender", sender, cfg.num_layers, cfg.num_heads)
     clean = _layer_inputs(model, layer_inputs)
     x_s = clean[s_layer]
     write = _sender_write(model, x_s, s_layer, s_head, replacement)

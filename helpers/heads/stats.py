@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .render.validation import as_real_array, finite_scalar, max_abs, positive_int, work_limit
-from .render.validation import seed as check_seed
+from ..render.validation import as_real_array, boolean, finite_scalar, integer, max_abs, positive_int, work_limit
+from ..render.validation import seed as check_seed
 
 #: most values one bootstrap draws in all (resamples × sample size)
-MAX_DRAWS = 10_000_000
+MAX_BOOTSTRAP_DRAWS = 10_000_000
 
 
 def percentile(value, null) -> float:
@@ -31,14 +31,14 @@ def spread(values, *, level: float = 0.95, resamples: int = 2000, seed: int = 0)
     "min", "max", "n"}``. Values whose sum could overflow (``[1e308, 1e308]``) are averaged after
     dividing by their largest magnitude, then scaled back: the mean stays finite.
 
-    ``resamples × len(values)`` is at most :data:`MAX_DRAWS`: every resample draws ``len(values)``
+    ``resamples × len(values)`` is at most :data:`MAX_BOOTSTRAP_DRAWS`: every resample draws ``len(values)``
     values (10 million draws take about a second and 160 MB)."""
     values = as_real_array("values", values, ndim=1)
     level = finite_scalar("level", level, low=0.0, high=1.0, low_open=True)
     if level >= 1.0:
         raise ValueError(f"level must be below 1 (e.g. 0.95), got {level}")
-    resamples = positive_int("resamples", resamples, maximum=MAX_DRAWS)
-    work_limit("resamples × len(values)", resamples * len(values), MAX_DRAWS,
+    resamples = positive_int("resamples", resamples, maximum=MAX_BOOTSTRAP_DRAWS)
+    work_limit("resamples × len(values)", resamples * len(values), MAX_BOOTSTRAP_DRAWS,
                "every resample draws len(values) values; 10 million draws take about a second and 160 MB")
     rng = np.random.default_rng(check_seed("seed", seed))
     top = max_abs(values)
@@ -54,8 +54,6 @@ def spread_text(values, null=None, *, digits: int = 2, signed: bool = True) -> s
     """One table cell: the mean of ``values`` (one per sequence) with its bootstrap 95% interval,
     ``"+1.80 [+1.47, +2.10]"`` (a change; ``signed=False`` for a level such as a loss:
     ``"6.19 [4.65, 7.91]"``); with ``null``, followed by the mean's percentile in it (``" 98"``)."""
-    from .render.validation import boolean, integer
-
     digits = integer("digits", digits, low=0, high=6)
     f = f"{'+' if boolean('signed', signed) else ''}.{digits}f"
     s = spread(values)

@@ -1,45 +1,34 @@
-"""What SmolLM2-135M's 270 heads do, and whether removing them matters (``12_heads_at_work``).
+"""The study of SmolLM2-135M's 270 heads on repeated sequences, with memoised ablations (``12_heads_at_work``).
 
-Three scores read from attention weights (any array ``(…, n, n)`` of causal attention rows):
-
-- **previous-token**: mean over queries ``i = 1 … n−1`` of ``A[i, i−1]``;
-- **sink**: mean over queries ``i = 4 … n−1`` of ``A[i, 0]`` (``09``'s first-position statistic);
-- **induction**: on ``[first token] + r + r`` (``r`` = ``T`` distinct random tokens), mean over the
-  second copy's queries ``i = T+1 … 2T`` of ``A[i, i−T+1]``, the position right after the first
-  occurrence of the current token (Olsson et al. 2022; ARENA / TransformerLens take the diagonal
-  at offset ``−T+1`` of the pattern in the same way).
-
-The behaviour they should explain is measured as next-token loss on the first vs the second copy;
-the test is ablation: :func:`helpers.real_model.forward`'s ``ablate`` zeroes chosen heads'
-outputs before o_proj. :class:`HeadStudy` runs all of it once per set of sequences and memoises
-every ablation, so the notebook's tables and its explorer share the same numbers.
+The test of a score is ablation: :func:`helpers.real_model.forward`'s ``interventions`` remove
+chosen heads (``Zero()``, or ``Replace(z)`` with their mean or resampled output).
+:class:`HeadStudy` runs all of it once per set of sequences and memoises every ablation, so the
+notebook's tables and its explorer share the same numbers.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 import numpy as np
 
-from .render.validation import (
+from .. import real_model
+from ..interventions import Replace, Zero
+from ..render.validation import (
     as_float_array,
     entries,
-    grid_shape,
     head_pairs,
     instance,
-    nonneg_int,
     one_of,
     positive_int,
     token_ids,
     work_limit,
 )
-from .render.validation import seed as check_seed
+from ..render.validation import seed as check_seed
+from .attribution import head_logit_attribution
+from .patching import composition as patch_composition
+from .scores import SCORES, all_scores, duplicate_token_score, induction_score, top_heads
+from .sequences import copy_losses, repeated_sequence, unrepeated_sequence, word_pool
 
-SCORES = ("previous", "sink", "induction")
-SCORE_LABELS = {"previous": "前一个 token", "sink": "汇聚", "induction": "归纳"}
-FIRST_TOKEN = 1   # <|im_start|>, the GGUF's BOS id: a fixed first token that can act as the sink
-SINK_SKIP = 4     # sink score: queries from the 5th token on (as in 09)
-WORD = re.compile(r"Ġ[a-z]{3,}")  # " word" tokens: random but readable, and in every font
 #: size guards of a study: every sequence is a row of each forward pass, and the study keeps every
 #: head's (2·length + 1)² float32 attention weights on every sequence (SmolLM2: 270 heads, so the
 #: limit on sequences × (2·length + 1)² is about 540 MB of weights)
@@ -47,128 +36,6 @@ MAX_SEQUENCES = 64
 MAX_LENGTH = 128
 MAX_PATTERN_CELLS = 500_000
 SEQUENCES_WHY = "every sequence is one more row of each of the model's forward passes"
-MAX_KS = 16              # set sizes one ablation table compares
-MAX_CONTROL_DRAWS = 100  # random sets per k in an ablation table
-MAX_GRID = 1_000_000     # layers × heads random_heads lists
-
-
-# ---- scores on any attention pattern ---------------------------------------------------------
-def _patterns(weights, n_min: int) -> np.ndarray:
-    arr = as_float_array("weights", weights)
-    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
-        raise ValueError(f"weights must have shape (…, n, n) (square attention patterns), got {arr.shape}")
-    if arr.shape[-1] < n_min:
-        raise ValueError(f"weights must cover at least {n_min} positions for this score, got n = {arr.shape[-1]}")
-    return arr
-
-
-def previous_token_score(weights) -> np.ndarray:
-    """Mean weight each query ``i ≥ 1`` puts on ``i − 1``: shape ``weights.shape[:-2]``."""
-    arr = _patterns(weights, 2)
-    i = np.arange(1, arr.shape[-1])
-    return arr[..., i, i - 1].mean(axis=-1)
-
-
-def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
-    """Mean weight queries ``i ≥ skip`` put on position 0."""
-    skip = nonneg_int("skip", skip)
-    arr = _patterns(weights, skip + 1)
-    return arr[..., skip:, 0].mean(axis=-1)
-
-
-def _second_copy_diagonal(weights, length: int, shift: int) -> np.ndarray:
-    """Mean weight from each second-copy query ``i = T+1 … 2T`` to key ``i − T + shift``."""
-    length = positive_int("length", length)
-    arr = _patterns(weights, 3)
-    if arr.shape[-1] != 2 * length + 1:
-        raise ValueError(f"weights must be patterns over 2·length + 1 = {2 * length + 1} positions "
-                         f"(first token + two copies), got n = {arr.shape[-1]}")
-    q = np.arange(length + 1, 2 * length + 1)
-    return arr[..., q, q - length + shift].mean(axis=-1)
-
-
-def induction_score(weights, length: int) -> np.ndarray:
-    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T + 1`` (``T = length``);
-    the sequence must be laid out as :func:`repeated_sequence` makes it (``n = 2T + 1``)."""
-    return _second_copy_diagonal(weights, length, 1)
-
-
-def duplicate_token_score(weights, length: int) -> np.ndarray:
-    """Mean weight from each second-copy query ``i = T+1 … 2T`` to ``i − T``, the *first occurrence
-    of its own token* (a duplicate-token head; the induction diagonal is one step to the right)."""
-    return _second_copy_diagonal(weights, length, 0)
-
-
-def all_scores(weights, length: int) -> dict:
-    """The three scores of every pattern, ``{name: array}`` in the order of :data:`SCORES`."""
-    return {"previous": previous_token_score(weights), "sink": sink_score(weights),
-            "induction": induction_score(weights, length)}
-
-
-# ---- the repeated random-token sequences ------------------------------------------------------
-def word_pool(tokens) -> np.ndarray:
-    """Ids of the vocabulary's lower-case " word" tokens (space + ≥ 3 letters)."""
-    if not isinstance(tokens, (list, tuple, np.ndarray)) or (isinstance(tokens, np.ndarray) and tokens.ndim != 1):
-        raise TypeError(f"tokens must be the vocabulary's token strings (a list, e.g. model.tokens), "
-                        f"got {type(tokens).__name__} {tokens!r:.60}")
-    return np.array([i for i, t in enumerate(tokens) if WORD.fullmatch(str(t))], dtype=np.int64)
-
-
-def repeated_sequence(pool, length: int, seed: int) -> np.ndarray:
-    """``[FIRST_TOKEN] + r + r``: ``r`` is ``length`` distinct ids drawn from ``pool`` (seeded)."""
-    length = positive_int("length", length)
-    pool = np.asarray(pool)
-    if pool.ndim != 1 or len(pool) < length:
-        raise ValueError(f"pool must be a 1-D array of at least length = {length} token ids, got shape {pool.shape}")
-    r = np.random.default_rng(check_seed("seed", seed)).choice(pool, size=length, replace=False)
-    return np.concatenate([[FIRST_TOKEN], r, r]).astype(np.int64)
-
-
-def unrepeated_sequence(pool, length: int, seed: int) -> np.ndarray:
-    """The control for :func:`repeated_sequence`: ``[FIRST_TOKEN]`` then ``2·length`` distinct ids
-    drawn from ``pool`` (seeded), the same layout and length but nothing repeated."""
-    length = positive_int("length", length)
-    pool = np.asarray(pool)
-    if pool.ndim != 1 or len(pool) < 2 * length:
-        raise ValueError(f"pool must be a 1-D array of at least 2·length = {2 * length} token ids, got shape {pool.shape}")
-    r = np.random.default_rng(check_seed("seed", seed)).choice(pool, size=2 * length, replace=False)
-    return np.concatenate([[FIRST_TOKEN], r]).astype(np.int64)
-
-
-def copy_losses(losses, length: int) -> tuple:
-    """``(first, second)``: mean loss of predicting tokens 2…T of the first copy and of the second
-    copy, from per-token losses (``2T`` values per sequence, entry ``i`` predicts token ``i+1``).
-    The first token of each copy is left out: nothing earlier in the context predicts it."""
-    length = positive_int("length", length)
-    arr = as_float_array("losses", losses)
-    if arr.ndim < 1 or arr.shape[-1] != 2 * length:
-        raise ValueError(f"losses must end in 2·length = {2 * length} values, got shape {arr.shape}")
-    return arr[..., 1:length].mean(axis=-1), arr[..., length + 1:].mean(axis=-1)
-
-
-def top_heads(score, k: int) -> list:
-    """The ``k`` highest-scoring ``(layer, head)`` pairs of a ``(layers, heads)`` score map."""
-    arr = as_float_array("score", score, ndim=2)
-    k = positive_int("k", k)
-    if k > arr.size:
-        raise ValueError(f"k must be at most {arr.size} (the number of heads), got {k}")
-    order = np.argsort(-arr, axis=None, kind="stable")[:k]
-    return [tuple(int(x) for x in np.unravel_index(i, arr.shape)) for i in order]
-
-
-def random_heads(k: int, seed: int, shape: tuple, *, exclude=()) -> list:
-    """``k`` distinct ``(layer, head)`` pairs drawn uniformly (seeded) from a ``shape = (layers,
-    heads)`` grid, leaving out ``exclude``; sorted."""
-    k = positive_int("k", k)
-    seed = check_seed("seed", seed)
-    layers, heads = grid_shape("shape", shape)
-    work_limit("shape", layers * heads, MAX_GRID, "the heads are listed one by one before the draw")
-    banned = head_pairs("exclude", exclude, layers, heads)
-    pool = [(i, h) for i in range(layers) for h in range(heads) if h not in banned.get(i, ())]
-    if k > len(pool):
-        raise ValueError(f"k must be at most {len(pool)} (heads left after exclude), got {k}")
-    picked = np.random.default_rng(seed).choice(len(pool), size=k, replace=False)
-    return sorted(pool[i] for i in picked)
 
 
 def output_constancy(outputs) -> np.ndarray:
@@ -187,7 +54,6 @@ def output_constancy(outputs) -> np.ndarray:
     return np.square(mean).sum(axis=(-2, -1)) / np.where(total > 0, total, 1.0)
 
 
-# ---- the study: runs, scores, memoised ablations ----------------------------------------------
 #: how a head is removed: its output before o_proj set to zero, to its mean over the reference
 #: sequences (position by position), or to its output on one reference sequence (resampling)
 ABLATIONS = ("zero", "mean", "resample")
@@ -204,8 +70,6 @@ class HeadStudy:
     random tokens are drawn from (default: the vocabulary's " word" tokens, :func:`word_pool`)."""
 
     def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2), reference_seeds=None, pool=None):
-        from . import real_model
-
         self.model = instance("model", model, real_model.Model, "helpers.real_model.Model (from load_model)")
         self.length = positive_int("length", length, maximum=MAX_LENGTH)
         self.seeds = _seed_list("seeds", seeds)
@@ -264,18 +128,15 @@ class HeadStudy:
         """Every head's output before o_proj on the reference sequences, ``(reference, layers,
         heads, n, head_dim)`` float32 (computed once)."""
         if self._reference is None:
-            from . import real_model
-            from .patching import head_attention
-
             ref = np.stack([repeated_sequence(self.pool, self.length, s) for s in self.reference_seeds])
             inputs = real_model.forward(self.model, ref, keep_inputs=True).layer_inputs
-            self._reference = np.stack([np.stack([head_attention(self.model, layer, h, inputs[layer]).z
+            self._reference = np.stack([np.stack([real_model.head_attention(self.model, layer, h, inputs[layer]).z
                                                   for h in range(self.shape[1])], axis=1)
                                         for layer in range(self.shape[0])], axis=1).astype(np.float32)
         return self._reference
 
     def replacements(self, heads, kind: str) -> dict:
-        """``forward``'s ``replace`` for removing ``heads`` by ``kind`` (``"mean"`` or ``"resample"``):
+        """The outputs ``forward``'s ``Replace(z)`` puts in place of ``heads`` by ``kind`` (``"mean"`` or ``"resample"``):
         the head's mean output over the reference sequences at each position, or its output on
         reference sequence j for sequence j."""
         kind = one_of("kind", kind, ABLATIONS[1:])
@@ -294,8 +155,6 @@ class HeadStudy:
         below the lowest removed head are not rerun and their weights are the clean ones). The
         lm_head runs only on :attr:`loss_positions` unless ``full_losses`` (then also ``"losses"``,
         ``(seeds, 2T)``)."""
-        from . import real_model
-
         kind = one_of("kind", kind, ABLATIONS)
         by_layer = head_pairs("heads", heads, *self.shape)
         if not by_layer:
@@ -304,10 +163,11 @@ class HeadStudy:
             return {**out, "losses": self.losses} if full_losses else out
         start = min(by_layer)
         pairs = [(layer, h) for layer, hs in by_layer.items() for h in hs]
-        switch = {"ablate": pairs} if kind == "zero" else {"replace": self.replacements(pairs, kind)}
+        changes = ({pair: Zero() for pair in pairs} if kind == "zero"
+                   else {pair: Replace(z) for pair, z in self.replacements(pairs, kind).items()})
         rows = None if full_losses else self.loss_positions
         run = real_model.forward(self.model, self.batch, resume=(start, self.layer_inputs[start]), logits_at=rows,
-                                 **switch)
+                                 interventions=changes)
         losses = real_model.next_token_losses(run.logits, self.batch, positions=rows)
         weights = np.stack([self.weights[:, i] if w is None else w for i, w in enumerate(run.weights)], axis=1)
         scores = {**all_scores(weights, self.length), "duplicate": duplicate_token_score(weights, self.length)}
@@ -339,31 +199,27 @@ class HeadStudy:
         return self._ablated[key]
 
     def composition(self, sender, receiver, kind: str = "zero") -> list:
-        """:func:`helpers.patching.composition` on this study: ``sender``'s direct write removed
+        """:func:`helpers.heads.composition` on this study: ``sender``'s direct write removed
         (zeroed, or for ``kind="mean"`` replaced by its mean output over the reference sequences)
         from ``receiver``'s queries only, keys only, values only, and all three. One dict per
         input: ``"inputs"`` (e.g. ``("k",)``), ``"weights"`` (the receiver's pattern, ``(seeds, n,
         n)``), ``"induction"`` (the receiver's induction score on
         each sequence, ``(seeds,)``) and ``"first"`` / ``"second"`` (each sequence's copy losses)."""
-        from . import patching
-
         kind = one_of("kind", kind, ABLATIONS[:2])
         replacement = None if kind == "zero" else self.replacements([sender], kind)[tuple(sender)]
-        rows = patching.composition(self.model, self.batch, self.layer_inputs, sender, receiver,
-                                    replacement=replacement, loss_positions=self.loss_positions)
+        rows = patch_composition(self.model, self.batch, self.layer_inputs, sender, receiver,
+                                replacement=replacement, loss_positions=self.loss_positions)
         t = self.length - 1
         return [{"inputs": r["inputs"], "weights": r["weights"], "induction": induction_score(r["weights"], self.length),
                  "first": r["losses"][:, :t].mean(axis=-1), "second": r["losses"][:, t:].mean(axis=-1)}
                 for r in rows]
 
     def logit_attribution(self) -> np.ndarray:
-        """Every head's direct share of the logit of the next token (:mod:`helpers.logit_attribution`,
+        """Every head's direct share of the logit of the next token (:mod:`helpers.heads.attribution`,
         the final norm's scale frozen at the clean run's) at :attr:`loss_positions`:
         ``(seeds, layers, heads, 2T − 2)``, the first copy's ``T − 1`` positions, then the second
         copy's (computed once)."""
         if self._dla is None:
-            from .logit_attribution import head_logit_attribution
-
             self._dla = head_logit_attribution(self.model, self.batch, self.layer_inputs, self.final_residual,
                                                self.loss_positions)
         return self._dla
@@ -374,8 +230,6 @@ class HeadStudy:
         but with ``2T`` distinct random tokens (:func:`unrepeated_sequence`, seeds ``2000 + seed``),
         full model: ``(seeds, T − 1)`` (computed once). What these positions cost with nothing to copy."""
         if self._unrepeated is None:
-            from . import real_model
-
             ids = np.stack([unrepeated_sequence(self.pool, self.length, 2000 + s) for s in self.seeds])
             rows = self.loss_positions[self.length - 1:]
             run = real_model.forward(self.model, ids, logits_at=rows)
@@ -385,50 +239,6 @@ class HeadStudy:
     def second_copy_loss_without(self, heads) -> float:
         """Second-copy loss (mean over the sequences) with ``heads`` ablated."""
         return float(copy_losses(self.ablate(heads)["losses"], self.length)[1].mean())
-
-    def first_copy_loss_without(self, heads) -> float:
-        """First-copy loss (mean over the sequences) with ``heads`` ablated."""
-        return float(copy_losses(self.ablate(heads)["losses"], self.length)[0].mean())
-
-    def head_table(self, ranks: int = 3) -> list:
-        """For the top ``ranks`` heads of every score: one dict per (score, rank) with the head,
-        its three scores and the second-copy loss with that head alone ablated."""
-        ranks = positive_int("ranks", ranks, maximum=self.shape[0] * self.shape[1])
-        rows = []
-        for name in SCORES:
-            for rank, head in enumerate(self.top(name, ranks), start=1):
-                rows.append({"score": name, "rank": rank, "head": head,
-                             **{s: float(self.scores[s][head]) for s in SCORES},
-                             "loss": self.second_copy_loss_without([head])})
-        return rows
-
-    def ablation_table(self, ks=(1, 2, 4), draws: int = 3) -> list:
-        """Second-copy loss with (a) the top-k induction heads, (b) k random heads (``draws``
-        seeded draws, never one of the top-max(ks) induction heads; the heads drawn are under
-        ``"random_heads"``), (c) the top-k previous-token heads ablated, for each k."""
-        ks = [positive_int("ks", k, maximum=self.shape[0] * self.shape[1])
-              for k in entries("ks", ks, "set sizes", limit=MAX_KS)]
-        if not ks:
-            raise ValueError("ks must hold at least one k, got none")
-        if 2 * max(ks) > self.shape[0] * self.shape[1]:
-            raise ValueError(f"ks must be at most {self.shape[0] * self.shape[1] // 2} (half the heads: the random "
-                             f"control draws k heads outside the top max(ks) induction heads), got {max(ks)}")
-        draws = work_limit("draws", positive_int("draws", draws), MAX_CONTROL_DRAWS,
-                           "every draw is one more run of the model per k")
-        rows = []
-        for k in ks:
-            drawn = [self.control_heads(k, d, exclude_top=max(ks)) for d in range(draws)]
-            rows.append({"k": k, "induction": self.second_copy_loss_without(self.top("induction", k)),
-                         "random": [self.second_copy_loss_without(heads) for heads in drawn], "random_heads": drawn,
-                         "previous": self.second_copy_loss_without(self.top("previous", k))})
-        return rows
-
-    def control_heads(self, k: int, draw: int, *, exclude_top: int) -> list:
-        """Draw number ``draw`` of ``k`` random heads for the control, never one of the top
-        ``exclude_top`` induction heads (seed ``1000·k + draw``)."""
-        draw = nonneg_int("draw", draw)
-        k = positive_int("k", k)
-        return random_heads(k, 1000 * k + draw, self.shape, exclude=self.top("induction", exclude_top))
 
 
 def _seed_list(name: str, seeds) -> tuple:
@@ -446,7 +256,7 @@ def _seed_list(name: str, seeds) -> tuple:
 def study(length: int = 16, seeds=tuple(range(12))) -> HeadStudy:
     """The :class:`HeadStudy` of SmolLM2-135M (loaded once), shared by the notebook, its explorer
     and its exercises so that every ablation is run once. The default is the study the stored
-    scan (:data:`helpers.head_scan.SETUP`) was run on: 12 sequences of 16 random tokens."""
+    scan (:data:`helpers.heads.scan.SETUP`) was run on: 12 sequences of 16 random tokens."""
     length = positive_int("length", length, maximum=MAX_LENGTH)
     seeds = _seed_list("seeds", tuple(entries("seeds", seeds, "seeds")))
     _check_size(len(seeds), length)
@@ -461,6 +271,4 @@ def _check_size(sequences: int, length: int) -> None:
 
 @lru_cache(maxsize=2)
 def _study(length: int, seeds: tuple) -> HeadStudy:
-    from .real_model import load_model
-
-    return HeadStudy(load_model(), length=length, seeds=seeds)
+    return HeadStudy(real_model.load_model(), length=length, seeds=seeds)

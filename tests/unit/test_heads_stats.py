@@ -1,8 +1,8 @@
-"""helpers.nulls: percentiles in a null distribution and the spread over sequences."""
+"""helpers.heads.stats: percentiles in a null distribution and the spread over sequences."""
 import numpy as np
 import pytest
 
-from helpers import nulls
+from helpers.heads import stats as nulls
 
 
 def test_percentile_counts_the_share_below_with_ties_half():

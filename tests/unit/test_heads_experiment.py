@@ -5,7 +5,8 @@ import pytest
 from blas import assert_blas_close, forward_reductions, lm_head_reductions
 from tiny_model import tiny_model
 
-from helpers import heads, patching, real_model
+from helpers import heads, real_model
+from helpers.interventions import Replace
 
 T = 4
 
@@ -56,13 +57,13 @@ def test_mean_and_resample_put_the_reference_outputs_in_place(study):
     ref_ids = np.stack([heads.repeated_sequence(study.pool, T, s) for s in study.reference_seeds])
     assert study.reference_seeds == (1000, 1001, 1002)
     inputs = real_model.forward(study.model, ref_ids, keep_inputs=True).layer_inputs
-    z = patching.head_attention(study.model, 1, 1, inputs[1]).z  # (reference, n, d)
+    z = real_model.head_attention(study.model, 1, 1, inputs[1]).z  # (reference, n, d)
     np.testing.assert_allclose(study.reference_outputs()[:, 1, 1], z, atol=1e-6)
     mean = study.replacements([(1, 1)], "mean")[(1, 1)]
     np.testing.assert_allclose(mean, z.mean(axis=0), atol=1e-6)
     resample = study.replacements([(1, 1)], "resample")[(1, 1)]
     np.testing.assert_allclose(resample, z, atol=1e-6)
-    by_hand = real_model.forward(study.model, study.batch, replace={(1, 1): mean})
+    by_hand = real_model.forward(study.model, study.batch, interventions={(1, 1): Replace(mean)})
     losses = real_model.next_token_losses(by_hand.logits, study.batch)
     np.testing.assert_allclose(study.intervene([(1, 1)], "mean", full_losses=True)["losses"], losses, atol=1e-12)
     assert study.ablate([(1, 1)], "mean") is study.ablate([(1, 1)], "mean")  # memoised per kind

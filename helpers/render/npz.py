@@ -1,0 +1,60 @@
+"""The one way the package's precomputed data (``helpers/data/*.npz``) is written and read.
+
+:func:`write_npz` stores a dict of arrays as an ``.npz`` whose bytes depend only on the arrays:
+entries sorted by name, every timestamp fixed, no pickles — the same results give the same file,
+so a regenerated file shows in ``git diff`` only where a number changed. :func:`read_npz` reads
+any ``.npz`` back into a dict, with a ``ValueError`` naming the argument and saying what to run
+when the file is missing or unreadable.
+"""
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+#: the timestamp every entry carries (the zip format's earliest date)
+STAMP = (1980, 1, 1, 0, 0, 0)
+
+
+def _path(name: str, value) -> Path:
+    if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {type(value).__name__} {value!r:.60}")
+    return Path(value)
+
+
+def write_npz(arrays: dict, path) -> Path:
+    """Store ``arrays`` (``{name: array}``) at ``path`` byte-stably (see the module docstring)."""
+    if not isinstance(arrays, dict) or not arrays or not all(isinstance(k, str) for k in arrays):
+        raise TypeError(f"arrays must be a non-empty dict of named numpy arrays, got {type(arrays).__name__}")
+    path = _path("path", path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(arrays):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=STAMP)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, buffer.getvalue())
+    return path
+
+
+def read_npz(path, *, what: str = "an .npz file", remedy: str = "") -> dict:
+    """``{name: array}`` of the ``.npz`` at ``path``, read whole. ``what`` names the file in a
+    message (e.g. ``"a head scan .npz"``), ``remedy`` says how to make it (e.g. ``"run make
+    head-scan"``)."""
+    path = _path("path", path)
+    tail = f"; {remedy}" if remedy else ""
+    if not path.is_file():
+        raise ValueError(f"path must be an existing file, {what}, got {str(path)!r}{tail}")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not hasattr(loaded, "files"):   # a plain .npy file is one array, not a set of them
+            raise ValueError("one array")
+        with loaded as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"path must be {what}, got {str(path)!r}, which numpy cannot read as one "
+                         f"({type(exc).__name__}){tail}") from None
