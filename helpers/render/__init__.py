@@ -5,6 +5,7 @@ A learner reads the lesson modules at the top level of ``helpers`` (``helpers.at
 everywhere, so it is kept out of their way:
 
 - arguments: :mod:`~helpers.render.validation` (every public function's argument checks);
+- stored data: :mod:`~helpers.render.npz` (the one byte-stable ``.npz`` writer and reader);
 - numbers and pictures: :mod:`~helpers.render.format` (numbers as text), :mod:`~helpers.render.table`
   (tables as HTML with their text), :mod:`~helpers.render.png` (figures as PNG bytes),
   :mod:`~helpers.render.palette`, :mod:`~helpers.render.style`, :mod:`~helpers.render.fonts` (the
@@ -14,7 +15,7 @@ everywhere, so it is kept out of their way:
   :mod:`~helpers.render.memo` (caches bounded by bytes), :mod:`~helpers.render.threads`,
   :mod:`~helpers.render.web` (what an explorer draws on the book's web pages).
 
-Its base modules (validation, format, palette, style, fonts, threads) import nothing else from
+Its base modules (validation, npz, format, palette, style, fonts, threads) import nothing else from
 ``helpers``, so lesson modules may use them; the others sit above the lessons. Grading — reading
 typed answers, checking the functions a learner writes — is the other wing, :mod:`helpers.grading`.
 The faces (``helpers.display``, ``helpers.plots``, ``helpers.widgets``, ``helpers.exercises``) gather
