@@ -107,7 +107,7 @@ REFERENCES: dict = {}
 
 
 # ---- 12-4: write the induction score yourself (a code exercise, checked by helpers.grading.code_check).
-# A separate block (issue 27): the cases are synthetic patterns, so it needs no model.
+# A separate block: the cases are synthetic patterns, so it needs no model (nor the study above).
 import numpy as np  # noqa: E402  (kept inside this block so the block stays self-contained)
 
 from ..grading.code_exercise import Case, CodeExercise, Mistake  # noqa: E402

@@ -10,6 +10,7 @@ from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
+from ..render.panels import future_masked
 
 RANKS = 3
 
@@ -71,8 +72,6 @@ class HeadsExplorer(Explorer):
                 f" · 重采样 <span class='resample'>{s['resample']:+.3f}</span>" + limit_note(self.controls))
 
     def web_view(self, s):
-        from ..render.panels import future_masked
-
         layer, head = s["head"]
         return {"title": (f"第 {layer} 层第 {head} 个头（第 1 条序列）· 前一个 token {s['previous']:.2f} · 汇聚 {s['sink']:.2f}"
                           f" · 归纳 {s['induction']:.2f}"),

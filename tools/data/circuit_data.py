@@ -17,18 +17,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+import numpy as np  # noqa: E402
 import pinned  # noqa: E402  (this folder: the script's own directory is on sys.path)
 
-from helpers.circuit import sweep  # noqa: E402
+from helpers.circuit import history, sweep, trainer  # noqa: E402
 from helpers.render.npz import write_npz  # noqa: E402
 
 
 def prefix(out: str) -> None:
     """The two_layers seed-0 run up to PREFIX_STEP: parameters and the evaluations at 0 and PREFIX_STEP."""
-    import numpy as np
-
-    from helpers.circuit import trainer
-
     step = sweep.PREFIX_STEP
     run = trainer.train(steps=step, eval_every=step, checkpoints=(step,))
     arrays = {f"param/{k}": v for k, v in run.checkpoints[step].params.items()}
@@ -39,9 +36,6 @@ def prefix(out: str) -> None:
 
 
 def _history(out: str) -> None:
-
-    from helpers.circuit import history
-
     t0, c0 = time.time(), time.process_time()
     write_npz(history.record(), out)
     print(f"wrote {out} ({os.path.getsize(out) / 1024:.0f} KiB) in {time.time() - t0:.0f} s wall, "
