@@ -17,7 +17,7 @@ KEYS = list(CODE_EXERCISES)
 #: code exercises whose cells the lead inserts into their notebook at merge (12 is rewritten elsewhere)
 AWAITING_NOTEBOOK: set = set()
 NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_attention_layer",
-               "07": "07_cost_of_length", "12": "12_heads_at_work"}
+               "07": "07_cost_of_length", "09": "09_real_model", "12": "12_heads_at_work"}
 
 
 def _function_name(exercise):

@@ -362,10 +362,122 @@ PATTERN_WRONG = [
     ("median over rows", lambda A, B, r: _pc(A, B, r, reduce=np.median), GENERIC),
 ]
 
+
+# ---- 06-4 RoPE with Llama-3.1's scaling --------------------------------------------------------------
+def _llama3(inv, s, *, low_keep=False, flip=False, multiply=False, no_blend=False):
+    """A learner's llama3 band code, written per frequency in a loop (with optional slips)."""
+    out = []
+    for f in inv:
+        lam = 2 * math.pi / f
+        lo, hi = s.original_max_position_embeddings / s.low_freq_factor, s.original_max_position_embeddings / s.high_freq_factor
+        slow = f * s.factor if multiply else f / s.factor
+        if lam < hi:
+            out.append(slow if low_keep else f)
+        elif lam > lo:
+            out.append(f if low_keep else slow)
+        else:
+            if no_blend:
+                out.append(slow)
+                continue
+            t = (s.original_max_position_embeddings / lam - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)
+            out.append(t * slow + (1 - t) * f if flip else (1 - t) * slow + t * f)
+    return np.array(out)
+
+
+def _rp(x, positions, config, *, pairs="halves", base=None, exp_den=None, scale=True, band=None, pos_shift=0,
+        own_pos=False, interleave_angles=False, sin_sign=1.0, no_sin=False, dtype=float):
+    x = np.asarray(x, dtype=dtype)
+    d = x.shape[-1]
+    theta = config.rope_theta if base is None else base
+    i = np.arange(d // 2)
+    inv = theta ** (-(2 * i if exp_den is None else i) / (d if exp_den is None else exp_den))
+    if scale and config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling, **(band or {}))
+    pos = (np.arange(x.shape[0]) if own_pos else np.asarray(positions)) + pos_shift
+    ang = np.asarray(np.outer(pos, inv), dtype=dtype)
+    if x.ndim == 3:
+        ang = ang[:, None, :]
+    c, s_ = np.cos(ang), sin_sign * np.sin(ang) * (0 if no_sin else 1)
+    if pairs == "halves" and not interleave_angles:
+        a, b = x[..., : d // 2], x[..., d // 2:]
+        return np.concatenate([a * c - b * s_, a * s_ + b * c], axis=-1)
+    if pairs == "halves":  # rotate_half with [θ0, θ0, θ1, θ1, …]
+        cc, ss = np.repeat(c, 2, axis=-1), np.repeat(s_, 2, axis=-1)
+        return x * cc + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], axis=-1) * ss
+    a, b = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2], out[..., 1::2] = a * c - b * s_, a * s_ + b * c
+    return out
+
+
+def _rp_loops(x, positions, config):
+    x = np.asarray(x, dtype=float)
+    out = np.array(x)
+    d = x.shape[-1]
+    inv = _llama3(np.array([config.rope_theta ** (-2 * i / d) for i in range(d // 2)]), config.rope_scaling) \
+        if config.rope_scaling is not None else [config.rope_theta ** (-2 * i / d) for i in range(d // 2)]
+    flat_out = out.reshape(len(x), -1, d)
+    flat_in = x.reshape(len(x), -1, d)
+    for n, p in enumerate(positions):
+        for h in range(flat_in.shape[1]):
+            for i in range(d // 2):
+                a, b = flat_in[n, h, i], flat_in[n, h, i + d // 2]
+                c, s = math.cos(p * inv[i]), math.sin(p * inv[i])
+                flat_out[n, h, i], flat_out[n, h, i + d // 2] = a * c - b * s, a * s + b * c
+    return flat_out.reshape(x.shape)
+
+
+def _rp_complex(x, positions, config):
+    d = x.shape[-1]
+    z = x[..., : d // 2] + 1j * x[..., d // 2:]
+    inv = config.rope_theta ** (-np.arange(0, d, 2) / d)
+    if config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling)
+    turn = np.exp(1j * np.outer(positions, inv))
+    z = z * (turn[:, None, :] if x.ndim == 3 else turn)
+    return np.concatenate([z.real, z.imag], axis=-1)
+
+
+def _rp_matrix(x, positions, config):
+    d = x.shape[-1]
+    half = d // 2
+    inv = config.rope_theta ** (-np.arange(half) * 2.0 / d)
+    if config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling)
+    rot = np.zeros((len(positions), d, d))
+    for n, p in enumerate(positions):
+        c, s = np.cos(p * inv), np.sin(p * inv)
+        i = np.arange(half)
+        rot[n, i, i], rot[n, i, i + half], rot[n, i + half, i], rot[n, i + half, i + half] = c, -s, s, c
+    return np.einsum("nij,n...j->n...i", rot, x)
+
+
+ROPE_RIGHT = [_rp_loops, _rp_complex, _rp_matrix, lambda x, p, c: _rp(x, p, c).astype(np.float32)]
+ROPE_WRONG = [
+    ("adjacent pairs (2i, 2i+1), not said", lambda x, p, c: _rp(x, p, c, pairs="interleaved"), {"wrong_pairing"}),
+    ("rotate_half with repeat_interleave angles", lambda x, p, c: _rp(x, p, c, interleave_angles=True), {"angle_layout"}),
+    ("turned the other way (sin sign)", lambda x, p, c: _rp(x, p, c, sin_sign=-1.0), GENERIC),
+    ("exponent i/d", lambda x, p, c: _rp(x, p, c, exp_den=x.shape[-1]), {"steps_of_d"}),
+    ("rope_scaling ignored", lambda x, p, c: _rp(x, p, c, scale=False), {"no_scaling"}),
+    ("factor multiplied", lambda x, p, c: _rp(x, p, c, band={"multiply": True}), GENERIC),
+    ("bands swapped", lambda x, p, c: _rp(x, p, c, band={"low_keep": True}), {"bands_swapped"}),
+    ("every band above L/high slowed, no blend",
+     lambda x, p, c: _rp(x, p, c, band={"no_blend": True}), {"no_smooth_band_slow"}),
+    ("smooth weights flipped", lambda x, p, c: _rp(x, p, c, band={"flip": True}), {"smooth_flipped"}),
+    ("θ = 10000", lambda x, p, c: _rp(x, p, c, base=10000), {"base_10000"}),
+    ("positions + 1", lambda x, p, c: _rp(x, p, c, pos_shift=1), {"positions_from_1"}),
+    ("positions 0…n−1", lambda x, p, c: _rp(x, p, c, own_pos=True), {"ignores_positions"}),
+    ("sin term forgotten", lambda x, p, c: _rp(x, p, c, no_sin=True), GENERIC),
+    ("angles in float32", lambda x, p, c: _rp(x, p, c, dtype=np.float32), GENERIC),
+    ("positions divided by the factor (interpolation)",
+     lambda x, p, c: _rp(x, np.asarray(p) / (c.rope_scaling.factor if c.rope_scaling else 1), c, scale=False), GENERIC),
+]
+
 CORPUS = {
     "03-3": (SOFTMAX_WRONG, SOFTMAX_RIGHT),
     "05-3": (ATTENTION_WRONG, ATTENTION_RIGHT),
     "06-3": (GQA_WRONG, GQA_RIGHT),
+    "06-4": (ROPE_WRONG, ROPE_RIGHT),
     "07-3": (ONLINE_WRONG, ONLINE_RIGHT),
     "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "12-5": (PATTERN_WRONG, PATTERN_RIGHT),
