@@ -196,8 +196,9 @@ def _decode_mistakes():
         Mistake("cache_by_query_heads_all", by_kv, _decode_with(query_heads_cache="all"),
                 seen=("https://github.com/meta-pytorch/torchtune/issues/38",
                       "https://github.com/FYYFU/HeadKV/issues/3")),
-        Mistake("no_position_offset", "新 token 的 RoPE 位置用了 0：它的位置是 position（前面已经有 position 个 token），"
-                                      "q 和 k 都要按 position 转。", _decode_with(offset=False),
+        Mistake("no_position_offset", "新 token 的 q、k 没有按它的位置转：位置当成了 0（或者忘了做 RoPE——位置 0 的 RoPE "
+                                      "就是不转）。它的位置是 position（前面已经有 position 个 token），q 和 k 都要按 "
+                                      "position 转。", _decode_with(offset=False),
                 seen=("https://github.com/karpathy/nanoGPT/pull/694", "https://github.com/Blaizzy/mlx-vlm/issues/1983",
                       "https://github.com/ml-explore/mlx-lm/pull/93")),
         Mistake("rerotate_cache", "缓存里的 k 又转了一遍：它们存进去时已经按各自的位置转过了，直接用；"

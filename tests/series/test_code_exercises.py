@@ -166,6 +166,10 @@ CHEATS = {
              "helpers.tiled.online_softmax_update"),
     "12-4": (lambda A, T: float(helpers.heads.induction_score(A, T)), "helpers.heads.induction_score"),
     "12-5": (lambda A, B, rows: float(helpers.patching.pattern_change(A, B, rows)), "helpers.patching.pattern_change"),
+    "06-4": (lambda x, p, c: helpers.layer.apply_rope(np.reshape(x, (len(x), -1, x.shape[-1])), p, c.rope_theta,
+                                                      c.rope_scaling).reshape(x.shape), "helpers.layer.apply_rope"),
+    "09-3": (lambda x, cache, p, w: helpers.exercises.real_model._decode_reference(x, cache, p, w),
+             "helpers.layer.attention_layer"),
 }
 
 

@@ -473,12 +473,123 @@ ROPE_WRONG = [
      lambda x, p, c: _rp(x, np.asarray(p) / (c.rope_scaling.factor if c.rope_scaling else 1), c, scale=False), GENERIC),
 ]
 
+
+# ---- 09-3 one KV-cached decode step ------------------------------------------------------------------
+def _turn(x, pos, theta):
+    """A learner's RoPE for rows (…, d) all at one position ``pos`` (pairs (i, i + d/2))."""
+    d = x.shape[-1]
+    ang = pos * theta ** (-np.arange(0, d, 2) / d)
+    c, s = np.cos(np.concatenate([ang, ang])), np.sin(np.concatenate([ang, ang]))
+    return x * c + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], axis=-1) * s
+
+
+def _ds(x_new, cache, position, w, *, pos_shift=0, no_offset=False, rep_new=False, rep_all=False, return_all=False,
+        raw_cached=False, raw_attended=False, hide_new=False, first_only=False, q_cached=False, v_turned=False,
+        width=None, tile=False, no_oproj=False, no_rope=False, dtype=float):
+    h, kv, d, theta = w["num_heads"], w["num_kv_heads"], w["head_dim"], w["rope_theta"]
+    x = np.asarray(x_new, dtype=dtype)
+    q = (x @ w["w_q"].astype(dtype)).reshape(h, d)
+    k = (x @ w["w_k"].astype(dtype)).reshape(kv, d)
+    v = (x @ w["w_v"].astype(dtype)).reshape(kv, d)
+    p = 0 if no_offset else position + pos_shift
+    qr, kr = (q, k) if no_rope else (_turn(q, p, theta), _turn(k, p, theta))
+    if v_turned:
+        v = _turn(v, p, theta)
+    ck, cv = cache["k"].astype(dtype), cache["v"].astype(dtype)
+    new_k = qr if q_cached else (k if raw_cached else kr)
+    new_v = v
+    if rep_new or rep_all:
+        new_k, new_v = np.repeat(new_k, h // kv, axis=0), np.repeat(new_v, h // kv, axis=0)
+    if rep_all:
+        ck, cv = np.repeat(ck, h // kv, axis=0), np.repeat(cv, h // kv, axis=0)
+    k_cache = np.concatenate([ck, new_k[:, None, :]], axis=1)
+    v_cache = np.concatenate([cv, new_v[:, None, :]], axis=1)
+    keys, vals = k_cache.copy(), v_cache
+    if raw_attended:
+        keys[:, -1] = k
+    if return_all:  # every cached key turned again by its position
+        n = ck.shape[1]
+        keys = np.stack([_turn(np.concatenate([ck, k[:, None]], axis=1)[:, j], j, theta) for j in range(n + 1)], axis=1)
+        k_cache = keys
+    if hide_new:
+        keys, vals = keys[:, :-1], vals[:, :-1]
+    if first_only:
+        keys, vals = keys[:, :1], vals[:, :1]
+    out = np.zeros((h, d), dtype=dtype)
+    g = keys.shape[0]
+    for head in range(h):
+        j = head % g if tile else head // (h // g)
+        sc = keys[j] @ qr[head] / np.sqrt(d if width is None else width)
+        e = np.exp(sc - sc.max())
+        out[head] = (e / e.sum()) @ vals[j]
+    merged = out.reshape(-1)
+    return (merged if no_oproj else merged @ w["w_o"].astype(dtype)), k_cache, v_cache
+
+
+def _ds_grouped(x_new, cache, position, w):
+    """Right: queries grouped per KV head with einsum, RoPE via complex numbers, no repeat."""
+    h, kv, d, theta = w["num_heads"], w["num_kv_heads"], w["head_dim"], w["rope_theta"]
+    inv = theta ** (-np.arange(0, d, 2) / d)
+    turn = np.exp(1j * position * inv)
+
+    def rope(a):
+        z = (a[..., : d // 2] + 1j * a[..., d // 2:]) * turn
+        return np.concatenate([z.real, z.imag], axis=-1)
+    q = rope((x_new @ w["w_q"]).reshape(kv, h // kv, d))
+    k = rope((x_new @ w["w_k"]).reshape(kv, 1, d))
+    v = (x_new @ w["w_v"]).reshape(kv, 1, d)
+    ks, vs = np.concatenate([cache["k"], k], axis=1), np.concatenate([cache["v"], v], axis=1)
+    sc = np.einsum("grd,gjd->grj", q, ks) / math.sqrt(d)
+    wts = np.exp(sc - sc.max(-1, keepdims=True))
+    wts /= wts.sum(-1, keepdims=True)
+    return np.einsum("grj,gjd->grd", wts, vs).reshape(-1) @ w["w_o"], ks, vs
+
+
+def _ds_helpers(x_new, cache, position, w):
+    """Right: the series' own pieces (apply_rope, repeat_kv, scaled_dot_product_attention), heads second."""
+    import helpers
+
+    h, kv, d = w["num_heads"], w["num_kv_heads"], w["head_dim"]
+    q, k, v = ((x_new @ w[m]).reshape(1, -1, d) for m in ("w_q", "w_k", "w_v"))
+    q, k = (helpers.layer.apply_rope(a, [position], w["rope_theta"]) for a in (q, k))
+    ks = np.concatenate([np.swapaxes(cache["k"], 0, 1), k])        # (n + 1, kv, d)
+    vs = np.concatenate([np.swapaxes(cache["v"], 0, 1), v])
+    kr, vr = helpers.layer.repeat_kv(ks, h // kv), helpers.layer.repeat_kv(vs, h // kv)
+    out, _ = helpers.scaled_dot_product_attention(np.swapaxes(q, 0, 1), np.swapaxes(kr, 0, 1), np.swapaxes(vr, 0, 1))
+    return out.reshape(-1) @ w["w_o"], np.swapaxes(ks, 0, 1), np.swapaxes(vs, 0, 1)
+
+
+DECODE_RIGHT = [_ds, _ds_grouped, _ds_helpers,
+                lambda x, c, p, w: tuple(a.astype(np.float32) for a in _ds(x, c, p, w, dtype=np.float32))]
+DECODE_WRONG = [
+    ("RoPE at position 0", lambda x, c, p, w: _ds(x, c, p, w, no_offset=True), {"no_position_offset"}),
+    ("RoPE at position + 1", lambda x, c, p, w: _ds(x, c, p, w, pos_shift=1), GENERIC),
+    ("new k, v repeated to query heads before caching", lambda x, c, p, w: _ds(x, c, p, w, rep_new=True), {"error"}),
+    ("the whole cache repeated to query heads", lambda x, c, p, w: _ds(x, c, p, w, rep_all=True),
+     {"cache_by_query_heads_all"}),
+    ("cached keys turned again", lambda x, c, p, w: _ds(x, c, p, w, return_all=True), {"rerotate_cache"}),
+    ("raw k cached", lambda x, c, p, w: _ds(x, c, p, w, raw_cached=True), {"cached_before_rope"}),
+    ("raw k attended", lambda x, c, p, w: _ds(x, c, p, w, raw_attended=True), {"attended_before_rope"}),
+    ("new token does not see itself", lambda x, c, p, w: _ds(x, c, p, w, hide_new=True),
+     {"new_token_masked", "error"}),
+    ("only the first key seen", lambda x, c, p, w: _ds(x, c, p, w, first_only=True), {"top_left_causal"}),
+    ("q cached for k", lambda x, c, p, w: _ds(x, c, p, w, q_cached=True), {"cache_q"}),
+    ("v turned too", lambda x, c, p, w: _ds(x, c, p, w, v_turned=True), {"rope_on_v"}),
+    ("√hidden", lambda x, c, p, w: _ds(x, c, p, w, width=len(x)), {"scale_by_d_model"}),
+    ("no scale", lambda x, c, p, w: _ds(x, c, p, w, width=1.0), GENERIC),
+    ("KV heads tiled", lambda x, c, p, w: _ds(x, c, p, w, tile=True), GENERIC),
+    ("o_proj forgotten", lambda x, c, p, w: _ds(x, c, p, w, no_oproj=True), GENERIC),
+    # RoPE at position 0 is no turn: forgetting RoPE for the new token is the same output as position 0
+    ("no RoPE", lambda x, c, p, w: _ds(x, c, p, w, no_rope=True), {"no_position_offset"}),
+]
+
 CORPUS = {
     "03-3": (SOFTMAX_WRONG, SOFTMAX_RIGHT),
     "05-3": (ATTENTION_WRONG, ATTENTION_RIGHT),
     "06-3": (GQA_WRONG, GQA_RIGHT),
     "06-4": (ROPE_WRONG, ROPE_RIGHT),
     "07-3": (ONLINE_WRONG, ONLINE_RIGHT),
+    "09-3": (DECODE_WRONG, DECODE_RIGHT),
     "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "12-5": (PATTERN_WRONG, PATTERN_RIGHT),
 }
