@@ -324,7 +324,8 @@ def _rope_mistakes(pairing):
                                  f"两种都对，只要 q、k 的权重按同一种排：用另一种就在 check_code 里说明，"
                                  f"pairing=\"{other}\"。", _rope_with(other),
                 seen=("https://github.com/huggingface/transformers/issues/25199",
-                      "https://github.com/NeuraLegion/shainet/pull/111")),
+                      "https://github.com/huggingface/transformers/issues/34741",
+                      "https://github.com/NeuraLegion/shainet/pull/111", "https://github.com/jmaczan/tiny-vllm/pull/6")),
         Mistake("angle_layout", f"角度的排法和配对方式对不上：配对是 {said[pairing]}，每一对的两维要用同一个角度，"
                                 f"角度要排成 {layout[pairing][1]}。", _rope_with(pairing, layout=wrong_layout),
                 seen=("https://github.com/raiyanyahya/how-to-train-your-gpt/issues/6",

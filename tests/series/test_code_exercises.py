@@ -20,6 +20,18 @@ NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_at
                "07": "07_cost_of_length", "09": "09_real_model", "12": "12_heads_at_work"}
 
 
+#: code exercises whose cases include the real model's layer when the model is installed
+NEEDS_MODEL = {"09-3"}
+
+
+def _model_installed() -> bool:
+    try:
+        helpers.real_model.find_gguf()
+    except helpers.real_model.ModelNotInstalled:
+        return False
+    return True
+
+
 def _function_name(exercise):
     return exercise.signature.split("(")[0]
 
@@ -116,6 +128,8 @@ def test_misbehaving_functions_get_a_hint_not_a_traceback(key):
 
 @pytest.mark.parametrize("key", [k for k in KEYS if k not in AWAITING_NOTEBOOK])
 def test_each_exercise_sits_in_its_notebook_with_the_stubs_hint_stored(key):
+    if key in NEEDS_MODEL and not _model_installed():
+        pytest.skip(f"{key} lists one case more when the model is installed, as it is wherever its notebook runs")
     name = NOTEBOOK_OF[key[:2]]
     nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))
     call = f'helpers.exercises.check_code("{key}", {_function_name(CODE_EXERCISES[key])})'
