@@ -262,7 +262,7 @@ def _rotate(x, positions, inv_freq, pairing, layout):
 
 def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
     """θᵢ with the usual slips: ``steps`` ("i/d": exponents in steps of 1/d; "d": d frequencies) and
-    ``bands`` ("none", "swapped", "no_smooth_keep", "no_smooth_slow", "smooth_flipped")."""
+    ``bands`` ("none", "swapped", "no_smooth_keep", "no_smooth_slow", "smooth_flipped", "smooth_by_wavelength")."""
     exponent = {"2i/d": np.arange(0, d, 2) / d, "i/d": np.arange(d // 2) / d, "d": np.arange(d) / d}[steps]
     inv = theta ** -exponent
     if scaling is None or bands == "none":
@@ -272,7 +272,10 @@ def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
     short, long = wavelength < length / scaling.high_freq_factor, wavelength > length / scaling.low_freq_factor
     smooth = (length / wavelength - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
     slow = inv / scaling.factor
+    by_wavelength = (wavelength - length / scaling.high_freq_factor) / (
+        length / scaling.low_freq_factor - length / scaling.high_freq_factor)
     middle = {"llama3": (1 - smooth) * slow + smooth * inv, "smooth_flipped": smooth * slow + (1 - smooth) * inv,
+              "smooth_by_wavelength": (1 - by_wavelength) * inv + by_wavelength * slow,
               "no_smooth_keep": inv, "no_smooth_slow": slow, "swapped": (1 - smooth) * slow + smooth * inv}[bands]
     if bands == "swapped":
         return np.where(short, slow, np.where(long, inv, middle))
@@ -346,6 +349,8 @@ def _rope_mistakes(pairing):
         Mistake("no_smooth_band_slow", "少了中间的平滑段：" + band, _rope_with(pairing, bands="no_smooth_slow")),
         Mistake("smooth_flipped", "平滑段的两个权重反了：s 越大越接近原来的 θᵢ。" + band,
                 _rope_with(pairing, bands="smooth_flipped")),
+        Mistake("smooth_by_wavelength", "平滑段的 s 是按波长 λᵢ 线性插的：两端对了，中间不对。s 要按 L/λᵢ 线性变化。" + band,
+                _rope_with(pairing, bands="smooth_by_wavelength")),
         Mistake("base_10000", "底数用了 10000：θ 要从配置里读，config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
                 _rope_with(pairing, theta=10000.0),
                 seen=("https://github.com/lyogavin/airllm/pull/369", "https://github.com/sgl-project/SpecForge/issues/265")),

@@ -21,7 +21,7 @@ UNSOURCED = {
              "axis0", "swapped", "no_transpose"},
     "06-3": {"no_causal", "no_scale", "heads_last", "heads_as_positions", "reshape_both", "reshape_into",
              "reshape_back"},
-    "06-4": {"bands_swapped", "no_smooth_band", "no_smooth_band_slow", "smooth_flipped"},
+    "06-4": {"bands_swapped", "no_smooth_band", "no_smooth_band_slow", "smooth_flipped", "smooth_by_wavelength"},
     "09-3": {"cached_before_rope", "attended_before_rope", "new_token_masked", "cache_q"},
     "07-3": {"no_l_rescale", "no_rescale", "inverted", "block_max", "old_max_in_p", "no_shift", "normalised", "old_m",
              "order_maccl", "order_lmacc", "order_laccm", "order_accml", "order_acclm"},

@@ -452,6 +452,24 @@ def _rp_matrix(x, positions, config):
     return np.einsum("nij,n...j->n...i", rot, x)
 
 
+def _rp_by_wavelength(x, positions, config):
+    """The middle band blended linearly in the wavelength between its two ends."""
+    d = x.shape[-1]
+    inv = 1.0 / config.rope_theta ** (np.arange(0, d, 2) / d)
+    s = config.rope_scaling
+    if s is not None:
+        wl = 2 * np.pi / inv
+        lo = s.original_max_position_embeddings / s.high_freq_factor
+        hi = s.original_max_position_embeddings / s.low_freq_factor
+        t = (wl - lo) / (hi - lo)
+        inv = np.where(wl < lo, inv, np.where(wl > hi, inv / s.factor, (1 - t) * inv + t * inv / s.factor))
+    ang = np.outer(positions, inv)
+    ang = np.concatenate([ang, ang], -1)
+    if x.ndim == 3:
+        ang = ang[:, None]
+    return x * np.cos(ang) + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * np.sin(ang)
+
+
 ROPE_RIGHT = [_rp_loops, _rp_complex, _rp_matrix, lambda x, p, c: _rp(x, p, c).astype(np.float32)]
 ROPE_WRONG = [
     ("adjacent pairs (2i, 2i+1), not said", lambda x, p, c: _rp(x, p, c, pairs="interleaved"), {"wrong_pairing"}),
@@ -464,6 +482,7 @@ ROPE_WRONG = [
     ("every band above L/high slowed, no blend",
      lambda x, p, c: _rp(x, p, c, band={"no_blend": True}), {"no_smooth_band_slow"}),
     ("smooth weights flipped", lambda x, p, c: _rp(x, p, c, band={"flip": True}), {"smooth_flipped"}),
+    ("smooth band linear in the wavelength", _rp_by_wavelength, {"smooth_by_wavelength"}),
     ("θ = 10000", lambda x, p, c: _rp(x, p, c, base=10000), {"base_10000"}),
     ("positions + 1", lambda x, p, c: _rp(x, p, c, pos_shift=1), {"positions_from_1"}),
     ("positions 0…n−1", lambda x, p, c: _rp(x, p, c, own_pos=True), {"ignores_positions"}),
