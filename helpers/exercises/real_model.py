@@ -252,6 +252,7 @@ CODE_EXERCISES = {
                          _decode_cases, _decode_reference, _decode_mistakes(), DECODE_SOLUTION,
                          returns="按顺序返回 3 个数组：新 token 这一层的输出 (hidden,)，加了一行的 k 缓存和 v 缓存，"
                                  "各 (KV 头数, n + 1, d)",
+                         mutable=("cache",),
                          forbidden=("helpers.layer.attention_layer", "helpers.real_model.forward",
                                     "helpers.real_model.generate"),
                          forbidden_hint="这道题练的就是一步解码：投影、RoPE、接缓存、注意力、o_proj 都自己接起来；"

@@ -139,3 +139,19 @@ def test_without_the_model_the_random_layers_are_graded_alone(monkeypatch):
     monkeypatch.setattr(helpers.real_model, "load_model", missing)
     cases = CODE_EXERCISES["09-3"].cases()
     assert len(cases) == len(ex09.DECODE_SPECS) and not any("SmolLM2" in c.label for c in cases)
+
+
+def test_the_cache_may_be_updated_in_place_but_not_the_new_tokens_input():
+    step = ex09._decode_with()
+
+    def in_place(x_new, cache, position, weights):
+        out, cache["k"], cache["v"] = step(x_new, cache, position, weights)
+        return out, cache["k"], cache["v"]
+
+    def scales_x(x_new, cache, position, weights):
+        result = step(x_new, cache, position, weights)
+        x_new *= 2.0
+        return result
+    assert code_check.run(CODE_EXERCISES["09-3"], in_place)[0] is True
+    ok, message, mistake = code_check.run(CODE_EXERCISES["09-3"], scales_x)
+    assert (ok, mistake) == (False, "mutation") and "x_new" in message and "cache" not in message.split("\n")[0]
