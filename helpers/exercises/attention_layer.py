@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config import LLAMA_3_1_8B, LLAMA_3_1_ROPE, LLAMA_3_2_1B, SMOLLM2_135M, ModelConfig
 from ..grading.answers import WILL, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 
@@ -209,16 +210,14 @@ PAIRINGS = ("halves", "interleaved")
 
 
 def _toy_config():
-    from ..config import LLAMA_3_1_ROPE, ModelConfig
-
     return ModelConfig(name="小例子（Llama-3.1 的 θ 和缩放，d = 16）", hidden_size=48, num_layers=1, num_heads=3,
                        num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16, rope_theta=500000.0,
                        tie_word_embeddings=True, source="a small example for 06-4", rope_scaling=LLAMA_3_1_ROPE)
 
 
 def _rope_cases():
-    from ..config import LLAMA_3_1_8B, LLAMA_3_2_1B, SMOLLM2_135M
-
+    # the presets are bound when this module is imported: a notebook cell that rebinds
+    # helpers.config.LLAMA_3_1_8B afterwards does not change the cases
     rng = np.random.default_rng(640)
     toy = _toy_config()
 

@@ -155,3 +155,9 @@ def test_the_cache_may_be_updated_in_place_but_not_the_new_tokens_input():
     assert code_check.run(CODE_EXERCISES["09-3"], in_place)[0] is True
     ok, message, mistake = code_check.run(CODE_EXERCISES["09-3"], scales_x)
     assert (ok, mistake) == (False, "mutation") and "x_new" in message and "cache" not in message.split("\n")[0]
+
+
+def test_a_rebound_preset_does_not_change_the_rope_cases(monkeypatch):
+    before = [c.args[2].name for c in CODE_EXERCISES["06-4"].cases()]
+    monkeypatch.setattr(helpers.config, "LLAMA_3_1_8B", helpers.config.SMOLLM2_135M)
+    assert [c.args[2].name for c in CODE_EXERCISES["06-4"].cases()] == before
