@@ -56,6 +56,9 @@ class CodeExercise:
     solution: str = ""
     rtol: float = 1e-6
     atol: float = 1e-9
+    #: ``(rtol, atol)`` per output where one output is judged otherwise (counts of floats moved to
+    #: within 1 % beside an output to 1e-10); outputs past its end use ``rtol``/``atol``
+    output_tolerances: tuple = ()
     time_limit: float = TIME_LIMIT
     extra: dict = field(default_factory=dict)
     #: what the function returns, as a clause of the sentence “要写的是 f(x)，<returns>。”

@@ -81,6 +81,7 @@ def tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tup
     tols = []
     ref32 = None
     for i, e in enumerate(exact):
+        rtol, atol = exercise.output_tolerances[i] if i < len(exercise.output_tolerances) else (exercise.rtol, exercise.atol)
         if i < len(precisions) and precisions[i] is np.float32:
             if ref32 is None:
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -90,9 +91,9 @@ def tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tup
             err = np.abs(ref32[i] - e) if ref32[i].shape == e.shape else np.zeros_like(e)
             err = np.where(np.isfinite(err), err, 0.0)
             rel = float(np.max(FLOAT32_ERROR_FACTOR * err / (1.0 + np.abs(e)), initial=0.0)) + ulps * eps
-            tols.append((max(rel, exercise.rtol), max(rel, exercise.atol)))
+            tols.append((max(rel, rtol), max(rel, atol)))
         else:
-            tols.append((exercise.rtol, exercise.atol))
+            tols.append((rtol, atol))
     return tuple(tols)
 
 
