@@ -292,6 +292,126 @@ ONLINE_WRONG = [
 ]
 
 
+# ---- 07-4 tiled forward under a fast-memory budget -----------------------------------------------------
+def _fl(mem, bq, bk, *, update=None, last=None, mask=lambda s, r, c: np.where(c > r, -np.inf, s),
+        q_blocks=None, k_stop=None, reload_q=False, scale=None):
+    """A learner's tiled forward written its own way: the tile update in one expression per state."""
+    n, d = mem.n, mem.d
+    scale = 1 / math.sqrt(d) if scale is None else scale
+    for qs in (range(0, n, bq) if q_blocks is None else q_blocks(n, bq)):
+        qb = mem.load("q", qs, min(qs + bq, n))
+        r = np.arange(qs, qs + qb.shape[0]).reshape(-1, 1)
+        m, l, o = np.full((len(qb), 1), -np.inf), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
+        for ks in range(0, min(n, qs + len(qb)) if k_stop is None else k_stop(n, qs, len(qb)), bk):
+            if reload_q:
+                qb = mem.load("q", qs, min(qs + bq, n))
+            kb, vb = mem.load("k", ks, min(ks + bk, n)), mem.load("v", ks, min(ks + bk, n))
+            s = mask(np.einsum("id,jd->ij", qb, kb) * scale, r, np.arange(ks, ks + len(kb)).reshape(1, -1))
+            m, l, o = (update or _fl_update)(m, l, o, s, vb)
+        mem.store(qs, o / l if last is None else last(o, l))
+    return mem.result()
+
+
+def _fl_update(m, l, o, s, vb):
+    mn = np.maximum(m, s.max(1, keepdims=True))
+    p = np.exp(s - mn)
+    return mn, np.exp(m - mn) * l + p.sum(1, keepdims=True), np.exp(m - mn) * o + p @ vb
+
+
+def _fl_normalised_each_step(m, l, o, s, vb):
+    """FlashAttention-1's bookkeeping: o kept normalised after every tile (sound: it is rescaled by l)."""
+    mn = np.maximum(m, s.max(1, keepdims=True))
+    p = np.exp(s - mn)
+    ln = np.exp(m - mn) * l + p.sum(1, keepdims=True)
+    return mn, ln, (np.exp(m - mn) * l * o + p @ vb) / ln
+
+
+def _fl_rows(mem, bq, bk):
+    """One query row at a time inside each tile (plain Python over the rows)."""
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq)
+        state = [(-math.inf, 0.0, np.zeros(d)) for _ in range(len(qb))]
+        for ks in range(0, qs + len(qb), bk):
+            kb, vb = mem.load("k", ks, ks + bk), mem.load("v", ks, ks + bk)
+            for i in range(len(qb)):
+                seen = min(len(kb), qs + i - ks + 1)
+                if seen <= 0:
+                    continue
+                sc = kb[:seen] @ qb[i] / math.sqrt(d)
+                m, l, acc = state[i]
+                mn = max(m, float(sc.max()))
+                p = np.exp(sc - mn)
+                state[i] = (mn, l * math.exp(m - mn) + float(p.sum()), acc * math.exp(m - mn) + p @ vb[:seen])
+        mem.store(qs, np.array([acc / l for _, l, acc in state]))
+    return mem.result()
+
+
+def _fl_float32(mem, bq, bk):
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq).astype(np.float32) / np.float32(math.sqrt(d))
+        r = np.arange(qs, qs + len(qb))[:, None]
+        m, l, o = np.full((len(qb), 1), -np.inf, np.float32), np.zeros((len(qb), 1), np.float32), \
+            np.zeros((len(qb), d), np.float32)
+        for ks in range(0, qs + len(qb), bk):
+            kb = mem.load("k", ks, ks + bk).astype(np.float32)
+            vb = mem.load("v", ks, ks + bk).astype(np.float32)
+            s = qb @ kb.T
+            s[np.arange(ks, ks + len(kb))[None, :] > r] = -np.inf
+            m, l, o = _fl_update(m, l, o, s, vb)
+        mem.store(qs, o / l)
+    return mem.result()
+
+
+FLASH_RIGHT = [_fl, lambda mem, bq, bk: _fl(mem, bq, bk, update=_fl_normalised_each_step, last=lambda o, l: o),
+               _fl_rows, _fl_float32]
+
+
+def _fl_keep(mem, bq, bk):
+    """Scores of the whole row kept, softmax at the end (the n-wide table)."""
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq) / math.sqrt(d)
+        r = np.arange(qs, qs + len(qb))[:, None]
+        tiles, values = [], []
+        for ks in range(0, qs + len(qb), bk):
+            kb, vb = mem.load("k", ks, ks + bk), mem.load("v", ks, ks + bk)
+            tiles.append(np.where(np.arange(ks, ks + len(kb))[None, :] > r, -np.inf, qb @ kb.T))
+            values.append(vb)
+        s = np.hstack(tiles)
+        w = np.exp(s - s.max(1, keepdims=True))
+        mem.store(qs, (w / w.sum(1, keepdims=True)) @ np.vstack(values))
+    return mem.result()
+
+
+FLASH_WRONG = [
+    ("no rescale at all", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (
+        np.maximum(m, s.max(1, keepdims=True)), l + np.exp(s - np.maximum(m, s.max(1, keepdims=True))).sum(1, keepdims=True),
+        o + np.exp(s - np.maximum(m, s.max(1, keepdims=True))) @ vb)), {"no_rescale"}),
+    ("o not rescaled", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (lambda mn: (
+        mn, np.exp(m - mn) * l + np.exp(s - mn).sum(1, keepdims=True), o + np.exp(s - mn) @ vb))(
+        np.maximum(m, s.max(1, keepdims=True)))), {"rescale_l_only"}),
+    ("l not rescaled", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (lambda mn: (
+        mn, l + np.exp(s - mn).sum(1, keepdims=True), np.exp(m - mn) * o + np.exp(s - mn) @ vb))(
+        np.maximum(m, s.max(1, keepdims=True)))), {"rescale_acc_only"}),
+    ("softmax inside each tile", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (lambda mn: (
+        mn, np.exp(m - mn) * l + 1.0, np.exp(m - mn) * o + (np.exp(s - mn) / np.exp(s - mn).sum(1, keepdims=True)) @ vb))(
+        np.maximum(m, s.max(1, keepdims=True)))), {"per_block"}),
+    ("every key block visited", lambda *a: _fl(*a, k_stop=lambda n, qs, rows: n), {"no_causal_skip"}),
+    ("no mask in the diagonal tile", lambda *a: _fl(*a, mask=lambda s, r, c: s), {"no_mask"}),
+    ("diagonal tile left out", lambda *a: _fl(*a, k_stop=lambda n, qs, rows: qs), {"diagonal_skipped", "nonfinite"}),
+    ("n // block_q query blocks", lambda *a: _fl(*a, q_blocks=lambda n, bq: range(0, n // bq * bq, bq)), {"q_tail"}),
+    ("whole row of scores kept", _fl_keep, {"keep_row", "error"}),
+    ("q loaded for every key block", lambda *a: _fl(*a, reload_q=True), {"q_inside"}),
+    ("no 1/√d", lambda *a: _fl(*a, scale=1.0), {"no_scale"}),
+    ("divided by d", lambda mem, bq, bk: _fl(mem, bq, bk, scale=1 / mem.d), GENERIC),
+    ("mask hides the diagonal", lambda *a: _fl(*a, mask=lambda s, r, c: np.where(c >= r, -np.inf, s)),
+     GENERIC),
+    ("output returned without the traffic", lambda *a: _fl(*a)[0], GENERIC),
+]
+
+
 # ---- 12-4 induction score ----------------------------------------------------------------------------
 def _ind(A, T, offset=1, start=None, stop=None, reduce=np.mean, transpose=False):
     q = np.arange(T + 1 if start is None else start(T), 2 * T + 1 if stop is None else stop(T))
@@ -367,6 +487,7 @@ CORPUS = {
     "05-3": (ATTENTION_WRONG, ATTENTION_RIGHT),
     "06-3": (GQA_WRONG, GQA_RIGHT),
     "07-3": (ONLINE_WRONG, ONLINE_RIGHT),
+    "07-4": (FLASH_WRONG, FLASH_RIGHT),
     "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "12-5": (PATTERN_WRONG, PATTERN_RIGHT),
 }
