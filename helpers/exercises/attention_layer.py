@@ -141,23 +141,22 @@ def _wrong_gqas():
               "np.swapaxes(q, 0, 1) 把 (n, 头数, d) 变成 (头数, n, d)，算完再 np.swapaxes(out, 0, 1) 换回来。"
 
     return (
-        # tile instead of repeat_interleave: https://github.com/onnx/onnx/pull/7274
         Mistake("tile", "KV 头的排列顺序错了：你的输出里，查询头 h 配的是 KV 头 h % KV 头数（KV 头整组轮流：8 个 KV 头时是 "
                         "0, 1, …, 7, 0, 1, …；np.tile 或下标 h % KV 头数 都会排成这样），于是查询头 1 配上了 KV 头 1。"
                         "应是每个 KV 头连着供 n_rep 个查询头用：0, 0, 0, 0, 1, 1, 1, 1, …，查询头 h 用 KV 头 h // n_rep，也就是 "
                         "np.repeat(k, n_rep, axis=1)（PyTorch 里是 repeat_interleave，Transformers 的 repeat_kv 也这样排）。",
-                tile),
-        # repeating the sequence axis: https://github.com/PrimeIntellect-ai/prime-rl/pull/2681
+                tile, seen="https://github.com/onnx/onnx/pull/7274"),
         Mistake("repeat_positions", "重复的是位置这一维（axis=0），应重复 KV 头这一维：k 的形状是 (n, KV 头数, d)，"
-                                    "np.repeat(k, n_rep, axis=1)。", repeat_positions),
+                                    "np.repeat(k, n_rep, axis=1)。", repeat_positions,
+                seen="https://github.com/PrimeIntellect-ai/prime-rl/pull/2681"),
         Mistake("no_causal", "忘了因果掩码：每个头里第 i 个位置只能看位置 0…i（helpers.scaled_dot_product_attention 的 causal=True，"
                              "或者自己在 softmax 之前把 j > i 的分数设成 −∞）。", no_causal),
         Mistake("no_scale", "忘了除以 √d：每个头的分数是 q·kᵀ / √d，d 是每个头的维数 q.shape[-1]。", no_scale),
-        # √d_model (all heads' width) for √d_head:
-        # https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42,
-        # https://github.com/brightmart/bert_language_understanding/issues/9
+        # √d_model (all heads' width) for √d_head
         Mistake("scale_by_d_model", "除的是 √(头数 × d)，那是整个模型的宽度 d_model；缩放用每个头自己的维数："
-                                    "√d，d = q.shape[-1]。", scale_by_d_model),
+                                    "√d，d = q.shape[-1]。", scale_by_d_model,
+                seen=("https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42",
+                      "https://github.com/brightmart/bert_language_understanding/issues/9")),
         Mistake("heads_last", "返回的形状是 (头数, n, d)：算完要把头这一维换回第 1 维，np.swapaxes(out, 0, 1)，"
                               "得到 (n, 头数, d)。", heads_last),
         Mistake("heads_as_positions", "注意力算在了“头”这一维上：scaled_dot_product_attention 把第 0 维当作头、倒数第 2 维当作位置，"

@@ -170,16 +170,17 @@ def _wrong_attentions():
                           "（s − s.max(axis=-1, keepdims=True)），结果不变（第 03 篇的练习 3）。", no_max),
         Mistake("no_mask", "没有加因果掩码：第 i 行只能看位置 0…i，对角线右上方（j > i，未来的位置）的分数要在 softmax "
                            "之前设成 −∞，softmax 之后这些权重就是 0。", no_mask),
-        # tril/triu confusion: https://github.com/karpathy/nanoGPT/issues/170
         Mistake("wrong_triangle", "掩码的三角反了：要遮住的是对角线右上方（j > i，还没出现的位置），你遮住的是左下方。"
-                                  "np.triu(np.ones((n, n)), k=1) 是右上方、不含对角线。", wrong_triangle),
+                                  "np.triu(np.ones((n, n)), k=1) 是右上方、不含对角线。", wrong_triangle,
+                seen="https://github.com/karpathy/nanoGPT/issues/170"),
         Mistake("mask_added_after", "−∞ 加在了 softmax 之后，权重里出现了 −∞，乘 v 以后输出也坏了。掩码要加在分数上、"
                                     "在 softmax 之前：softmax 把 −∞ 变成 0，剩下的权重重新加成 1。", mask_added_after),
         Mistake("mask_zeroed_after", "softmax 之后才把右上方清零：剩下的权重加起来不到 1。掩码要在 softmax 之前加（分数设成 −∞），"
                                      "让 softmax 自己在看得见的位置上归一化。", mask_zeroed_after),
-        # np.triu(…, k=0) hides the diagonal: https://github.com/pbloem/former/issues/10
+        # np.triu(…, k=0) hides the diagonal
         Mistake("diagonal_hidden", "差了一格：对角线也被遮住了，每个位置连自己都看不见（第 0 行什么都看不见，0/0 = nan）。"
-                                   "j = i 要留着：np.triu(…, k=1) 的 k=1 表示从对角线右边一格开始遮。", with_offset(0)),
+                                   "j = i 要留着：np.triu(…, k=1) 的 k=1 表示从对角线右边一格开始遮。", with_offset(0),
+                seen="https://github.com/pbloem/former/issues/10"),
         Mistake("one_future", "差了一格：多看了一个未来的位置，对角线右边紧挨着的那一格（j = i + 1）也要遮住："
                               "np.triu(…, k=1)，不是 k=2。", with_offset(2)),
         Mistake("no_scale", "忘了除以 √d：分数应是 q·kᵀ / √d，d 是 q 的最后一维（q.shape[-1]）。", no_scale),
@@ -187,20 +188,19 @@ def _wrong_attentions():
         Mistake("axis0", "softmax 沿第 0 维（每一列）做了：每一行（一个查询）的权重加起来才等于 1，用 axis=-1。", axis0),
         Mistake("swapped", "两个返回值的顺序反了：先返回输出 out（n × d_v），再返回权重 weights（n × n）。", swapped),
         Mistake("no_transpose", "分数要用 q @ k.T（每个 q 和每个 k 做点积，得到 n × n），不是 q @ k。", no_transpose),
-        # Zeroing the hidden scores (or multiplying by a 0/1 mask) instead of −∞: softmax still gives
-        # them e^0 — https://github.com/georg-wolflein/good-features/pull/1,
-        # https://github.com/hyunwoongko/transformer/issues/10
+        # Zeroing the hidden scores (or multiplying by a 0/1 mask) instead of −∞: softmax still gives them e^0
         Mistake("zeroed_scores", "把未来位置的分数设成了 0，而不是 −∞：e^0 = 1，softmax 照样给它们权重；"
                                  "看得见的分数都很负时，权重几乎全落在未来的位置上。要设成 −np.inf，softmax 之后才是 0。",
-                zeroed_scores),
-        # k @ q.T: the weights transposed (row = key, column = query), cf. the transposed attention in
-        # https://github.com/heykeetae/Self-Attention-GAN/issues/11
+                zeroed_scores, seen=("https://github.com/georg-wolflein/good-features/pull/1",
+                                     "https://github.com/hyunwoongko/transformer/issues/10")),
+        # k @ q.T: the weights transposed (row = key, column = query), as in the transposed attention seen
         Mistake("keys_first", "分数写成了 k @ q.T：那是它的转置，第 i 行变成了“键 i 被每个查询打的分”。"
-                              "第 i 行应是查询 i 对每个键的分数：q @ k.T。", keys_first),
-        # √ of the wrong width (the model width or v's instead of the head's d_k):
-        # https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42
+                              "第 i 行应是查询 i 对每个键的分数：q @ k.T。", keys_first,
+                seen="https://github.com/heykeetae/Self-Attention-GAN/issues/11"),
+        # √ of the wrong width (the model width or v's instead of the head's d_k)
         Mistake("scale_by_dv", "除的是 √(v 的宽度)：缩放用的是 q、k 的维数 d_k = q.shape[-1]（每个头的维数），"
-                               "v 的宽度可以不一样。", scale_by_dv),
+                               "v 的宽度可以不一样。", scale_by_dv,
+                seen="https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42"),
     )
 
 

@@ -109,9 +109,9 @@ def _wrong_online_steps():
     rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 是按 e^(s − m) 加起来的，要先乘上修正因子 e^(m − m_new)，"
                "才能和新块按 e^(s − m_new) 算的部分相加。")
     return (
-        # keeping the running maximum and rescaling what was summed under the old one:
-        # https://github.com/tile-ai/tilelang/pull/1148
-        Mistake("no_acc_rescale", "忘了重新缩放累加器 acc：" + rescale, variant(rescale_acc=False)),
+        # keeping the running maximum and rescaling what was summed under the old one
+        Mistake("no_acc_rescale", "忘了重新缩放累加器 acc：" + rescale, variant(rescale_acc=False),
+                seen="https://github.com/tile-ai/tilelang/pull/1148"),
         Mistake("no_l_rescale", "忘了重新缩放运行和 l：" + rescale, variant(rescale_l=False)),
         Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False)),
         Mistake("inverted", "修正因子写反了：应是 e^(m − m_new)（不大于 1，把旧的部分缩小），你的是 e^(m_new − m)；"

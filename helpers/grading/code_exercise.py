@@ -26,7 +26,9 @@ class Mistake:
     """A usual mistake and its hint. ``wrong`` is a known-wrong implementation (same arguments as
     the learner's function): the learner's output equal to its output on the failing case means
     this mistake. ``test(case, got, expected)`` (optional) recognises it from the returned values
-    instead (``got``/``expected``: tuples of arrays). ``name`` is a short id used by the tests."""
+    instead (``got``/``expected``: tuples of arrays). ``name`` is a short id used by the tests.
+    ``seen``: where the mistake was seen made in public — issue or pull-request addresses, or a paper
+    ("Su et al. 2021, RoFormer §3.4") — listed in CONTRIBUTING's table by ``tools/mistakes_table.py``."""
 
     name: str
     hint: str
@@ -36,6 +38,12 @@ class Mistake:
     #: mistake's wrong implementation also returns that number (conditional: the output cannot tell
     #: this mistake from ``return 0.0``, see :func:`helpers.grading.diagnose.evidence`)
     when_constant: str = ""
+    #: the public threads or papers where this mistake was seen (see the class docstring)
+    seen: tuple = ()
+
+    def __post_init__(self):
+        if isinstance(self.seen, str):  # one source written without the tuple
+            object.__setattr__(self, "seen", (self.seen,))
 
 
 @dataclass(frozen=True)
