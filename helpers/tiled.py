@@ -8,8 +8,8 @@ by ``exp(m_old − m_new)``. The result equals ordinary attention up to rounding
 from __future__ import annotations
 
 import time
-import weakref
 import tracemalloc
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
