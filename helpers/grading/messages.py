@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .code_exercise import Case, CodeExercise
+from .code_exercise import NOT_JUDGED, Case, CodeExercise
 from .compare import Result, fit, input_is_float32
 from .returned import code_name
 
@@ -195,6 +195,8 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list) -> 
     head = case_lines(exercise, first.case, first.index, total)
     lines = ["✘ 还不对。" + head[0], head[1]]
     for label, g, e, fine, (r, a) in zip(exercise.outputs, first.got, first.exact, first.ok, first.tols):
+        if a >= NOT_JUDGED:  # measured for the diagnosis only
+            continue
         if fine:
             lines.append(f"  {label}：对")
         else:
