@@ -330,7 +330,7 @@ CODE_EXERCISES["07-4"] = CodeExercise(
     _flash_cases, _flash_reference, _wrong_flashes(), FLASH_SOLUTION, rtol=1e-10, atol=1e-10,
     # traffic is an exact count for given block sizes; 1 % leaves room for a different but sound bookkeeping
     output_tolerances=((1e-10, 1e-10), (1e-2, 0.0), (1e-2, 0.0)),
-    returns="最后 return mem.result()：慢速内存里的输出 o，以及读入、写出的浮点数个数",
+    returns="返回三个值：慢速内存里的输出 o、读入和写出的浮点数个数（最后一行 return mem.result() 就是它们）",
     forbidden=("helpers.tiled.flash_forward", "helpers.tiled.tiled_attention", "helpers.tiled.tile_update",
                "helpers.tiled.naive_attention", "helpers.scaled_dot_product_attention"),
     forbidden_hint="照练习 3 的一步自己写：外层按 block_q 读查询块，内层按 block_k 读键块和值块，更新 m、l、acc，"
