@@ -10,6 +10,8 @@ Each solve function computes the expected answer from the stored runs or the tas
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..circuit import history, sweep
@@ -154,45 +156,54 @@ def _induction_model(params, w_e, w_u, length):
                                                      for k in ("W_pos", "W_Q", "W_K", "W_V", "W_O")}})
 
 
-def _working_head(cache, layer, rows, cols):
-    """The head of ``layer`` whose output is largest at the entries ``(rows, cols)``."""
-    out = cache.head_outputs(layer)[rows, :, cols]            # (entries, heads, D)
-    return int(np.argmax(np.linalg.norm(out, axis=-1).mean(axis=0)))
+def _head_outputs(cache, layer, rows, cols):
+    """What each head of ``layer`` adds to the stream at the entries ``(rows, cols)``: ``(entries, heads, D)``."""
+    return np.einsum("ehd,hdD->ehD", cache.z[layer][rows, :, cols], cache.params["W_O"][layer])
 
 
-@with_one_blas_thread  # 1,000 sequences of small products: two threads on a busy 2-core machine wait for each other
+@functools.lru_cache(maxsize=8)
+def _graded_sequences(vocab: int, length: int) -> tuple:
+    """The sequences 11-4 is judged on, drawn once per size: the random ones followed by the fixed ones,
+    the random ones' predictable entries ``(rows, cols)`` and induction targets, and the fixed ones'
+    second start and repeat. Read-only: the cache hands the same arrays to every check."""
+    tokens, first, second, repeat = repeated_sequences(vocab, length, INDUCTION_SEQUENCES, seed=11)
+    fixed_tokens, _, f_second, f_repeat = repeated_sequences(vocab, length, 200, seed=11, fixed=True)
+    rows = np.concatenate([np.full(r - 1, i) for i, r in enumerate(repeat)])
+    cols = np.concatenate([np.arange(s, s + r - 1) for s, r in zip(second, repeat)])
+    targets = np.concatenate([np.arange(f + 1, f + r) for f, r in zip(first, repeat)])
+    arrays = (np.concatenate([tokens, fixed_tokens]), rows, cols, targets)
+    for a in arrays:
+        a.flags.writeable = False
+    return (*arrays, int(f_second[0]), int(f_repeat[0]))
+
+
+@with_one_blas_thread  # 1,200 sequences of small products: two threads on a busy 2-core machine wait for each other
 def induction_measure(params, w_e, w_u, length) -> tuple:
     """What 11-4 judges, on :data:`INDUCTION_SEQUENCES` sequences: top-1 accuracy on the predictable
     entries — and, for the diagnosis only, where the working head of each layer looks (layer 0: one and
     two back; layer 1: itself and the induction target), how often layer 1's head raises the logit of
-    the token it attends to most, the accuracy when every sequence repeats at the same offset, and how
-    sharp the flatter layer's working head is (its largest weight per query, averaged)."""
+    the token it attends to most, the accuracy when every sequence repeats at the same offset (200 more
+    sequences), and how sharp the flatter layer's working head is (its largest weight per query, averaged)."""
     from ..circuit.model import forward
 
     model = _induction_model(params, w_e, w_u, length)
-    vocab = w_e.shape[0]
-    tokens, first, second, repeat = repeated_sequences(vocab, length, INDUCTION_SEQUENCES, seed=11)
-    rows = np.concatenate([np.full(r - 1, i) for i, r in enumerate(repeat)])
-    cols = np.concatenate([np.arange(s, s + r - 1) for s, r in zip(second, repeat)])
-    targets = np.concatenate([np.arange(f + 1, f + r) for f, r in zip(first, repeat)])
-    cache = forward(model, tokens)
+    tokens, rows, cols, targets, s, r = _graded_sequences(w_e.shape[0], length)
+    cache = forward(model, tokens)                             # the random sequences, then the fixed ones
+    fixed_logits, fixed_tokens = cache.logits[INDUCTION_SEQUENCES:], tokens[INDUCTION_SEQUENCES:]
     accuracy = float(np.mean(cache.logits[rows, cols].argmax(-1) == tokens[rows, cols + 1]))
-    h0 = _working_head(cache, 0, rows, cols)
-    w0 = cache.weights[0][:, h0]
+    fixed = float(np.mean(fixed_logits[:, s:s + r - 1].argmax(-1) == fixed_tokens[:, s + 1:s + r]))
+    outs = [_head_outputs(cache, layer, rows, cols) for layer in (0, 1)]
+    h0, h1 = (int(np.argmax(np.linalg.norm(o, axis=-1).mean(axis=0))) for o in outs)  # each layer's working head
+    w0 = cache.weights[0][:INDUCTION_SEQUENCES, h0]
     prev1 = float(np.mean(w0[:, np.arange(1, length), np.arange(length - 1)]))
     prev2 = float(np.mean(w0[:, np.arange(2, length), np.arange(length - 2)]))
-    h1 = _working_head(cache, 1, rows, cols)
     w1 = cache.weights[1][rows, h1, cols]                     # (entries, keys)
     looked = w1.argmax(-1)
-    logits = cache.head_outputs(1)[rows, h1, cols] @ w_u       # what that head alone adds to the logits
-    copies = float(np.mean(logits.argmax(-1) == tokens[rows, looked]))
-    fixed_tokens, f_first, f_second, f_repeat = repeated_sequences(vocab, length, 200, seed=11, fixed=True)
-    s, r = int(f_second[0]), int(f_repeat[0])
-    fixed = float(np.mean(forward(model, fixed_tokens).logits[:, s:s + r - 1].argmax(-1)
-                          == fixed_tokens[:, s + 1:s + r]))
+    copies = float(np.mean((outs[1][:, h1] @ w_u).argmax(-1) == tokens[rows, looked]))  # that head's own logits
     sharpest = min(float(w0.max(-1).mean()), float(w1.max(-1).mean()))
-    diagnosis = (prev1, prev2, float(np.mean(w1[np.arange(len(cols)), cols])),
-                 float(np.mean(w1[np.arange(len(cols)), targets])), copies, fixed, sharpest)
+    entries = np.arange(len(cols))
+    diagnosis = (prev1, prev2, float(np.mean(w1[entries, cols])), float(np.mean(w1[entries, targets])), copies,
+                 fixed, sharpest)
     return (accuracy, *np.nan_to_num(diagnosis))
 
 

@@ -177,6 +177,10 @@ def _tolerance_words(exercise: CodeExercise, results: list) -> str:
     """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
     if all(np.float32 in r.precisions or r.stepped for r in results):
         return "误差在 float32 的精度以内，见下一行"
+    if exercise.output_tolerances:  # judged output by output: each with its own tolerance
+        return "；".join(f"{label}：" + "、".join(part for part in (f"相对误差 ≤ {r:g}" if r else "",
+                                                                  f"绝对误差 ≤ {a:g}" if a else "") if part)
+                        for label, (r, a) in zip(exercise.outputs, exercise.output_tolerances) if a < NOT_JUDGED)
     return f"相对误差 ≤ {exercise.rtol:g}，接近 0 的值绝对误差 ≤ {exercise.atol:g}"
 
 
