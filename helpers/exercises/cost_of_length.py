@@ -260,40 +260,40 @@ def _wrong_flashes():
                "再加上新块按 e^(s − m_new) 算的部分（练习 3 的那一步）。")
     return (
         Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False),
-                seen=('https://github.com/tile-ai/tilelang/pull/1148', 'https://github.com/Dao-AILab/flash-attention/issues/333')),
+                seen=("https://github.com/tile-ai/tilelang/pull/1148", "https://github.com/Dao-AILab/flash-attention/issues/333")),
         Mistake("rescale_l_only", "只缩放了 l，累加器 acc 没有缩放：" + rescale, variant(rescale_acc=False),
-                seen=('https://github.com/Dao-AILab/flash-attention/issues/991',)),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/991",)),
         Mistake("rescale_acc_only", "只缩放了 acc，运行和 l 没有缩放：" + rescale, variant(rescale_l=False),
-                seen=('https://github.com/PaddleJitLab/CUDATutorial/issues/69',)),
+                seen=("https://github.com/PaddleJitLab/CUDATutorial/issues/69",)),
         Mistake("per_block", "每一块各自归一化了（p 除以了这一块自己的和）：块内的权重不是最终的 softmax，"
                              "分母要等所有块都加进 l 之后，最后算一次 o = acc / l。", variant(per_block=True),
-                seen=('https://github.com/Dao-AILab/flash-attention/issues/1349', 'https://github.com/datawhalechina/llm-algo-leetcode/issues/147')),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/1349", "https://github.com/datawhalechina/llm-algo-leetcode/issues/147")),
         Mistake("no_causal_skip", "输出对了，但读入的数太多：因果掩码下，键块整个在对角线右边（起点 ≥ 这一块最后一个查询的位置 + 1）"
                                   "时全被遮住，不用读进来；内层循环只走到 qs + 这一块的行数。", variant(skip=False),
-                seen=('https://github.com/marin-community/levanter/issues/283', 'https://github.com/Xilinx/mlir-air/pull/1749')),
+                seen=("https://github.com/marin-community/levanter/issues/283", "https://github.com/Xilinx/mlir-air/pull/1749")),
         Mistake("no_mask", "对角线上的那一块忘了加因果掩码：块里键的位置 j 大于查询位置 i 的分数要设成 −∞"
                            "（块的起点 ks、qs 加上块内的下标才是真正的位置）。", variant(mask=False),
-                seen=('https://github.com/iCog-Labs-Dev/PC-Transformers/issues/97', 'https://github.com/facebookresearch/xformers/issues/103')),
+                seen=("https://github.com/iCog-Labs-Dev/PC-Transformers/issues/97", "https://github.com/facebookresearch/xformers/issues/103")),
         Mistake("diagonal_skipped", "内层循环少走了对角线上的那一块：查询块 qs … qs + b − 1 能看到的键一直到它自己，"
                                     "内层要走到 qs + 这一块的行数，不是 qs。", variant(diagonal=False),
-                seen=('https://github.com/PaddlePaddle/flash-attention/pull/48',)),
+                seen=("https://github.com/PaddlePaddle/flash-attention/pull/48",)),
         Mistake("q_tail", "最后那个不满的查询块没有算：n 不是块大小的倍数时，range(0, n, block_q) 的最后一块只有 "
                           "n − qs 行；load 读到 n 为止，切片不会越界。", variant(q_tail=False),
-                seen=('https://github.com/jax-ml/jax/issues/27224', 'https://github.com/tspeterkim/flash-attention-minimal/pull/2')),
+                seen=("https://github.com/jax-ml/jax/issues/27224", "https://github.com/tspeterkim/flash-attention-minimal/pull/2")),
         Mistake("k_tail", "最后那个不满的键块没有读：n（或这一块的终点）不是块大小的倍数时，range(0, 终点, block_k) "
                           "的最后一块较小，也要算进去。", variant(k_tail=False),
-                seen=('https://github.com/66RING/tiny-flash-attention/issues/12', 'https://github.com/intel/sycl-tla/pull/489')),
+                seen=("https://github.com/66RING/tiny-flash-attention/issues/12", "https://github.com/intel/sycl-tla/pull/489")),
         Mistake("keep_row", "把一整行的分数块都留了下来再做 softmax：那就是 n×n 的分数表，快速内存放不下。"
                             "每个块算完就要并进 m、l、acc（在线 softmax），然后丢掉。", variant(keep_row=True),
-                seen=('https://github.com/Dao-AILab/flash-attention/issues/618',)),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/618",)),
         Mistake("all_keys", "一次把所有的键和值都读进了快速内存：容量只够放几个块；键和值要一块一块地读（block_k 行一次）。",
                 variant(all_keys=True),
-                seen=('https://github.com/Dao-AILab/flash-attention/issues/67',)),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/67",)),
         Mistake("q_inside", "输出对了，但读入的数太多：查询块在内层循环里每次都重新读了一遍。它在外层读一次，"
                             "整个内层循环都留在快速内存里。", variant(q_inside=True),
-                seen=('Dao 2023, FlashAttention-2 §3.1 (the loops swapped so each query block is read once)',)),
+                seen=("Dao 2023, FlashAttention-2 §3.1 (the loops swapped so each query block is read once)",)),
         Mistake("no_scale", "忘了除以 √d：分数是 q·kᵀ / √d，d = mem.d。", variant(scale=False),
-                seen=('https://github.com/jax-ml/jax/issues/19450', 'https://github.com/NVIDIA/Megatron-LM/pull/848')),
+                seen=("https://github.com/jax-ml/jax/issues/19450", "https://github.com/NVIDIA/Megatron-LM/pull/848")),
     )
 
 

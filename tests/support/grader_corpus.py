@@ -478,8 +478,8 @@ def _ih_rotary(W_E, W_U, n):
     W_pos[:, pair[0]], W_pos[:, pair[1]] = np.cos(theta * np.arange(n)), np.sin(theta * np.arange(n))
     Q, K, Vw, O = (np.zeros((2, 1, D, D)) for _ in range(4))
     c, s_ = math.cos(-theta), math.sin(-theta)
-    g = 40 / (1 - math.cos(theta)) * math.sqrt(D) / 1000
-    Q[0, 0, pair[0], :2], Q[0, 0, pair[1], :2] = np.array([c, s_]) * g * 1000, np.array([-s_, c]) * g * 1000
+    g = 40 / (1 - math.cos(theta)) * math.sqrt(D)    # neighbours differ by 1 − cos θ: scaled to a gap of 40
+    Q[0, 0, pair[0], :2], Q[0, 0, pair[1], :2] = np.array([c, s_]) * g, np.array([-s_, c]) * g
     K[0, 0, pair, np.arange(2)] = 1
     Vw[0, 0, t, t] = 1
     O[0, 0, t, V:2 * V] = rot                          # token t written as row t of a rotation
