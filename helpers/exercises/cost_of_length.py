@@ -209,7 +209,8 @@ def _flash_reference(mem, block_q, block_k):
 
 
 def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, skip=True, mask=True,
-           q_tail=True, k_tail=True, diagonal=True, keep_row=False, all_keys=False, q_inside=False, scale=True):
+           q_tail=True, k_tail=True, diagonal=True, keep_row=False, all_keys=False, q_inside=False, scale=True,
+           store_inside=False):
     """A learner's tiled forward with one of the usual mistakes switched on."""
     n, d = mem.n, mem.d
     factor = 1.0 / np.sqrt(d) if scale else 1.0
@@ -243,6 +244,8 @@ def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, sk
             l = (l * c if rescale_l else l) + p.sum(axis=1, keepdims=True)
             acc = (acc * c if rescale_acc else acc) + p @ vb
             m = m_new
+            if store_inside:
+                mem.store(qs, acc / l)
         if keep_row:
             s = np.concatenate(row, axis=1)
             p = np.exp(s - s.max(axis=1, keepdims=True))
@@ -292,6 +295,9 @@ def _wrong_flashes():
         Mistake("q_inside", "输出对了，但读入的数太多：查询块在内层循环里每次都重新读了一遍。它在外层读一次，"
                             "整个内层循环都留在快速内存里。", variant(q_inside=True),
                 seen=("Dao 2023, FlashAttention-2 §3.1 (the loops swapped so each query block is read once)",)),
+        Mistake("store_inside", "输出对了，但写出的数太多：输出块在内层循环里每处理一个键块就写回了一遍。等这个查询块的"
+                                "所有键块都处理完，最后 mem.store(qs, acc / l) 一次。", variant(store_inside=True),
+                seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i written back after every key block)",)),
         Mistake("no_scale", "忘了除以 √d：分数是 q·kᵀ / √d，d = mem.d。", variant(scale=False),
                 seen=("https://github.com/jax-ml/jax/issues/19450", "https://github.com/NVIDIA/Megatron-LM/pull/848")),
     )

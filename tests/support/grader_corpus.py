@@ -294,7 +294,7 @@ ONLINE_WRONG = [
 
 # ---- 07-4 tiled forward under a fast-memory budget -----------------------------------------------------
 def _fl(mem, bq, bk, *, update=None, last=None, mask=lambda s, r, c: np.where(c > r, -np.inf, s),
-        q_blocks=None, k_stop=None, reload_q=False, scale=None):
+        q_blocks=None, k_stop=None, reload_q=False, scale=None, store_each=False):
     """A learner's tiled forward written its own way: the tile update in one expression per state."""
     n, d = mem.n, mem.d
     scale = 1 / math.sqrt(d) if scale is None else scale
@@ -308,6 +308,8 @@ def _fl(mem, bq, bk, *, update=None, last=None, mask=lambda s, r, c: np.where(c 
             kb, vb = mem.load("k", ks, min(ks + bk, n)), mem.load("v", ks, min(ks + bk, n))
             s = mask(np.einsum("id,jd->ij", qb, kb) * scale, r, np.arange(ks, ks + len(kb)).reshape(1, -1))
             m, l, o = (update or _fl_update)(m, l, o, s, vb)
+            if store_each:
+                mem.store(qs, o / l)
         mem.store(qs, o / l if last is None else last(o, l))
     return mem.result()
 
@@ -405,6 +407,7 @@ FLASH_WRONG = [
     ("whole row of scores kept", _fl_keep, {"keep_row", "error"}),
     ("q loaded for every key block", lambda *a: _fl(*a, reload_q=True), {"q_inside"}),
     ("no 1/√d", lambda *a: _fl(*a, scale=1.0), {"no_scale"}),
+    ("output stored after every key block", lambda *a: _fl(*a, store_each=True), {"store_inside"}),
     ("divided by d", lambda mem, bq, bk: _fl(mem, bq, bk, scale=1 / mem.d), GENERIC),
     ("mask hides the diagonal", lambda *a: _fl(*a, mask=lambda s, r, c: np.where(c >= r, -np.inf, s)),
      GENERIC),
