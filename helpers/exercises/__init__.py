@@ -104,7 +104,33 @@ def check_code(key: str, function, **options):
         print(message)
         return Verdict(None, message)
     ignored = () if CODE_EXERCISES.get(key) is _GRADED[key] else (f"CODE_EXERCISES[{key!r}]",)
-    return _verdict(_RUN, _GRADED[key], function, ignored, options)
+    exercise, options, message = _chosen(key, _GRADED[key], options)
+    if message:
+        print(message)
+        return Verdict(None, message)
+    return _verdict(_RUN, exercise, function, ignored, options)
+
+
+#: keywords of check_code that go to the engine (tests use them), not to an exercise's choices
+_ENGINE_OPTIONS = ("use_alarm",)
+
+
+def _chosen(key: str, exercise, options: dict) -> tuple:
+    """The version of ``exercise`` the learner picked with a keyword (``pairing="interleaved"``, see
+    ``CodeExercise.choices``), the options left for the engine, and a message when a keyword or its
+    value is not one the exercise knows (``""`` otherwise)."""
+    left = dict(options)
+    for keyword in [k for k in options if k not in _ENGINE_OPTIONS]:
+        versions = exercise.choices.get(keyword)
+        value = left.pop(keyword)
+        if versions is None:
+            known = "、".join(f"{k}=…" for k in exercise.choices) or "没有"
+            return exercise, left, (f"⚠ check_code({key!r}, …) 没有 {keyword}= 这个选项；这道题可选的是：{known}。")
+        if not isinstance(value, str) or value not in versions:
+            allowed = "、".join(repr(v) for v in versions)
+            return exercise, left, f"⚠ {keyword} 只能是 {allowed}，你给的是 {shown_answer(value)}。"
+        exercise = versions[value] or exercise
+    return exercise, left, ""
 
 
 def _verdict(run, exercise, function, ignored, options) -> Verdict:

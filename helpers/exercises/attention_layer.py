@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config import LLAMA_3_1_8B, LLAMA_3_1_ROPE, LLAMA_3_2_1B, SMOLLM2_135M, ModelConfig
 from ..grading.answers import WILL, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 
@@ -195,3 +196,211 @@ CODE_EXERCISES = {
                          forbidden_hint="repeat_kv 要自己写（np.repeat 沿 KV 头那一维，axis=1）；每个头的注意力可以用 "
                                         "helpers.scaled_dot_product_attention。"),
 }
+
+
+# ---- 06-4: write RoPE with Llama-3.1's scaling (a code exercise) --------------------------------------
+# What it asserts: rope(x, positions, config) rotates every pair of x by position · θᵢ, θᵢ from the
+# config's θ with its llama3 scaling (three bands by wavelength), for one head (n, d) or many (n, heads, d).
+# Pairs are (i, i + d/2) — Transformers' rotate_half, the layout of this series' weights — or, when the
+# learner says so (check_code(..., pairing="interleaved")), (2i, 2i+1) as in Meta's original code.
+# Proof cases: positions past 8192 and up to 131071, where the slowed low-frequency band and the smooth
+# band between matter; d = 16, where the three bands are pairs 0–3, 4 and 5–7; a config without scaling
+# (SmolLM2) and one scaled 32× (Llama-3.2); positions that do not start at 0.
+PAIRINGS = ("halves", "interleaved")
+
+
+def _toy_config():
+    return ModelConfig(name="小例子（Llama-3.1 的 θ 和缩放，d = 16）", hidden_size=48, num_layers=1, num_heads=3,
+                       num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16, rope_theta=500000.0,
+                       tie_word_embeddings=True, source="a small example for 06-4", rope_scaling=LLAMA_3_1_ROPE)
+
+
+def _rope_cases():
+    # the presets are bound when this module is imported: a notebook cell that rebinds
+    # helpers.config.LLAMA_3_1_8B afterwards does not change the cases
+    rng = np.random.default_rng(640)
+    toy = _toy_config()
+
+    def case(label, shape, positions, config):
+        return Case(label, (rng.standard_normal(shape), np.array(positions), config))
+
+    return [
+        case("一个头、d = 16、位置 0…3", (4, 16), [0, 1, 2, 3], toy),
+        case("3 个头、d = 16，位置很远：8190、8191、8192、100000（缩放的三段频率都起作用）", (4, 3, 16),
+             [8190, 8191, 8192, 100000], toy),
+        case("Llama-3.1-8B 的真实形状：2 个头、d = 128，位置 0、1、4096、131071", (4, 2, 128), [0, 1, 4096, 131071],
+             LLAMA_3_1_8B),
+        case("SmolLM2-135M：没有缩放（rope_scaling 是 None）、θ = 100000、3 个头、d = 64，位置 5…8", (4, 3, 64),
+             [5, 6, 7, 8], SMOLLM2_135M),
+        case("Llama-3.2-1B：缩放 32 倍、一个头、d = 64，位置 3、17、5000、60000", (4, 64), [3, 17, 5000, 60000],
+             LLAMA_3_2_1B),
+    ]
+
+
+def _pair_partner(x, pairing):
+    """The vector each pair is turned towards: (−x₂, x₁) for every pair (x₁, x₂) of ``pairing``."""
+    half = x.shape[-1] // 2
+    if pairing == "halves":
+        return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    partner = np.empty_like(x)
+    partner[..., 0::2], partner[..., 1::2] = -x[..., 1::2], x[..., 0::2]
+    return partner
+
+
+def _rotate(x, positions, inv_freq, pairing, layout):
+    """x turned by positions · inv_freq, pairs by ``pairing``, the angles laid out ``"cat"`` ([θ₀…θ_{d/2−1},
+    θ₀…]) or ``"repeat"`` ([θ₀, θ₀, θ₁, θ₁, …]); d angles (a mistake) are used as they are."""
+    x = np.asarray(x, dtype=float)
+    angles = np.outer(np.asarray(positions, dtype=float), inv_freq)
+    if 2 * angles.shape[-1] == x.shape[-1]:
+        angles = np.concatenate([angles, angles], axis=-1) if layout == "cat" else np.repeat(angles, 2, axis=-1)
+    if x.ndim == 3:
+        angles = angles[:, None, :]
+    return x * np.cos(angles) + _pair_partner(x, pairing) * np.sin(angles)
+
+
+def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
+    """θᵢ with the usual slips: ``steps`` ("i/d": exponents in steps of 1/d; "d": d frequencies) and
+    ``bands`` ("none", "swapped", "no_smooth_keep", "no_smooth_slow", "smooth_flipped", "smooth_by_wavelength")."""
+    exponent = {"2i/d": np.arange(0, d, 2) / d, "i/d": np.arange(d // 2) / d, "d": np.arange(d) / d}[steps]
+    inv = theta ** -exponent
+    if scaling is None or bands == "none":
+        return inv
+    wavelength = 2 * np.pi / inv
+    length = scaling.original_max_position_embeddings
+    short, long = wavelength < length / scaling.high_freq_factor, wavelength > length / scaling.low_freq_factor
+    smooth = (length / wavelength - scaling.low_freq_factor) / (scaling.high_freq_factor - scaling.low_freq_factor)
+    slow = inv / scaling.factor
+    by_wavelength = (wavelength - length / scaling.high_freq_factor) / (
+        length / scaling.low_freq_factor - length / scaling.high_freq_factor)
+    middle = {"llama3": (1 - smooth) * slow + smooth * inv, "smooth_flipped": smooth * slow + (1 - smooth) * inv,
+              "smooth_by_wavelength": (1 - by_wavelength) * inv + by_wavelength * slow,
+              "no_smooth_keep": inv, "no_smooth_slow": slow, "swapped": (1 - smooth) * slow + smooth * inv}[bands]
+    if bands == "swapped":
+        return np.where(short, slow, np.where(long, inv, middle))
+    return np.where(short, inv, np.where(long, slow, middle))
+
+
+def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None, shift=0, own_positions=False):
+    """A RoPE written with the given choices (the right one for ``pairing`` by default)."""
+    layout = layout or ("cat" if pairing == "halves" else "repeat")
+
+    def rope(x, positions, config):
+        d = np.shape(x)[-1]
+        pos = np.arange(len(x)) if own_positions else np.asarray(positions) + shift
+        inv = _freqs(d, config.rope_theta if theta is None else theta, config.rope_scaling, steps=steps, bands=bands)
+        return _rotate(x, pos, inv, pairing, layout)
+    return rope
+
+
+def _rope_reference(pairing):
+    def reference(x, positions, config):
+        from ..layer import apply_rope
+
+        arr = np.asarray(x, dtype=float)
+        heads = arr if arr.ndim == 3 else arr[:, None, :]
+        d = arr.shape[-1]
+        order = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (2i, 2i+1) → (i, i + d/2)
+        if pairing == "interleaved":
+            heads = heads[..., order]
+        out = apply_rope(heads, positions, config.rope_theta, config.rope_scaling)
+        if pairing == "interleaved":
+            out = out[..., np.argsort(order)]
+        return out if arr.ndim == 3 else out[:, 0, :]
+    return reference
+
+
+def _rope_mistakes(pairing):
+    """The usual mistakes in writing RoPE, each as the wrong code a learner writes (pairs by ``pairing``)."""
+    other = PAIRINGS[1 - PAIRINGS.index(pairing)]
+    said = {"halves": "(i, i + d/2)（前一半和后一半配对，Transformers 的 rotate_half）",
+            "interleaved": "(2i, 2i+1)（相邻两维配对，Meta 原始代码的写法）"}
+    layout = {"halves": ("cat", "np.concatenate([angles, angles], axis=-1)：[θ₀, θ₁, …, θ₀, θ₁, …]"),
+              "interleaved": ("repeat", "np.repeat(angles, 2, axis=-1)：[θ₀, θ₀, θ₁, θ₁, …]")}
+    wrong_layout = "repeat" if pairing == "halves" else "cat"
+    band = ("Llama-3.1 的缩放按波长 λᵢ = 2π/θᵢ 分三段（L = original_max_position_embeddings）：λᵢ < L/high_freq_factor "
+            "的高频对不变；λᵢ > L/low_freq_factor 的低频对变成 θᵢ/factor；两者之间平滑过渡："
+            "s = (L/λᵢ − low_freq_factor)/(high_freq_factor − low_freq_factor)，θᵢ ← (1 − s)·θᵢ/factor + s·θᵢ。")
+    return (
+        Mistake("wrong_pairing", f"配对方式和你说的不一样：你写的是 {said[other]}，判分按的是 {said[pairing]}。"
+                                 f"两种都对，只要 q、k 的权重按同一种排：用另一种就在 check_code 里说明，"
+                                 f"pairing=\"{other}\"。", _rope_with(other),
+                seen=("https://github.com/huggingface/transformers/issues/25199",
+                      "https://github.com/huggingface/transformers/issues/34741",
+                      "https://github.com/NeuraLegion/shainet/pull/111", "https://github.com/jmaczan/tiny-vllm/pull/6")),
+        Mistake("angle_layout", f"角度的排法和配对方式对不上：配对是 {said[pairing]}，每一对的两维要用同一个角度，"
+                                f"角度要排成 {layout[pairing][1]}。", _rope_with(pairing, layout=wrong_layout),
+                seen=("https://github.com/raiyanyahya/how-to-train-your-gpt/issues/6",
+                      "https://github.com/karpathy/nanochat/issues/264")),
+        Mistake("steps_of_d", "频率的指数走错了步长：θᵢ = θ^(−2i/d)，i = 0 … d/2 − 1（np.arange(0, d, 2) / d），"
+                              "你用的是 θ^(−i/d)。", _rope_with(pairing, steps="i/d"),
+                seen="https://github.com/rasbt/LLMs-from-scratch/issues/410"),
+        Mistake("d_frequencies", "算了 d 个频率：d 维只有 d/2 对，每一对一个频率 θᵢ = θ^(−2i/d)，i = 0 … d/2 − 1"
+                                 "（np.arange(0, d, 2) / d），再按配对方式铺到 d 维。", _rope_with(pairing, steps="d"),
+                seen="https://github.com/rasbt/LLMs-from-scratch/issues/410"),
+        Mistake("no_scaling", "没有用 config.rope_scaling：" + band + "rope_scaling 是 None（SmolLM2）时才用原始的 θᵢ。",
+                _rope_with(pairing, bands="none"),
+                seen=("https://github.com/huggingface/transformers/pull/32330",
+                      "https://github.com/felafax/felafax/issues/59", "https://github.com/jmaczan/tiny-vllm/pull/1")),
+        Mistake("bands_swapped", "缩放的两端反了：应是低频（波长长）的对变慢、高频的对不变。" + band,
+                _rope_with(pairing, bands="swapped")),
+        Mistake("no_smooth_band", "少了中间的平滑段：" + band, _rope_with(pairing, bands="no_smooth_keep")),
+        Mistake("no_smooth_band_slow", "少了中间的平滑段：" + band, _rope_with(pairing, bands="no_smooth_slow")),
+        Mistake("smooth_flipped", "平滑段的两个权重反了：s 越大越接近原来的 θᵢ。" + band,
+                _rope_with(pairing, bands="smooth_flipped")),
+        Mistake("smooth_by_wavelength", "平滑段的 s 是按波长 λᵢ 线性插的：两端对了，中间不对。s 要按 L/λᵢ 线性变化。" + band,
+                _rope_with(pairing, bands="smooth_by_wavelength")),
+        Mistake("base_10000", "底数用了 10000：θ 要从配置里读，config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
+                _rope_with(pairing, theta=10000.0),
+                seen=("https://github.com/lyogavin/airllm/pull/369", "https://github.com/sgl-project/SpecForge/issues/265")),
+        Mistake("positions_from_1", "位置多加了 1：第一个 token 是位置 0，直接用传进来的 positions。",
+                _rope_with(pairing, shift=1),
+                seen=("https://github.com/PrimeIntellect-ai/prime-rl/pull/1545",
+                      "https://github.com/huggingface/transformers/issues/36856")),
+        Mistake("ignores_positions", "没有用传进来的 positions，而是用了 0, 1, 2, …：位置不一定从 0 开始"
+                                     "（KV Cache 里新 token 的位置是前面的 token 数）。", _rope_with(pairing, own_positions=True),
+                seen="https://github.com/NVIDIA/Megatron-LM/issues/453"),
+    )
+
+
+ROPE_SOLUTION = '''\
+import numpy as np
+
+
+def rope(x, positions, config):
+    """x: (n, d) 或 (n, 头数, d)；positions: n 个位置；config: 模型配置。配对 (i, i + d/2)。"""
+    x = np.asarray(x, dtype=float)
+    d = x.shape[-1]
+    inv_freq = config.rope_theta ** (-np.arange(0, d, 2) / d)      # d/2 个频率 θᵢ
+    s = config.rope_scaling
+    if s is not None:                                               # Llama-3.1 的三段缩放
+        wavelength = 2 * np.pi / inv_freq
+        L = s.original_max_position_embeddings
+        smooth = (L / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)
+        blended = (1 - smooth) * inv_freq / s.factor + smooth * inv_freq
+        inv_freq = np.where(wavelength < L / s.high_freq_factor, inv_freq,
+                            np.where(wavelength > L / s.low_freq_factor, inv_freq / s.factor, blended))
+    angles = np.outer(positions, inv_freq)                          # (n, d/2)
+    angles = np.concatenate([angles, angles], axis=-1)              # 第 i 维和第 i + d/2 维同一个角度
+    if x.ndim == 3:
+        angles = angles[:, None, :]                                 # 每个头转同样的角度
+    half = d // 2
+    partner = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)   # rotate_half
+    return x * np.cos(angles) + partner * np.sin(angles)
+'''
+
+
+def _rope_exercise(pairing, choices=None):
+    title = {"halves": "自己写 RoPE（带 Llama-3.1 的缩放）", "interleaved": "自己写 RoPE（带 Llama-3.1 的缩放，相邻配对）"}
+    return CodeExercise(title[pairing], "rope(x, positions, config)", ("x", "positions", "config"), ("旋转后的 x",),
+                        _rope_cases, _rope_reference(pairing), _rope_mistakes(pairing), ROPE_SOLUTION,
+                        returns="返回一个数组：转过之后的 x，形状和 x 一样",
+                        forbidden=("helpers.layer.apply_rope", "helpers.layer.rope_angles", "helpers.layer.rope_inv_freq",
+                                   "helpers.layer.rope_wavelengths", "helpers.layer.rotate_half",
+                                   "helpers.layer.rope_scores"),
+                        forbidden_hint="这道题练的就是 RoPE 本身：频率、缩放和配对都要自己写，只用 numpy。",
+                        choices=choices or {})
+
+
+ROPE_INTERLEAVED = _rope_exercise("interleaved")
+CODE_EXERCISES["06-4"] = _rope_exercise("halves", {"pairing": {"halves": None, "interleaved": ROPE_INTERLEAVED}})

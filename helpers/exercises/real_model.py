@@ -1,5 +1,6 @@
 """``09_real_model``: its self-checking exercises — whether the best previous-token head keeps its
-pattern on a short sentence.
+pattern on a short sentence — and one code exercise, 09-3: one KV-cached decode step of a layer
+(:data:`CODE_EXERCISES`, :mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes
 the expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
@@ -9,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..grading.answers import YES_NO, Exercise
+from ..grading.code_exercise import Case, CodeExercise, Mistake
 
 
 def previous_token_ranking(weights) -> list:
@@ -42,4 +44,218 @@ EXERCISES = {
 REFERENCES = {
     "09-2": ("多数英文段落上结论不变：只留最近窗口时困惑度明显上升，留下开头几个 token 后又回到接近完整注意力。"
              "如果段落很短（比窗口还短），三种方式就没有区别——窗口外没有被丢掉的 token。"),
+}
+
+
+# ---- 09-3: one KV-cached decode step (a code exercise, checked by helpers.grading.code_check) -------
+# What it asserts: decode_step(x_new, cache, position, weights) projects the new token, turns its q and
+# k by RoPE at `position` (not 0), appends k (after RoPE) and v to a cache of (kv_heads, n, d) — KV heads,
+# not query heads — and returns the new token's layer output, equal to the last row of recomputing the
+# whole sequence (helpers.layer.attention_layer over all n + 1 tokens; tests/series/test_write_it_yourself.py
+# holds the reference to that). Proof cases: GQA, MQA and MHA; an empty cache (the first token); a long
+# cache, where a missing position offset shows; SmolLM2's real first layer when the model is installed.
+#: (label, hidden, query heads, KV heads, head_dim, tokens already cached, θ, seed)
+DECODE_SPECS = (
+    ("小例子，MHA：KV 头和查询头一样多（都是 2 个）、d = 4，缓存里已有 4 个 token", 8, 2, 2, 4, 4, 10000.0, 5),
+    ("GQA：4 个查询头共用 2 个 KV 头、d = 4，缓存里已有 3 个 token", 16, 4, 2, 4, 3, 10000.0, 1),
+    ("第一个 token：缓存是空的（n = 0），位置 0；4 个查询头、2 个 KV 头、d = 4", 16, 4, 2, 4, 0, 10000.0, 2),
+    ("8 个查询头、2 个 KV 头、d = 8，缓存里已有 20 个 token，θ = 500000", 64, 8, 2, 8, 20, 500000.0, 3),
+    ("MQA：4 个查询头只有 1 个 KV 头、d = 4，缓存里已有 5 个 token", 16, 4, 1, 4, 5, 10000.0, 4),
+)
+#: the real case: the prompt whose last token is the new one (SmolLM2's first layer)
+DECODE_PROMPT = "The capital of France is"
+
+
+def _decode_weights(layer, num_heads, num_kv_heads, head_dim, theta) -> dict:
+    return {"w_q": np.asarray(layer.w_q, dtype=float), "w_k": np.asarray(layer.w_k, dtype=float),
+            "w_v": np.asarray(layer.w_v, dtype=float), "w_o": np.asarray(layer.w_o, dtype=float),
+            "num_heads": num_heads, "num_kv_heads": num_kv_heads, "head_dim": head_dim, "rope_theta": theta}
+
+
+def decode_setups() -> list:
+    """``(label, x_all, weights)`` per case: the inputs of every token (the last one is the new token)
+    and the layer's weights as the exercise hands them over. The real layer only where the model is
+    installed."""
+    from ..layer import LayerShape, random_layer
+
+    setups = []
+    for label, hidden, heads, kv, d, n, theta, seed in DECODE_SPECS:
+        shape = LayerShape(hidden=hidden, num_heads=heads, num_kv_heads=kv, head_dim=d)
+        x_all = np.random.default_rng(900 + seed).standard_normal((n + 1, hidden))
+        setups.append((label, x_all, _decode_weights(random_layer(shape, seed=seed), heads, kv, d, theta)))
+    real = _real_setup()
+    return setups + ([real] if real is not None else [])
+
+
+def _real_setup():
+    from .. import real_model
+
+    try:
+        model = real_model.load_model()
+    except real_model.ModelNotInstalled:
+        return None
+    cfg, block = model.config, model.blocks[0]
+    ids = real_model.encode(model, DECODE_PROMPT)
+    x_all = real_model.rms_norm(model.embed[ids].astype(float), block.attn_norm.astype(float), model.eps)
+    label = (f"SmolLM2-135M 的第 0 层（真实权重，9 个查询头、3 个 KV 头、d = 64）：“{DECODE_PROMPT}” 的前 "
+             f"{len(ids) - 1} 个 token 在缓存里，新 token 是最后一个")
+    return label, x_all, _decode_weights(block.attention, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, cfg.rope_theta)
+
+
+def _layer_of(weights, hidden):
+    from ..layer import LayerShape, LayerWeights
+
+    shape = LayerShape(hidden=hidden, num_heads=weights["num_heads"], num_kv_heads=weights["num_kv_heads"],
+                       head_dim=weights["head_dim"])
+    return LayerWeights(weights["w_q"], weights["w_k"], weights["w_v"], weights["w_o"]), shape
+
+
+def _prefill(x_prev, weights) -> dict:
+    """The cache after the earlier tokens: k (after RoPE) and v, each ``(kv_heads, n, d)``."""
+    from ..layer import LayerCache, attention_layer
+
+    kv, d = weights["num_kv_heads"], weights["head_dim"]
+    if len(x_prev) == 0:
+        return {"k": np.zeros((kv, 0, d)), "v": np.zeros((kv, 0, d))}
+    layer, shape = _layer_of(weights, x_prev.shape[-1])
+    cache = LayerCache()
+    attention_layer(x_prev, layer, shape, rope_theta=weights["rope_theta"], cache=cache)
+    return {"k": np.swapaxes(cache.k, 0, 1).copy(), "v": np.swapaxes(cache.v, 0, 1).copy()}
+
+
+def _decode_cases():
+    return [Case(label, (x_all[-1], _prefill(x_all[:-1], weights), len(x_all) - 1, weights))
+            for label, x_all, weights in decode_setups()]
+
+
+def _decode_reference(x_new, cache, position, weights):
+    from ..layer import LayerCache, attention_layer
+
+    x = np.asarray(x_new, dtype=float)
+    layer, shape = _layer_of(weights, len(x))
+    layer_cache = LayerCache()
+    if cache["k"].shape[1]:
+        layer_cache.append(np.swapaxes(cache["k"], 0, 1), np.swapaxes(cache["v"], 0, 1))
+    out, _ = attention_layer(x[None], layer, shape, rope_theta=weights["rope_theta"], positions=[position],
+                             cache=layer_cache)
+    return out[0], np.swapaxes(layer_cache.k, 0, 1), np.swapaxes(layer_cache.v, 0, 1)
+
+
+def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_raw=False, attended_raw=False,
+                 new_token_seen=True, top_left=False, cache_q=False, rope_v=False, scale_width="head"):
+    """One decode step written with the given slips (the right one with none)."""
+    def decode_step(x_new, cache, position, weights):
+        from ..layer import apply_rope
+
+        h, kv, d, theta = (weights[k] for k in ("num_heads", "num_kv_heads", "head_dim", "rope_theta"))
+        x = np.asarray(x_new, dtype=float)
+        q, k, v = ((x @ weights[w]).reshape(1, -1, d) for w in ("w_q", "w_k", "w_v"))
+        pos = [position if offset else 0]
+        q_r, k_r = apply_rope(q, pos, theta), apply_rope(k, pos, theta)
+        if rope_v:
+            v = apply_rope(v, pos, theta)
+        old_k, old_v = cache["k"], cache["v"]
+        stored, stored_v = (q_r if cache_q else k if cached_raw else k_r), v
+        if query_heads_cache is not None:  # repeat_kv before caching: a cache of query heads
+            stored, stored_v = np.repeat(stored, h // kv, axis=1), np.repeat(stored_v, h // kv, axis=1)
+            if query_heads_cache == "all":
+                old_k, old_v = np.repeat(old_k, h // kv, axis=0), np.repeat(old_v, h // kv, axis=0)
+        k_cache = np.concatenate([old_k, np.swapaxes(stored, 0, 1)], axis=1)
+        v_cache = np.concatenate([old_v, np.swapaxes(stored_v, 0, 1)], axis=1)
+        keys = k_cache.copy()
+        if attended_raw:
+            keys[:, -1] = np.swapaxes(k, 0, 1)[:, 0]
+        if rerotate:  # the cached keys (already turned) turned again by their positions
+            k_cache = keys = np.swapaxes(apply_rope(np.swapaxes(np.concatenate(
+                [old_k, np.swapaxes(k, 0, 1)], axis=1), 0, 1), np.arange(old_k.shape[1] + 1), theta), 0, 1)
+        values = v_cache
+        if not new_token_seen:
+            keys, values = keys[:, :-1], values[:, :-1]
+        if top_left:
+            keys, values = keys[:, :1], values[:, :1]
+        group = keys.shape[0]
+        keys, values = np.repeat(keys, h // group, axis=0), np.repeat(values, h // group, axis=0)
+        width = {"head": d, "model": x.shape[-1]}[scale_width]
+        scores = np.einsum("hd,hjd->hj", q_r[0], keys) / np.sqrt(width)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        out = np.einsum("hj,hjd->hd", e / e.sum(axis=-1, keepdims=True), values)
+        return out.reshape(-1) @ weights["w_o"], k_cache, v_cache
+    return decode_step
+
+
+def _decode_mistakes():
+    """The usual mistakes in one cached decode step, each as the wrong code a learner writes."""
+    order = ("k 的顺序是：x_new @ w_k → 按位置 position 做 RoPE → 接到缓存后面；缓存里存的是转过的 k，"
+             "注意力里用的也是同一个转过的 k。")
+    by_kv = ("缓存按 KV 头存：形状 (KV 头数, n + 1, d)。复制给查询头（repeat_kv）只在算注意力时做，存进缓存的是"
+             "没复制的 k、v——GQA 省下的就是这部分显存（Llama-3.1-8B 是 4 倍）。")
+    return (
+        Mistake("cache_by_query_heads", by_kv, _decode_with(query_heads_cache="new"),
+                seen=("https://github.com/meta-pytorch/torchtune/issues/38",
+                      "https://github.com/FasterDecoding/SnapKV/issues/16")),
+        Mistake("cache_by_query_heads_all", by_kv, _decode_with(query_heads_cache="all"),
+                seen=("https://github.com/meta-pytorch/torchtune/issues/38",
+                      "https://github.com/FYYFU/HeadKV/issues/3")),
+        Mistake("no_position_offset", "新 token 的 q、k 没有按它的位置转：位置当成了 0（或者忘了做 RoPE——位置 0 的 RoPE "
+                                      "就是不转）。它的位置是 position（前面已经有 position 个 token），q 和 k 都要按 "
+                                      "position 转。", _decode_with(offset=False),
+                seen=("https://github.com/karpathy/nanoGPT/pull/694", "https://github.com/Blaizzy/mlx-vlm/issues/1983",
+                      "https://github.com/ml-explore/mlx-lm/pull/93")),
+        Mistake("rerotate_cache", "缓存里的 k 又转了一遍：它们存进去时已经按各自的位置转过了，直接用；"
+                                  "只有新 token 的 k 要转。", _decode_with(rerotate=True),
+                seen="https://github.com/NeuraLegion/shainet/pull/110"),
+        Mistake("cached_before_rope", "存进缓存的是转之前的 k：" + order, _decode_with(cached_raw=True)),
+        Mistake("attended_before_rope", "算注意力时新 token 的 k 没有转：" + order, _decode_with(attended_raw=True)),
+        Mistake("new_token_masked", "新 token 没有看自己：它的查询要看缓存里的 n 个 token 和它自己，一共 n + 1 个键。",
+                _decode_with(new_token_seen=False)),
+        Mistake("top_left_causal", "新 token 只看了第一个 token：解码时只有一个查询，它能看见全部 n + 1 个键，不需要掩码；"
+                                   "左上角对齐的因果掩码（PyTorch 的 is_causal=True 在查询比键少时就是这样）"
+                                   "只留下了第 0 个键。", _decode_with(top_left=True),
+                seen="https://github.com/pytorch/pytorch/issues/144858"),
+        Mistake("cache_q", "缓存里存的是 q：KV Cache 只存 k 和 v（以后的 token 要拿它们的 q 来和这些 k 比）；"
+                           "新 token 的 q 用完就扔。", _decode_with(cache_q=True)),
+        Mistake("rope_on_v", "v 也转了：RoPE 只转 q 和 k（位置要进的是分数 q·k），v 原样存进缓存、原样加权。",
+                _decode_with(rope_v=True),
+                seen=("https://github.com/lucidrains/x-transformers/issues/182",
+                      "https://github.com/labmlai/annotated_deep_learning_paper_implementations/issues/251")),
+        Mistake("scale_by_d_model", "除的是 √(x 的宽度)，那是整个模型的宽度 d_model；缩放用每个头的维数：√head_dim。",
+                _decode_with(scale_width="model"),
+                seen=("https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42",
+                      "https://github.com/brightmart/bert_language_understanding/issues/9")),
+    )
+
+
+DECODE_SOLUTION = '''\
+import numpy as np
+import helpers
+
+
+def decode_step(x_new, cache, position, weights):
+    """x_new: (hidden,)；cache: {"k", "v"}，各 (KV 头数, n, d)；返回 (输出 (hidden,), 新的 k 缓存, 新的 v 缓存)。"""
+    h, kv, d = weights["num_heads"], weights["num_kv_heads"], weights["head_dim"]
+    q = (x_new @ weights["w_q"]).reshape(1, h, d)                # 一个位置、h 个头
+    k = (x_new @ weights["w_k"]).reshape(1, kv, d)
+    v = (x_new @ weights["w_v"]).reshape(1, kv, d)
+    q = helpers.layer.apply_rope(q, [position], weights["rope_theta"])   # 位置是 position，不是 0
+    k = helpers.layer.apply_rope(k, [position], weights["rope_theta"])   # v 不转
+    k_cache = np.concatenate([cache["k"], np.swapaxes(k, 0, 1)], axis=1)  # (kv, n + 1, d)：存转过的 k
+    v_cache = np.concatenate([cache["v"], np.swapaxes(v, 0, 1)], axis=1)
+    keys = np.repeat(k_cache, h // kv, axis=0)                   # 算注意力时才复制给查询头
+    values = np.repeat(v_cache, h // kv, axis=0)
+    out, _ = helpers.scaled_dot_product_attention(np.swapaxes(q, 0, 1), keys, values)  # 一个查询看全部 n + 1 个键
+    return out.reshape(-1) @ weights["w_o"], k_cache, v_cache
+'''
+
+CODE_EXERCISES = {
+    "09-3": CodeExercise("一步带 KV Cache 的解码：新 token 进来，缓存加一行", "decode_step(x_new, cache, position, weights)",
+                         ("x_new", "cache", "position", "weights"), ("新 token 的输出", "k 缓存", "v 缓存"),
+                         _decode_cases, _decode_reference, _decode_mistakes(), DECODE_SOLUTION,
+                         returns="按顺序返回 3 个数组：新 token 这一层的输出 (hidden,)，加了一行的 k 缓存和 v 缓存，"
+                                 "各 (KV 头数, n + 1, d)",
+                         mutable=("cache",),
+                         forbidden=("helpers.layer.attention_layer", "helpers.real_model.forward",
+                                    "helpers.real_model.generate"),
+                         forbidden_hint="这道题练的就是一步解码：投影、RoPE、接缓存、注意力、o_proj 都自己接起来；"
+                                        "helpers.layer.apply_rope、helpers.layer.repeat_kv 和 "
+                                        "helpers.scaled_dot_product_attention 可以用。"),
 }

@@ -105,10 +105,11 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine) -> tuple:
     if last.result.problem is not None:
         problem = last.result.problem
         return False, messages.unreadable(exercise, case, index, total, problem, notes), problem.name
-    changed = next((c for c in calls if c.mutated), None)
+    changed = next((c for c in calls if set(c.mutated) - set(exercise.mutable)), None)
     if changed is not None:
         i = calls.index(changed)
-        return False, messages.mutated(cases[i], i + 1, changed.mutated, notes), "mutation"
+        names = tuple(n for n in changed.mutated if n not in exercise.mutable)
+        return False, messages.mutated(cases[i], i + 1, names, notes), "mutation"
     return True, messages.right(exercise, results, total, notes), None
 
 

@@ -81,3 +81,10 @@ class CodeExercise:
     forbidden: tuple = ()
     #: the hint shown when one of them is called
     forbidden_hint: str = ""
+    #: parameters the function may change in place (a cache it appends to); changing any other is
+    #: reported as a mistake
+    mutable: tuple = ()
+    #: other versions of this exercise the learner picks with a keyword of ``check_code``, each with
+    #: its own reference and mistakes: ``{keyword: {value: CodeExercise or None}}`` (``None``: this
+    #: exercise). RoPE's ``pairing="interleaved"`` is how a learner says which convention they wrote.
+    choices: dict = field(default_factory=dict)

@@ -8,6 +8,8 @@ much the function printed (never shown) and numpy's first warning.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .code_exercise import NOT_JUDGED, Case, CodeExercise
@@ -70,8 +72,28 @@ def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
     return text + (f"；共有 {'、'.join(bad)}" if bad else "")
 
 
+def _short_value(value) -> str:
+    """An item inside a container argument: an array by its shape, a number as it is, a named object
+    (a model config) by its name."""
+    if isinstance(value, np.ndarray):
+        return f"形状 {tuple(value.shape)}"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e9 else number_text(value)
+    if dataclasses.is_dataclass(value) and hasattr(value, "name"):
+        return f"{value.name} 的配置"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 def show_input(name: str, value) -> str:
-    """One argument of a case: its values when it is small, else its shape."""
+    """One argument of a case: its values when it is small, else its shape; a container (tuple, dict)
+    item by item, a named config (``ModelConfig``) by its name."""
+    if isinstance(value, tuple):
+        return f"{name} = (" + ", ".join(_short_value(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return f"{name} = {{" + ", ".join(f"{k!r}: {_short_value(v)}" for k, v in value.items()) + "}"
+    if dataclasses.is_dataclass(value) and hasattr(value, "name"):
+        return f"{name} = {_short_value(value)}"
     if isinstance(value, np.ndarray):
         if value.size <= SHOWN_VALUES * 2 and value.ndim <= 2:
             return f"{name} = {_nested(value)}" if value.ndim == 0 else f"{name} 形状 {tuple(value.shape)} = {_nested(value)}"

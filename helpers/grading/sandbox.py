@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import copy
+import dataclasses
 import io
 import time
 import traceback
@@ -97,6 +98,16 @@ class Call:
 
 
 def _same(a, b) -> bool:
+    """Whether an argument is unchanged: arrays by value, containers (tuple, list, dict, dataclass) of
+    arrays item by item, anything else by ``==``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         try:
             return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)

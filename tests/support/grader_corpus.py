@@ -610,12 +610,254 @@ PATTERN_WRONG = [
     ("median over rows", lambda A, B, r: _pc(A, B, r, reduce=np.median), GENERIC),
 ]
 
+
+# ---- 06-4 RoPE with Llama-3.1's scaling --------------------------------------------------------------
+def _llama3(inv, s, *, low_keep=False, flip=False, multiply=False, no_blend=False):
+    """A learner's llama3 band code, written per frequency in a loop (with optional slips)."""
+    out = []
+    for f in inv:
+        lam = 2 * math.pi / f
+        lo, hi = s.original_max_position_embeddings / s.low_freq_factor, s.original_max_position_embeddings / s.high_freq_factor
+        slow = f * s.factor if multiply else f / s.factor
+        if lam < hi:
+            out.append(slow if low_keep else f)
+        elif lam > lo:
+            out.append(f if low_keep else slow)
+        else:
+            if no_blend:
+                out.append(slow)
+                continue
+            t = (s.original_max_position_embeddings / lam - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)
+            out.append(t * slow + (1 - t) * f if flip else (1 - t) * slow + t * f)
+    return np.array(out)
+
+
+def _rp(x, positions, config, *, pairs="halves", base=None, exp_den=None, scale=True, band=None, pos_shift=0,
+        own_pos=False, interleave_angles=False, sin_sign=1.0, no_sin=False, dtype=float):
+    x = np.asarray(x, dtype=dtype)
+    d = x.shape[-1]
+    theta = config.rope_theta if base is None else base
+    i = np.arange(d // 2)
+    inv = theta ** (-(2 * i if exp_den is None else i) / (d if exp_den is None else exp_den))
+    if scale and config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling, **(band or {}))
+    pos = (np.arange(x.shape[0]) if own_pos else np.asarray(positions)) + pos_shift
+    ang = np.asarray(np.outer(pos, inv), dtype=dtype)
+    if x.ndim == 3:
+        ang = ang[:, None, :]
+    c, s_ = np.cos(ang), sin_sign * np.sin(ang) * (0 if no_sin else 1)
+    if pairs == "halves" and not interleave_angles:
+        a, b = x[..., : d // 2], x[..., d // 2:]
+        return np.concatenate([a * c - b * s_, a * s_ + b * c], axis=-1)
+    if pairs == "halves":  # rotate_half with [θ0, θ0, θ1, θ1, …]
+        cc, ss = np.repeat(c, 2, axis=-1), np.repeat(s_, 2, axis=-1)
+        return x * cc + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], axis=-1) * ss
+    a, b = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2], out[..., 1::2] = a * c - b * s_, a * s_ + b * c
+    return out
+
+
+def _rp_loops(x, positions, config):
+    x = np.asarray(x, dtype=float)
+    out = np.array(x)
+    d = x.shape[-1]
+    inv = _llama3(np.array([config.rope_theta ** (-2 * i / d) for i in range(d // 2)]), config.rope_scaling) \
+        if config.rope_scaling is not None else [config.rope_theta ** (-2 * i / d) for i in range(d // 2)]
+    flat_out = out.reshape(len(x), -1, d)
+    flat_in = x.reshape(len(x), -1, d)
+    for n, p in enumerate(positions):
+        for h in range(flat_in.shape[1]):
+            for i in range(d // 2):
+                a, b = flat_in[n, h, i], flat_in[n, h, i + d // 2]
+                c, s = math.cos(p * inv[i]), math.sin(p * inv[i])
+                flat_out[n, h, i], flat_out[n, h, i + d // 2] = a * c - b * s, a * s + b * c
+    return flat_out.reshape(x.shape)
+
+
+def _rp_complex(x, positions, config):
+    d = x.shape[-1]
+    z = x[..., : d // 2] + 1j * x[..., d // 2:]
+    inv = config.rope_theta ** (-np.arange(0, d, 2) / d)
+    if config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling)
+    turn = np.exp(1j * np.outer(positions, inv))
+    z = z * (turn[:, None, :] if x.ndim == 3 else turn)
+    return np.concatenate([z.real, z.imag], axis=-1)
+
+
+def _rp_matrix(x, positions, config):
+    d = x.shape[-1]
+    half = d // 2
+    inv = config.rope_theta ** (-np.arange(half) * 2.0 / d)
+    if config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling)
+    rot = np.zeros((len(positions), d, d))
+    for n, p in enumerate(positions):
+        c, s = np.cos(p * inv), np.sin(p * inv)
+        i = np.arange(half)
+        rot[n, i, i], rot[n, i, i + half], rot[n, i + half, i], rot[n, i + half, i + half] = c, -s, s, c
+    return np.einsum("nij,n...j->n...i", rot, x)
+
+
+def _rp_by_wavelength(x, positions, config):
+    """The middle band blended linearly in the wavelength between its two ends."""
+    d = x.shape[-1]
+    inv = 1.0 / config.rope_theta ** (np.arange(0, d, 2) / d)
+    s = config.rope_scaling
+    if s is not None:
+        wl = 2 * np.pi / inv
+        lo = s.original_max_position_embeddings / s.high_freq_factor
+        hi = s.original_max_position_embeddings / s.low_freq_factor
+        t = (wl - lo) / (hi - lo)
+        inv = np.where(wl < lo, inv, np.where(wl > hi, inv / s.factor, (1 - t) * inv + t * inv / s.factor))
+    ang = np.outer(positions, inv)
+    ang = np.concatenate([ang, ang], -1)
+    if x.ndim == 3:
+        ang = ang[:, None]
+    return x * np.cos(ang) + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * np.sin(ang)
+
+
+ROPE_RIGHT = [_rp_loops, _rp_complex, _rp_matrix, lambda x, p, c: _rp(x, p, c).astype(np.float32)]
+ROPE_WRONG = [
+    ("adjacent pairs (2i, 2i+1), not said", lambda x, p, c: _rp(x, p, c, pairs="interleaved"), {"wrong_pairing"}),
+    ("rotate_half with repeat_interleave angles", lambda x, p, c: _rp(x, p, c, interleave_angles=True), {"angle_layout"}),
+    ("turned the other way (sin sign)", lambda x, p, c: _rp(x, p, c, sin_sign=-1.0), GENERIC),
+    ("exponent i/d", lambda x, p, c: _rp(x, p, c, exp_den=x.shape[-1]), {"steps_of_d"}),
+    ("rope_scaling ignored", lambda x, p, c: _rp(x, p, c, scale=False), {"no_scaling"}),
+    ("factor multiplied", lambda x, p, c: _rp(x, p, c, band={"multiply": True}), GENERIC),
+    ("bands swapped", lambda x, p, c: _rp(x, p, c, band={"low_keep": True}), {"bands_swapped"}),
+    ("every band above L/high slowed, no blend",
+     lambda x, p, c: _rp(x, p, c, band={"no_blend": True}), {"no_smooth_band_slow"}),
+    ("smooth weights flipped", lambda x, p, c: _rp(x, p, c, band={"flip": True}), {"smooth_flipped"}),
+    ("smooth band linear in the wavelength", _rp_by_wavelength, {"smooth_by_wavelength"}),
+    ("θ = 10000", lambda x, p, c: _rp(x, p, c, base=10000), {"base_10000"}),
+    ("positions + 1", lambda x, p, c: _rp(x, p, c, pos_shift=1), {"positions_from_1"}),
+    ("positions 0…n−1", lambda x, p, c: _rp(x, p, c, own_pos=True), {"ignores_positions"}),
+    ("sin term forgotten", lambda x, p, c: _rp(x, p, c, no_sin=True), GENERIC),
+    ("angles in float32", lambda x, p, c: _rp(x, p, c, dtype=np.float32), GENERIC),
+    ("positions divided by the factor (interpolation)",
+     lambda x, p, c: _rp(x, np.asarray(p) / (c.rope_scaling.factor if c.rope_scaling else 1), c, scale=False), GENERIC),
+]
+
+
+# ---- 09-3 one KV-cached decode step ------------------------------------------------------------------
+def _turn(x, pos, theta):
+    """A learner's RoPE for rows (…, d) all at one position ``pos`` (pairs (i, i + d/2))."""
+    d = x.shape[-1]
+    ang = pos * theta ** (-np.arange(0, d, 2) / d)
+    c, s = np.cos(np.concatenate([ang, ang])), np.sin(np.concatenate([ang, ang]))
+    return x * c + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], axis=-1) * s
+
+
+def _ds(x_new, cache, position, w, *, pos_shift=0, no_offset=False, rep_new=False, rep_all=False, return_all=False,
+        raw_cached=False, raw_attended=False, hide_new=False, first_only=False, q_cached=False, v_turned=False,
+        width=None, tile=False, no_oproj=False, no_rope=False, dtype=float):
+    h, kv, d, theta = w["num_heads"], w["num_kv_heads"], w["head_dim"], w["rope_theta"]
+    x = np.asarray(x_new, dtype=dtype)
+    q = (x @ w["w_q"].astype(dtype)).reshape(h, d)
+    k = (x @ w["w_k"].astype(dtype)).reshape(kv, d)
+    v = (x @ w["w_v"].astype(dtype)).reshape(kv, d)
+    p = 0 if no_offset else position + pos_shift
+    qr, kr = (q, k) if no_rope else (_turn(q, p, theta), _turn(k, p, theta))
+    if v_turned:
+        v = _turn(v, p, theta)
+    ck, cv = cache["k"].astype(dtype), cache["v"].astype(dtype)
+    new_k = qr if q_cached else (k if raw_cached else kr)
+    new_v = v
+    if rep_new or rep_all:
+        new_k, new_v = np.repeat(new_k, h // kv, axis=0), np.repeat(new_v, h // kv, axis=0)
+    if rep_all:
+        ck, cv = np.repeat(ck, h // kv, axis=0), np.repeat(cv, h // kv, axis=0)
+    k_cache = np.concatenate([ck, new_k[:, None, :]], axis=1)
+    v_cache = np.concatenate([cv, new_v[:, None, :]], axis=1)
+    keys, vals = k_cache.copy(), v_cache
+    if raw_attended:
+        keys[:, -1] = k
+    if return_all:  # every cached key turned again by its position
+        n = ck.shape[1]
+        keys = np.stack([_turn(np.concatenate([ck, k[:, None]], axis=1)[:, j], j, theta) for j in range(n + 1)], axis=1)
+        k_cache = keys
+    if hide_new:
+        keys, vals = keys[:, :-1], vals[:, :-1]
+    if first_only:
+        keys, vals = keys[:, :1], vals[:, :1]
+    out = np.zeros((h, d), dtype=dtype)
+    g = keys.shape[0]
+    for head in range(h):
+        j = head % g if tile else head // (h // g)
+        sc = keys[j] @ qr[head] / np.sqrt(d if width is None else width)
+        e = np.exp(sc - sc.max())
+        out[head] = (e / e.sum()) @ vals[j]
+    merged = out.reshape(-1)
+    return (merged if no_oproj else merged @ w["w_o"].astype(dtype)), k_cache, v_cache
+
+
+def _ds_grouped(x_new, cache, position, w):
+    """Right: queries grouped per KV head with einsum, RoPE via complex numbers, no repeat."""
+    h, kv, d, theta = w["num_heads"], w["num_kv_heads"], w["head_dim"], w["rope_theta"]
+    inv = theta ** (-np.arange(0, d, 2) / d)
+    turn = np.exp(1j * position * inv)
+
+    def rope(a):
+        z = (a[..., : d // 2] + 1j * a[..., d // 2:]) * turn
+        return np.concatenate([z.real, z.imag], axis=-1)
+    q = rope((x_new @ w["w_q"]).reshape(kv, h // kv, d))
+    k = rope((x_new @ w["w_k"]).reshape(kv, 1, d))
+    v = (x_new @ w["w_v"]).reshape(kv, 1, d)
+    ks, vs = np.concatenate([cache["k"], k], axis=1), np.concatenate([cache["v"], v], axis=1)
+    sc = np.einsum("grd,gjd->grj", q, ks) / math.sqrt(d)
+    wts = np.exp(sc - sc.max(-1, keepdims=True))
+    wts /= wts.sum(-1, keepdims=True)
+    return np.einsum("grj,gjd->grd", wts, vs).reshape(-1) @ w["w_o"], ks, vs
+
+
+def _ds_helpers(x_new, cache, position, w):
+    """Right: the series' own pieces (apply_rope, repeat_kv, scaled_dot_product_attention), heads second."""
+    import helpers
+
+    h, kv, d = w["num_heads"], w["num_kv_heads"], w["head_dim"]
+    q, k, v = ((x_new @ w[m]).reshape(1, -1, d) for m in ("w_q", "w_k", "w_v"))
+    q, k = (helpers.layer.apply_rope(a, [position], w["rope_theta"]) for a in (q, k))
+    ks = np.concatenate([np.swapaxes(cache["k"], 0, 1), k])        # (n + 1, kv, d)
+    vs = np.concatenate([np.swapaxes(cache["v"], 0, 1), v])
+    kr, vr = helpers.layer.repeat_kv(ks, h // kv), helpers.layer.repeat_kv(vs, h // kv)
+    out, _ = helpers.scaled_dot_product_attention(np.swapaxes(q, 0, 1), np.swapaxes(kr, 0, 1), np.swapaxes(vr, 0, 1))
+    return out.reshape(-1) @ w["w_o"], np.swapaxes(ks, 0, 1), np.swapaxes(vs, 0, 1)
+
+
+DECODE_RIGHT = [_ds, _ds_grouped, _ds_helpers,
+                lambda x, c, p, w: tuple(a.astype(np.float32) for a in _ds(x, c, p, w, dtype=np.float32))]
+DECODE_WRONG = [
+    ("RoPE at position 0", lambda x, c, p, w: _ds(x, c, p, w, no_offset=True), {"no_position_offset"}),
+    ("RoPE at position + 1", lambda x, c, p, w: _ds(x, c, p, w, pos_shift=1), GENERIC),
+    ("new k, v repeated to query heads before caching", lambda x, c, p, w: _ds(x, c, p, w, rep_new=True), {"error"}),
+    ("the whole cache repeated to query heads", lambda x, c, p, w: _ds(x, c, p, w, rep_all=True),
+     {"cache_by_query_heads_all"}),
+    ("cached keys turned again", lambda x, c, p, w: _ds(x, c, p, w, return_all=True), {"rerotate_cache"}),
+    ("raw k cached", lambda x, c, p, w: _ds(x, c, p, w, raw_cached=True), {"cached_before_rope"}),
+    ("raw k attended", lambda x, c, p, w: _ds(x, c, p, w, raw_attended=True), {"attended_before_rope"}),
+    ("new token does not see itself", lambda x, c, p, w: _ds(x, c, p, w, hide_new=True),
+     {"new_token_masked", "error"}),
+    ("only the first key seen", lambda x, c, p, w: _ds(x, c, p, w, first_only=True), {"top_left_causal"}),
+    ("q cached for k", lambda x, c, p, w: _ds(x, c, p, w, q_cached=True), {"cache_q"}),
+    ("v turned too", lambda x, c, p, w: _ds(x, c, p, w, v_turned=True), {"rope_on_v"}),
+    ("√hidden", lambda x, c, p, w: _ds(x, c, p, w, width=len(x)), {"scale_by_d_model"}),
+    ("no scale", lambda x, c, p, w: _ds(x, c, p, w, width=1.0), GENERIC),
+    ("KV heads tiled", lambda x, c, p, w: _ds(x, c, p, w, tile=True), GENERIC),
+    ("o_proj forgotten", lambda x, c, p, w: _ds(x, c, p, w, no_oproj=True), GENERIC),
+    # RoPE at position 0 is no turn: forgetting RoPE for the new token is the same output as position 0
+    ("no RoPE", lambda x, c, p, w: _ds(x, c, p, w, no_rope=True), {"no_position_offset"}),
+]
+
 CORPUS = {
     "03-3": (SOFTMAX_WRONG, SOFTMAX_RIGHT),
     "05-3": (ATTENTION_WRONG, ATTENTION_RIGHT),
     "06-3": (GQA_WRONG, GQA_RIGHT),
+    "06-4": (ROPE_WRONG, ROPE_RIGHT),
     "07-3": (ONLINE_WRONG, ONLINE_RIGHT),
     "07-4": (FLASH_WRONG, FLASH_RIGHT),
+    "09-3": (DECODE_WRONG, DECODE_RIGHT),
     "11-4": (INDUCTION_HAND_WRONG, INDUCTION_HAND_RIGHT),
     "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "12-5": (PATTERN_WRONG, PATTERN_RIGHT),

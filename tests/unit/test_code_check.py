@@ -262,3 +262,26 @@ def test_a_signal_landing_in_the_checkers_own_code_raises_nothing_and_installs_n
         guard.stop()
     assert installed is before and guard.raising is watch.TimeUp
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+# ---- container arguments (a cache dict, a tuple, a model config) ---------------------------------------
+def test_a_container_argument_is_compared_item_by_item():
+    from helpers.config import SMOLLM2_135M
+    from helpers.grading.sandbox import _same
+
+    cache = {"k": np.zeros((2, 3, 4)), "v": np.ones((2, 3, 4))}
+    assert _same(cache, {"k": np.zeros((2, 3, 4)), "v": np.ones((2, 3, 4))})
+    assert not _same(cache, {"k": np.zeros((2, 3, 4)), "v": np.zeros((2, 3, 4))})
+    assert not _same(cache, {"k": np.zeros((2, 3, 4))})
+    assert _same((np.eye(2), 3), (np.eye(2), 3)) and not _same((np.eye(2), 3), [np.eye(2), 3])
+    assert _same(SMOLLM2_135M, SMOLLM2_135M)
+
+
+def test_container_and_config_arguments_are_shown_briefly():
+    from helpers.config import SMOLLM2_135M
+    from helpers.grading.messages import show_input
+
+    assert show_input("cache", {"k": np.zeros((2, 3, 4)), "n": 3, "theta": 10000.0}) == \
+        "cache = {'k': 形状 (2, 3, 4), 'n': 3, 'theta': 10000}"
+    assert show_input("pair", (np.zeros(5), 0.5)) == "pair = (形状 (5,), 0.5)"
+    assert show_input("config", SMOLLM2_135M) == "config = SmolLM2-135M 的配置"
