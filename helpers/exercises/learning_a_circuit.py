@@ -239,12 +239,12 @@ def _induction_mistakes():
         Mistake("two_back", "第 0 层的头看的是前两个位置（i − 2），不是前一个（i − 1）：位置的查询 i 要和键 i − 1 对上。"
                             "这样第 1 层找到的是“前两个 token 是我”的位置，抄来的就错了一格。",
                 test=lambda case, got, exp: got[prev2] > 0.5,
-                seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (previous-token head)",)),
+                seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (previous-token head)")),
         Mistake("self_attend", "第 1 层的头主要看的是查询自己（和同一个 token 上次出现的位置）：它的键读的是当前 token，"
                                "和查询一样。键要读第 0 层写进来的“前一个 token”（K-composition），查询读当前 token："
                                "找的是“前一个 token 和我一样”的位置。",
                 test=lambda case, got, exp: got[self1] >= 0.4,
-                seen=("Olsson et al. 2022, In-context Learning and Induction Heads (the K-composition mechanism)",)),
+                seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Olsson et al. 2022, In-context Learning and Induction Heads (the K-composition mechanism)")),
         Mistake("no_copy", "第 1 层的头看对了位置（归纳目标），但它写出的不是那个位置的 token：OV 不是拷贝，"
                            "被看的 token 的 logit 没有升高。W_V 要读被看位置的当前 token，W_O 要写到 W_U 读出"
                            "这个 token 的方向（W_U 里 logit t 读的那一维）。",
@@ -254,7 +254,7 @@ def _induction_mistakes():
                               "长度和起点都是随机的。要按内容找：查询的当前 token 和键的“前一个 token”相同（第 11 篇的"
                               "位置上限）。",
                 test=lambda case, got, exp: got[fixed] >= 0.9 and got[acc] < 0.99,
-                seen=("Olsson et al. 2022, In-context Learning and Induction Heads (repeated random tokens)",)),
+                seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Olsson et al. 2022, In-context Learning and Induction Heads (repeated random tokens)")),
         Mistake("soft", "注意力太平了：至少有一层的头，平均而言连它看得最多的那个位置也分不到一半的权重。分数只差 1 左右时 softmax 分得很散；"
                         "把 W_Q（或 W_K）乘一个大的系数（比如 20·√d_head），分数的差就大到 softmax 几乎只选一个位置。",
                 test=lambda case, got, exp: got[sharpest] < 0.5,
