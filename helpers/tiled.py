@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,13 +78,19 @@ def _tiles(q_arr, k_arr, v_arr, out, block, causal, factor, offset, skip_masked=
             if causal:
                 cols = np.arange(ks, ks + s.shape[1])[None, :]
                 s = np.where(cols > rows, -np.inf, s)
-            m_new = np.maximum(m, s.max(axis=1, keepdims=True))
-            p = np.exp(s - m_new)
-            correction = np.exp(m - m_new)
-            l = l * correction + p.sum(axis=1, keepdims=True)
-            acc = acc * correction + p @ v_arr[ks:ks + block]
-            m = m_new
+            m, l, acc = tile_update(m, l, acc, s, v_arr[ks:ks + block])
         out[qs:qs + len(qb)] = acc / l
+
+
+def tile_update(m, l, acc, s, v_block) -> tuple:
+    """The online softmax over one tile, for every query row of a block at once: running max ``m``
+    and sum ``l`` (shape ``(rows, 1)``), accumulator ``acc`` ``(rows, d_v)``, the tile's scores ``s``
+    ``(rows, cols)`` and values ``v_block`` ``(cols, d_v)`` give the new ``(m, l, acc)``; old ``l`` and
+    ``acc`` rescaled by ``e^(m − m_new)``."""
+    m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+    p = np.exp(s - m_new)
+    correction = np.exp(m - m_new)
+    return m_new, l * correction + p.sum(axis=1, keepdims=True), acc * correction + p @ v_block
 
 
 def _key_end(n_k: int, qs: int, rows: int, offset: int) -> int:
@@ -260,3 +267,177 @@ def growth_exponent(ns, seconds) -> float:
         raise ValueError(f"ns needs at least two different lengths to fit a slope, got {n_arr.tolist()}")
     x = x - x.mean()
     return float((x * (y - y.mean())).sum() / (x * x).sum())
+
+
+# ---- a fast memory of M floats in front of slow memory (07's exercise 4) ----------------------------
+class FastMemory:
+    """Slow memory holding ``q``, ``k``, ``v`` (each ``(n, d)``) and the output ``o``, in front of a fast
+    memory of ``capacity`` floats — the GPU's HBM and SRAM in miniature, for writing FlashAttention's
+    forward by hand (``07_cost_of_length``).
+
+    ``load(name, start, stop)`` copies rows ``start … stop − 1`` of ``"q"``, ``"k"`` or ``"v"`` into fast
+    memory (``stop`` past ``n`` reads up to ``n``, as slicing does) and counts them in :attr:`reads`;
+    ``store(start, block)`` writes rows of ``o`` and counts them in :attr:`writes`. Every array computed
+    from a loaded one — scores, exponentials, the running max, sum and accumulator, temporaries
+    included — is in fast memory too and counts against ``capacity`` for as long as it lives; an array
+    that would not fit is refused with its size (:class:`FastMemoryFull`). :attr:`peak` is the most
+    floats ever held at once; :meth:`result` is ``(o, reads, writes)``.
+
+    Two memories compare equal when they hold the same problem (``q``, ``k``, ``v``, ``capacity``):
+    what a forward pass writes and counts is its result, not a change to the problem."""
+
+    NAMES = ("q", "k", "v")
+
+    def __init__(self, q, k, v, capacity):
+        q_arr = as_real_array("q", q, ndim=2)
+        n, d = q_arr.shape
+        self._slow = {"q": q_arr.copy(), "k": as_real_array("k", k, shape=(n, d)).copy(),
+                      "v": as_real_array("v", v, shape=(n, d)).copy()}
+        self.capacity = positive_int("capacity", capacity)
+        self.n, self.d = n, d
+        self._o = np.zeros((n, d))
+        self.reads = self.writes = self.held = self.peak = 0
+
+    def load(self, name, start, stop) -> np.ndarray:
+        """Rows ``start … stop − 1`` of slow-memory array ``name`` (``"q"``, ``"k"``, ``"v"``), now in fast memory."""
+        if name not in self.NAMES:
+            raise ValueError(f"name must be one of 'q', 'k', 'v' (slow memory holds those; the output is "
+                             f"written with store), got {name!r:.40}")
+        start, stop = self._rows("start", start), self._rows("stop", stop)
+        if start >= self.n or stop <= start:
+            raise ValueError(f"load needs 0 <= start < n = {self.n} and stop > start, got start={start}, stop={stop}")
+        block = self._slow[name][start:stop]
+        tile = self._hold(block.copy())
+        self.reads += block.size
+        return tile
+
+    def store(self, start, block) -> None:
+        """Write ``block`` (``(rows, d)``) to rows ``start …`` of the output in slow memory."""
+        start = self._rows("start", start)
+        arr = as_real_array("block", block, ndim=2, allow_nonfinite=True)  # a 0/0 is the learner's output to see
+        if arr.shape[1] != self.d or start + len(arr) > self.n:
+            raise ValueError(f"store writes rows start … start + len(block) − 1 of the (n, d) = ({self.n}, {self.d}) "
+                             f"output, got start={start} and block of shape {arr.shape}")
+        self._o[start:start + len(arr)] = arr
+        self.writes += arr.size
+
+    def result(self) -> tuple:
+        """``(o, reads, writes)``: the output as stored in slow memory and the floats moved each way."""
+        return self._o.copy(), float(self.reads), float(self.writes)
+
+    def _rows(self, name, value) -> int:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be a row number (int), got {type(value).__name__} {value!r:.40}")
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+        return int(value)
+
+    def _hold(self, arr: np.ndarray) -> np.ndarray:
+        """``arr`` as a :class:`_Resident` counted against the capacity while it lives (refused if it does not fit)."""
+        size = int(arr.size)
+        if self.held + size > self.capacity:
+            raise FastMemoryFull(f"fast memory full: an array of shape {arr.shape} ({size} floats) does not fit, "
+                                 f"{self.held} of capacity={self.capacity} floats are in use")
+        tile = arr.view(_Resident)
+        tile._memory = self
+        self.held += size
+        self.peak = max(self.peak, self.held)
+        weakref.finalize(tile, self._release, size)
+        return tile
+
+    def _release(self, size: int) -> None:
+        self.held -= size
+
+    def __eq__(self, other):
+        if not isinstance(other, FastMemory):
+            return NotImplemented
+        return self.capacity == other.capacity and all(np.array_equal(self._slow[k], other._slow[k]) for k in self.NAMES)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"FastMemory(n={self.n}, d={self.d}, capacity={self.capacity})"
+
+
+class FastMemoryFull(ValueError):
+    """An array that does not fit in the fast memory's remaining capacity."""
+
+
+class _Resident(np.ndarray):
+    """An array in a :class:`FastMemory`: whatever numpy computes from it is held there too."""
+
+    _memory = None
+
+    def __array_finalize__(self, obj):
+        self._memory = getattr(obj, "_memory", None)  # a view shares its base's floats: nothing new to count
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):
+        if return_scalar:
+            return arr[()]
+        return self._memory._hold(np.asarray(arr)) if self._memory is not None else arr
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = super().__array_function__(func, types, args, kwargs)
+        if self._memory is None:
+            return result
+        if isinstance(result, np.ndarray) and not isinstance(result, _Resident):
+            return self._memory._hold(result)
+        return result
+
+
+def flash_forward(mem: FastMemory, block_q, block_k) -> tuple:
+    """Causal attention of the problem in ``mem`` computed FlashAttention's way (the reference of 07's
+    exercise 4): for each block of ``block_q`` queries, the key/value blocks of ``block_k`` rows up to
+    the diagonal only (blocks wholly right of it are skipped), a running max, sum and accumulator per
+    query row, one store of the block's output. Returns ``mem.result()``."""
+    if not isinstance(mem, FastMemory):
+        raise TypeError(f"mem must be a FastMemory, got {type(mem).__name__}")
+    block_q, block_k = positive_int("block_q", block_q), positive_int("block_k", block_k)
+    n, scale = mem.n, 1.0 / np.sqrt(mem.d)
+    for qs in range(0, n, block_q):
+        qb = mem.load("q", qs, qs + block_q) * scale
+        rows = np.arange(qs, qs + len(qb))[:, None]
+        m, l, acc = np.full((len(qb), 1), -np.inf), np.zeros((len(qb), 1)), np.zeros((len(qb), mem.d))
+        for ks in range(0, qs + len(qb), block_k):  # key blocks starting right of the last row: all masked
+            kb, vb = mem.load("k", ks, ks + block_k), mem.load("v", ks, ks + block_k)
+            s = np.where(np.arange(ks, ks + len(kb))[None, :] > rows, -np.inf, qb @ kb.T)
+            m, l, acc = tile_update(m, l, acc, s, vb)
+        mem.store(qs, acc / l)
+    return mem.result()
+
+
+def flash_traffic(n, d, block_q, block_k) -> dict:
+    """Floats moved between slow and fast memory by :func:`flash_forward`, counted on paper: each query
+    block read once, for the block ending at row ``e`` the keys and values ``0 … min(⌈e / block_k⌉·block_k, n) − 1``
+    read once each, the output written once. ``{"reads": …, "writes": …}``."""
+    n, d = positive_int("n", n), positive_int("d", d)
+    block_q, block_k = positive_int("block_q", block_q), positive_int("block_k", block_k)
+    reads = 0
+    for qs in range(0, n, block_q):
+        end = min(qs + block_q, n)
+        keys = min(-(-end // block_k) * block_k, n)
+        reads += (end - qs) * d + 2 * keys * d
+    return {"reads": reads, "writes": n * d}
+
+
+def naive_traffic(n, d) -> dict:
+    """Floats moved by the textbook forward that materialises the n×n table in slow memory (FlashAttention
+    paper, Algorithm 0): read Q, K, write S; read S, write P; read P and V, write O."""
+    n, d = positive_int("n", n), positive_int("d", d)
+    return {"reads": 2 * n * d + n * n + n * n + n * d, "writes": n * n + n * n + n * d}
+
+
+def traffic_table(forward, *, n: int = 256, d: int = 16, block_q: int = 32, block_k: int = 32,
+                  capacity: int = 8192, seed: int = 0) -> dict:
+    """Run ``forward(mem, block_q, block_k)`` (the learner's tiled forward) once on a random causal
+    problem and return the floats it moved beside the count on paper (:func:`flash_traffic`) and the
+    naive forward's (:func:`naive_traffic`), and the most it held in fast memory:
+    ``{"reads", "writes", "paper", "naive", "peak", "capacity"}``."""
+    if not callable(forward):
+        raise TypeError(f"forward must be your function flash_forward, got {type(forward).__name__}")
+    rng = np.random.default_rng(check_seed("seed", seed))
+    q, k, v = rng.standard_normal((3, positive_int("n", n, maximum=4096), positive_int("d", d, maximum=1024)))
+    mem = FastMemory(q, k, v, capacity)
+    forward(mem, block_q, block_k)
+    return {"reads": mem.reads, "writes": mem.writes, "paper": flash_traffic(n, d, block_q, block_k),
+            "naive": naive_traffic(n, d), "peak": mem.peak, "capacity": mem.capacity}

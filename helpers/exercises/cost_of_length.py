@@ -160,3 +160,179 @@ CODE_EXERCISES = {
                          forbidden_hint="照上面表格里的三步自己算：m_new = max(m, s.max())，修正因子 e^(m − m_new)，"
                                         "新块 e^(s − m_new)。"),
 }
+
+
+# ---- 07-4: the whole tiled forward under a fast-memory budget (a code exercise) ------------------------
+# What it asserts: causal attention computed tile by tile against helpers.tiled.FastMemory — the output
+# to 1e-10, the floats read and written to 1 % of the count on paper for the case's block sizes (query
+# blocks read once, keys and values only up to the diagonal, the output written once), and nothing
+# larger than the budget held at any moment (FastMemory refuses it). Proof cases: block sizes that do
+# not divide n (a ragged last block, on either side); query and key blocks of different sizes (the
+# diagonal tile is not square); scores that grow along the keys (each block raises the running max:
+# without the rescale the old terms count up to e^30 too much); n = 1; a budget that holds a few tiles
+# but not a whole row of scores or all the keys.
+def _flash_case(n, d, block_q, block_k, capacity, seed, growing=False):
+    from ..tiled import FastMemory
+
+    rng = np.random.default_rng([707, seed])
+    q, k, v = rng.standard_normal((3, n, d))
+    if growing:  # keys aligned with every query and longer further right: each key block raises the max
+        u = np.abs(rng.standard_normal(d)) + 0.5
+        q, k = np.abs(q) + u, u * np.linspace(0.2, 6.0, n)[:, None]
+    label = (f"n = {n}、d = {d}、查询块 {block_q}、键块 {block_k}、快速内存 {capacity} 个数"
+             + ("（块大小除不尽 n：最后一块较小）" if n % block_q or n % block_k else ""))
+    return Case(label + ("；分数沿着键越来越大：每一块都抬高最大值" if growing else ""),
+                (FastMemory(q, k, v, capacity), block_q, block_k))
+
+
+def _flash_cases():
+    return [
+        _flash_case(8, 2, 4, 4, 512, 0),
+        _flash_case(10, 3, 4, 4, 512, 1),
+        _flash_case(13, 4, 4, 3, 512, 2),
+        _flash_case(13, 4, 3, 5, 512, 3),
+        _flash_case(24, 4, 4, 4, 512, 4, growing=True),
+        _flash_case(1, 3, 4, 4, 512, 5),
+        _flash_case(96, 4, 8, 8, 640, 6),
+    ]
+
+
+def _flash_reference(mem, block_q, block_k):
+    from ..tiled import flash_forward
+
+    return flash_forward(mem, block_q, block_k)
+
+
+def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, skip=True, mask=True,
+           q_tail=True, k_tail=True, diagonal=True, keep_row=False, all_keys=False, q_inside=False, scale=True,
+           store_inside=False):
+    """A learner's tiled forward with one of the usual mistakes switched on."""
+    n, d = mem.n, mem.d
+    factor = 1.0 / np.sqrt(d) if scale else 1.0
+    for qs in range(0, n if q_tail else n - n % bq, bq):
+        qb = mem.load("q", qs, qs + bq) * factor
+        rows = np.arange(qs, qs + len(qb))[:, None]
+        m, l, acc = np.full((len(qb), 1), -np.inf), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
+        end = (qs + len(qb) if diagonal else qs) if skip else n
+        if all_keys:
+            kb, vb = mem.load("k", 0, end), mem.load("v", 0, end)
+            s = np.where(np.arange(end)[None, :] > rows, -np.inf, qb @ kb.T)
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            mem.store(qs, (p @ vb) / p.sum(axis=1, keepdims=True))
+            continue
+        row = []
+        for ks in range(0, end if k_tail else end - end % bk, bk):
+            if q_inside:
+                qb = mem.load("q", qs, qs + bq) * factor
+            kb, vb = mem.load("k", ks, ks + bk), mem.load("v", ks, ks + bk)
+            s = qb @ kb.T
+            if mask:
+                s = np.where(np.arange(ks, ks + len(kb))[None, :] > rows, -np.inf, s)
+            if keep_row:
+                row.append(s)
+                continue
+            m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+            p = np.exp(s - m_new)
+            c = np.exp(m - m_new)
+            if per_block:
+                p = p / p.sum(axis=1, keepdims=True)
+            l = (l * c if rescale_l else l) + p.sum(axis=1, keepdims=True)
+            acc = (acc * c if rescale_acc else acc) + p @ vb
+            m = m_new
+            if store_inside:
+                mem.store(qs, acc / l)
+        if keep_row:
+            s = np.concatenate(row, axis=1)
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            acc, l = p @ mem.load("v", 0, s.shape[1]), p.sum(axis=1, keepdims=True)
+        mem.store(qs, acc / l)
+    return mem.result()
+
+
+def _wrong_flashes():
+    """The usual mistakes in a tiled forward, each as the wrong code a learner writes."""
+    def variant(**kw):
+        return lambda mem, bq, bk: _flash(mem, bq, bk, **kw)
+
+    rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 都是按 e^(s − m) 加起来的，两个都要先乘修正因子 e^(m − m_new)，"
+               "再加上新块按 e^(s − m_new) 算的部分（练习 3 的那一步）。")
+    return (
+        Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False),
+                seen=("https://github.com/tile-ai/tilelang/pull/1148", "https://github.com/Dao-AILab/flash-attention/issues/333")),
+        Mistake("rescale_l_only", "只缩放了 l，累加器 acc 没有缩放：" + rescale, variant(rescale_acc=False),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/991",)),
+        Mistake("rescale_acc_only", "只缩放了 acc，运行和 l 没有缩放：" + rescale, variant(rescale_l=False),
+                seen=("https://github.com/PaddleJitLab/CUDATutorial/issues/69",)),
+        Mistake("per_block", "每一块各自归一化了（p 除以了这一块自己的和）：块内的权重不是最终的 softmax，"
+                             "分母要等所有块都加进 l 之后，最后算一次 o = acc / l。", variant(per_block=True),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/1349", "https://github.com/datawhalechina/llm-algo-leetcode/issues/147")),
+        Mistake("no_causal_skip", "输出对了，但读入的数太多：因果掩码下，键块整个在对角线右边（起点 ≥ 这一块最后一个查询的位置 + 1）"
+                                  "时全被遮住，不用读进来；内层循环只走到 qs + 这一块的行数。", variant(skip=False),
+                seen=("https://github.com/marin-community/levanter/issues/283", "https://github.com/Xilinx/mlir-air/pull/1749")),
+        Mistake("no_mask", "对角线上的那一块忘了加因果掩码：块里键的位置 j 大于查询位置 i 的分数要设成 −∞"
+                           "（块的起点 ks、qs 加上块内的下标才是真正的位置）。", variant(mask=False),
+                seen=("https://github.com/iCog-Labs-Dev/PC-Transformers/issues/97", "https://github.com/facebookresearch/xformers/issues/103")),
+        Mistake("diagonal_skipped", "内层循环少走了对角线上的那一块：查询块 qs … qs + b − 1 能看到的键一直到它自己，"
+                                    "内层要走到 qs + 这一块的行数，不是 qs。", variant(diagonal=False),
+                seen=("https://github.com/PaddlePaddle/flash-attention/pull/48",)),
+        Mistake("q_tail", "最后那个不满的查询块没有算：n 不是块大小的倍数时，range(0, n, block_q) 的最后一块只有 "
+                          "n − qs 行；load 读到 n 为止，切片不会越界。", variant(q_tail=False),
+                seen=("https://github.com/jax-ml/jax/issues/27224", "https://github.com/tspeterkim/flash-attention-minimal/pull/2")),
+        Mistake("k_tail", "最后那个不满的键块没有读：n（或这一块的终点）不是块大小的倍数时，range(0, 终点, block_k) "
+                          "的最后一块较小，也要算进去。", variant(k_tail=False),
+                seen=("https://github.com/66RING/tiny-flash-attention/issues/12", "https://github.com/intel/sycl-tla/pull/489")),
+        Mistake("keep_row", "把一整行的分数块都留了下来再做 softmax：那就是 n×n 的分数表，快速内存放不下。"
+                            "每个块算完就要并进 m、l、acc（在线 softmax），然后丢掉。", variant(keep_row=True),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/618",)),
+        Mistake("all_keys", "一次把所有的键和值都读进了快速内存：容量只够放几个块；键和值要一块一块地读（block_k 行一次）。",
+                variant(all_keys=True),
+                seen=("https://github.com/Dao-AILab/flash-attention/issues/67",)),
+        Mistake("q_inside", "输出对了，但读入的数太多：查询块在内层循环里每次都重新读了一遍。它在外层读一次，"
+                            "整个内层循环都留在快速内存里。", variant(q_inside=True),
+                seen=("Dao 2023, FlashAttention-2 §3.1 (the loops swapped so each query block is read once)",)),
+        Mistake("store_inside", "输出对了，但写出的数太多：输出块在内层循环里每处理一个键块就写回了一遍。等这个查询块的"
+                                "所有键块都处理完，最后 mem.store(qs, acc / l) 一次。", variant(store_inside=True),
+                seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i written back after every key block)",)),
+        Mistake("no_scale", "忘了除以 √d：分数是 q·kᵀ / √d，d = mem.d。", variant(scale=False),
+                seen=("https://github.com/jax-ml/jax/issues/19450", "https://github.com/NVIDIA/Megatron-LM/pull/848")),
+    )
+
+
+FLASH_SOLUTION = '''\
+import numpy as np
+
+
+def flash_forward(mem, block_q, block_k):
+    """带因果掩码的注意力，一块一块地算：mem 是 helpers.tiled.FastMemory（q、k、v 在慢速内存里）。"""
+    n, d = mem.n, mem.d
+    for qs in range(0, n, block_q):
+        qb = mem.load("q", qs, qs + block_q) / np.sqrt(d)    # 这一块查询，在外层读一次
+        rows = np.arange(qs, qs + len(qb))[:, None]           # 它们的位置
+        m = np.full((len(qb), 1), -np.inf)                    # 运行最大值
+        l = np.zeros((len(qb), 1))                            # 运行和 Σ e^(s − m)
+        acc = np.zeros((len(qb), d))                          # 累加器 Σ e^(s − m)·v
+        for ks in range(0, qs + len(qb), block_k):            # 对角线右边的键块整块跳过
+            kb, vb = mem.load("k", ks, ks + block_k), mem.load("v", ks, ks + block_k)
+            cols = np.arange(ks, ks + len(kb))[None, :]
+            s = np.where(cols > rows, -np.inf, qb @ kb.T)     # 块内的因果掩码
+            m_new = np.maximum(m, s.max(axis=1, keepdims=True))
+            c = np.exp(m - m_new)                             # 旧的部分换到新基准
+            p = np.exp(s - m_new)
+            l = l * c + p.sum(axis=1, keepdims=True)
+            acc = acc * c + p @ vb
+            m = m_new
+        mem.store(qs, acc / l)                                # 最后才除以 l，写回一次
+    return mem.result()
+'''
+
+CODE_EXERCISES["07-4"] = CodeExercise(
+    "自己写整个分块的前向：查询块在外、键块在内，运行最大值、运行和、累加器，快速内存有容量上限",
+    "flash_forward(mem, block_q, block_k)", ("mem", "block_q", "block_k"), ("输出 o", "读入 reads", "写出 writes"),
+    _flash_cases, _flash_reference, _wrong_flashes(), FLASH_SOLUTION, rtol=1e-10, atol=1e-10,
+    # traffic is an exact count for given block sizes; 1 % leaves room for a different but sound bookkeeping
+    output_tolerances=((1e-10, 1e-10), (1e-2, 0.0), (1e-2, 0.0)),
+    returns="返回三个值：慢速内存里的输出 o、读入和写出的浮点数个数（最后一行 return mem.result() 就是它们）",
+    forbidden=("helpers.tiled.flash_forward", "helpers.tiled.tiled_attention", "helpers.tiled.tile_update",
+               "helpers.tiled.naive_attention", "helpers.scaled_dot_product_attention"),
+    forbidden_hint="照练习 3 的一步自己写：外层按 block_q 读查询块，内层按 block_k 读键块和值块，更新 m、l、acc，"
+                   "最后 mem.store(qs, acc / l)。")

@@ -37,7 +37,7 @@ from .compare import (
 )
 from .diagnose import diagnose, error_hint
 from .originals import Pristine, first_time, remember_originals
-from .returned import reader
+from .returned import measuring, reader
 from .sandbox import call_learner
 from .watch import forbidden_codes
 
@@ -67,9 +67,12 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine) -> tuple:
     forbidden = forbidden_codes(exercise.forbidden)
     calls = []
     for case, case_shapes in zip(cases, expected_shapes(exercise, cases)):
+        read = reader(exercise.outputs, case_shapes)
+        if exercise.measure is not None:
+            read = measuring(read, exercise.measure, case.args)
         with world.learners():
             call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm,
-                                forbidden=forbidden, reader=reader(exercise.outputs, case_shapes))
+                                forbidden=forbidden, reader=read)
         calls.append(call)
         if call.forbidden or call.timed_out or call.error is not None or call.unwatched:
             break

@@ -10,6 +10,8 @@ from typing import Callable
 
 #: seconds one case may take before the learner's function is stopped
 TIME_LIMIT = 2.0
+#: the absolute tolerance of an output measured for the diagnosis only: never judged, never shown
+NOT_JUDGED = 1e9
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,13 @@ class CodeExercise:
     solution: str = ""
     rtol: float = 1e-6
     atol: float = 1e-9
+    #: ``(rtol, atol)`` per output where one output is judged otherwise (counts of floats moved to
+    #: within 1 % beside an output to 1e-10); outputs past its end use ``rtol``/``atol``
+    output_tolerances: tuple = ()
+    #: ``measure(returned, *args)`` → the outputs compared, for a function judged by what its result
+    #: does rather than by its values (weights judged by the predictions of the model they make);
+    #: outputs whose absolute tolerance is :data:`NOT_JUDGED` are measured for the diagnosis only
+    measure: Callable | None = None
     time_limit: float = TIME_LIMIT
     extra: dict = field(default_factory=dict)
     #: what the function returns, as a clause of the sentence “要写的是 f(x)，<returns>。”

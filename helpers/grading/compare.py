@@ -71,7 +71,14 @@ def reference_outputs(exercise: CodeExercise, case: Case) -> tuple:
     """The reference's outputs on ``case``, computed in float64 (float32 inputs are exact in float64)."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return _outputs(exercise, exercise.reference(*copy.deepcopy(_cast_args(case.args, np.float64))))
+        args = copy.deepcopy(_cast_args(case.args, np.float64))
+        return _outputs(exercise, measured(exercise, exercise.reference(*args), args))
+
+
+def measured(exercise: CodeExercise, value, args: tuple):
+    """``value`` (what a function returned on ``args``) as the outputs to compare: the exercise's
+    :attr:`~helpers.grading.code_exercise.CodeExercise.measure` of it, else ``value`` itself."""
+    return value if exercise.measure is None else exercise.measure(value, *args)
 
 
 def tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tuple, ulps: int = FLOAT32_ULPS) -> tuple:
@@ -81,18 +88,20 @@ def tolerances(exercise: CodeExercise, case: Case, exact: tuple, precisions: tup
     tols = []
     ref32 = None
     for i, e in enumerate(exact):
+        rtol, atol = exercise.output_tolerances[i] if i < len(exercise.output_tolerances) else (exercise.rtol, exercise.atol)
         if i < len(precisions) and precisions[i] is np.float32:
             if ref32 is None:
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
-                    ref32 = _outputs(exercise, exercise.reference(*copy.deepcopy(_cast_args(case.args, np.float32))))
+                    args32 = copy.deepcopy(_cast_args(case.args, np.float32))
+                    ref32 = _outputs(exercise, measured(exercise, exercise.reference(*args32), args32))
             eps = float(np.finfo(np.float32).eps)
             err = np.abs(ref32[i] - e) if ref32[i].shape == e.shape else np.zeros_like(e)
             err = np.where(np.isfinite(err), err, 0.0)
             rel = float(np.max(FLOAT32_ERROR_FACTOR * err / (1.0 + np.abs(e)), initial=0.0)) + ulps * eps
-            tols.append((max(rel, exercise.rtol), max(rel, exercise.atol)))
+            tols.append((max(rel, rtol), max(rel, atol)))
         else:
-            tols.append((exercise.rtol, exercise.atol))
+            tols.append((rtol, atol))
     return tuple(tols)
 
 

@@ -16,7 +16,7 @@ import inspect
 import numpy as np
 
 from .code_exercise import Case, CodeExercise, Mistake
-from .compare import Result, close_each, fit, matches, tolerances
+from .compare import Result, close_each, fit, matches, measured, tolerances
 from .messages import number_text
 from .returned import Unreadable, read_outputs
 from .sandbox import Call, Raised, quiet
@@ -71,6 +71,8 @@ def error_hint(exercise: CodeExercise, case: Case, call: Call, fn=None, earlier=
 def _variant_outputs(exercise: CodeExercise, mistake: Mistake, case: Case):
     """``mistake``'s wrong implementation's outputs on ``case`` (``None`` if it raises or is unreadable)."""
     theirs = quiet(mistake.wrong, case.args)
+    if not isinstance(theirs, Raised) and exercise.measure is not None:
+        theirs = quiet(lambda *args: measured(exercise, theirs, args), case.args)
     if isinstance(theirs, Raised):
         return None
     try:

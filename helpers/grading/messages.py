@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from ..render.format import wrap_text
-from .code_exercise import Case, CodeExercise
+from .code_exercise import NOT_JUDGED, Case, CodeExercise
 from .compare import Result, fit, input_is_float32
 from .returned import code_name
 
@@ -201,6 +201,10 @@ def _tolerance_words(exercise: CodeExercise, results: list) -> str:
     """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
     if all(np.float32 in r.precisions or r.stepped for r in results):
         return "误差在 float32 的精度以内，见下一行"
+    if exercise.output_tolerances:  # judged output by output: each with its own tolerance
+        return "；".join(f"{label}：" + "、".join(part for part in (f"相对误差 ≤ {r:g}" if r else "",
+                                                                  f"绝对误差 ≤ {a:g}" if a else "") if part)
+                        for label, (r, a) in zip(exercise.outputs, exercise.output_tolerances) if a < NOT_JUDGED)
     return f"相对误差 ≤ {exercise.rtol:g}，接近 0 的值绝对误差 ≤ {exercise.atol:g}"
 
 
@@ -219,6 +223,8 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list) -> 
     head = case_lines(exercise, first.case, first.index, total)
     lines = ["✘ 还不对。" + head[0], head[1]]
     for label, g, e, fine, (r, a) in zip(exercise.outputs, first.got, first.exact, first.ok, first.tols):
+        if a >= NOT_JUDGED:  # measured for the diagnosis only
+            continue
         if fine:
             lines.append(f"  {label}：对")
         else:

@@ -75,6 +75,21 @@ def _check_sizes(result, outputs: tuple, shapes: tuple):
                              "或者把不该相乘的两个维度做了外积。", "too_big")
 
 
+def measuring(read, measure, args: tuple):
+    """``read`` applied to ``measure(result, *args)``: for an exercise judged by what the learner's
+    result does. A result the measure cannot use (wrong keys, shapes, types) is :class:`Unreadable`
+    with the measure's own sentence."""
+    def read_measured(result):
+        if result is None:
+            return read(None)
+        try:
+            values = measure(result, *args)
+        except (TypeError, ValueError, KeyError) as why:
+            return Read(problem=Unreadable(f"返回的结果用不了：{why}"))
+        return read(values)
+    return read_measured
+
+
 @dataclass(frozen=True)
 class Read:
     """The learner's result as plain float64 arrays (``got``) and the precision each was computed in

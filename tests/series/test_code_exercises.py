@@ -17,7 +17,8 @@ KEYS = list(CODE_EXERCISES)
 #: code exercises whose cells the lead inserts into their notebook at merge (12 is rewritten elsewhere)
 AWAITING_NOTEBOOK: set = set()
 NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_attention_layer",
-               "07": "07_cost_of_length", "09": "09_real_model", "12": "12_heads_at_work"}
+               "07": "07_cost_of_length", "09": "09_real_model", "11": "11_learning_a_circuit",
+               "12": "12_heads_at_work"}
 
 
 #: code exercises whose cases include the real model's layer when the model is installed
@@ -70,7 +71,9 @@ def test_the_reference_and_the_printed_solution_pass(key, capsys):
 def test_every_usual_mistake_is_rejected_with_its_own_hint(key):
     exercise = CODE_EXERCISES[key]
     wrong = [m for m in exercise.mistakes if m.wrong is not None]
-    assert len(wrong) >= 5
+    # an exercise judged by what its result does (measure) names mistakes from the measurements
+    # (Mistake.test); the weights that make each are in the grader corpus, tested there
+    assert len(wrong) >= 5 or (exercise.measure is not None and len(exercise.mistakes) >= 5)
     for mistake in wrong:
         ok, message, name = _judge(key, mistake.wrong)
         assert ok is False, mistake.name
@@ -122,8 +125,9 @@ def test_misbehaving_functions_get_a_hint_not_a_traceback(key):
     assert (ok, mistake) == (False, "timeout")
     ok, message, _ = _judge(key, prints)
     assert ok is True and "打印了" in message and len(message) < 600
-    ok, message, mistake = _judge(key, mutates)
-    assert (ok, mistake) == (False, "mutation")
+    if any(isinstance(a, np.ndarray) for a in exercise.cases()[0].args):  # 07-4's memory has no public way to
+        ok, message, mistake = _judge(key, mutates)                       # change its problem
+        assert (ok, mistake) == (False, "mutation")
 
 
 @pytest.mark.parametrize("key", [k for k in KEYS if k not in AWAITING_NOTEBOOK])
@@ -178,6 +182,8 @@ CHEATS = {
     "06-3": (_gqa_with_helpers_repeat, "helpers.layer.repeat_kv"),
     "07-3": (lambda m, l, acc, s, v: helpers.tiled.online_softmax_update(m, l, acc, s, v),
              "helpers.tiled.online_softmax_update"),
+    "07-4": (lambda mem, bq, bk: helpers.tiled.flash_forward(mem, bq, bk), "helpers.tiled.flash_forward"),
+    "11-4": (lambda W_E, W_U, length: helpers.circuit.history.load() and None, "helpers.circuit.history.load"),
     "12-4": (lambda A, T: float(helpers.heads.induction_score(A, T)), "helpers.heads.induction_score"),
     "12-5": (lambda A, B, rows: float(helpers.heads.pattern_change(A, B, rows)), "helpers.heads.pattern_change"),
     "06-4": (lambda x, p, c: helpers.layer.apply_rope(np.reshape(x, (len(x), -1, x.shape[-1])), p, c.rope_theta,

@@ -292,6 +292,254 @@ ONLINE_WRONG = [
 ]
 
 
+# ---- 07-4 tiled forward under a fast-memory budget -----------------------------------------------------
+def _fl(mem, bq, bk, *, update=None, last=None, mask=lambda s, r, c: np.where(c > r, -np.inf, s),
+        q_blocks=None, k_stop=None, reload_q=False, scale=None, store_each=False):
+    """A learner's tiled forward written its own way: the tile update in one expression per state."""
+    n, d = mem.n, mem.d
+    scale = 1 / math.sqrt(d) if scale is None else scale
+    for qs in (range(0, n, bq) if q_blocks is None else q_blocks(n, bq)):
+        qb = mem.load("q", qs, min(qs + bq, n))
+        r = np.arange(qs, qs + qb.shape[0]).reshape(-1, 1)
+        m, l, o = np.full((len(qb), 1), -np.inf), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
+        for ks in range(0, min(n, qs + len(qb)) if k_stop is None else k_stop(n, qs, len(qb)), bk):
+            if reload_q:
+                qb = mem.load("q", qs, min(qs + bq, n))
+            kb, vb = mem.load("k", ks, min(ks + bk, n)), mem.load("v", ks, min(ks + bk, n))
+            s = mask(np.einsum("id,jd->ij", qb, kb) * scale, r, np.arange(ks, ks + len(kb)).reshape(1, -1))
+            m, l, o = (update or _fl_update)(m, l, o, s, vb)
+            if store_each:
+                mem.store(qs, o / l)
+        mem.store(qs, o / l if last is None else last(o, l))
+    return mem.result()
+
+
+def _fl_update(m, l, o, s, vb):
+    mn = np.maximum(m, s.max(1, keepdims=True))
+    p = np.exp(s - mn)
+    return mn, np.exp(m - mn) * l + p.sum(1, keepdims=True), np.exp(m - mn) * o + p @ vb
+
+
+def _fl_normalised_each_step(m, l, o, s, vb):
+    """FlashAttention-1's bookkeeping: o kept normalised after every tile (sound: it is rescaled by l)."""
+    mn = np.maximum(m, s.max(1, keepdims=True))
+    p = np.exp(s - mn)
+    ln = np.exp(m - mn) * l + p.sum(1, keepdims=True)
+    return mn, ln, (np.exp(m - mn) * l * o + p @ vb) / ln
+
+
+def _fl_rows(mem, bq, bk):
+    """One query row at a time inside each tile (plain Python over the rows)."""
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq)
+        state = [(-math.inf, 0.0, np.zeros(d)) for _ in range(len(qb))]
+        for ks in range(0, qs + len(qb), bk):
+            kb, vb = mem.load("k", ks, ks + bk), mem.load("v", ks, ks + bk)
+            for i in range(len(qb)):
+                seen = min(len(kb), qs + i - ks + 1)
+                if seen <= 0:
+                    continue
+                sc = kb[:seen] @ qb[i] / math.sqrt(d)
+                m, l, acc = state[i]
+                mn = max(m, float(sc.max()))
+                p = np.exp(sc - mn)
+                state[i] = (mn, l * math.exp(m - mn) + float(p.sum()), acc * math.exp(m - mn) + p @ vb[:seen])
+        mem.store(qs, np.array([acc / l for _, l, acc in state]))
+    return mem.result()
+
+
+def _fl_float32(mem, bq, bk):
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq).astype(np.float32) / np.float32(math.sqrt(d))
+        r = np.arange(qs, qs + len(qb))[:, None]
+        m, l, o = np.full((len(qb), 1), -np.inf, np.float32), np.zeros((len(qb), 1), np.float32), \
+            np.zeros((len(qb), d), np.float32)
+        for ks in range(0, qs + len(qb), bk):
+            kb = mem.load("k", ks, ks + bk).astype(np.float32)
+            vb = mem.load("v", ks, ks + bk).astype(np.float32)
+            s = qb @ kb.T
+            s[np.arange(ks, ks + len(kb))[None, :] > r] = -np.inf
+            m, l, o = _fl_update(m, l, o, s, vb)
+        mem.store(qs, o / l)
+    return mem.result()
+
+
+FLASH_RIGHT = [_fl, lambda mem, bq, bk: _fl(mem, bq, bk, update=_fl_normalised_each_step, last=lambda o, l: o),
+               _fl_rows, _fl_float32]
+
+
+def _fl_keep(mem, bq, bk):
+    """Scores of the whole row kept, softmax at the end (the n-wide table)."""
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq) / math.sqrt(d)
+        r = np.arange(qs, qs + len(qb))[:, None]
+        tiles, values = [], []
+        for ks in range(0, qs + len(qb), bk):
+            kb, vb = mem.load("k", ks, ks + bk), mem.load("v", ks, ks + bk)
+            tiles.append(np.where(np.arange(ks, ks + len(kb))[None, :] > r, -np.inf, qb @ kb.T))
+            values.append(vb)
+        s = np.hstack(tiles)
+        w = np.exp(s - s.max(1, keepdims=True))
+        mem.store(qs, (w / w.sum(1, keepdims=True)) @ np.vstack(values))
+    return mem.result()
+
+
+FLASH_WRONG = [
+    ("no rescale at all", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (
+        np.maximum(m, s.max(1, keepdims=True)), l + np.exp(s - np.maximum(m, s.max(1, keepdims=True))).sum(1, keepdims=True),
+        o + np.exp(s - np.maximum(m, s.max(1, keepdims=True))) @ vb)), {"no_rescale"}),
+    ("o not rescaled", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (lambda mn: (
+        mn, np.exp(m - mn) * l + np.exp(s - mn).sum(1, keepdims=True), o + np.exp(s - mn) @ vb))(
+        np.maximum(m, s.max(1, keepdims=True)))), {"rescale_l_only"}),
+    ("l not rescaled", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (lambda mn: (
+        mn, l + np.exp(s - mn).sum(1, keepdims=True), np.exp(m - mn) * o + np.exp(s - mn) @ vb))(
+        np.maximum(m, s.max(1, keepdims=True)))), {"rescale_acc_only"}),
+    ("softmax inside each tile", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (lambda mn: (
+        mn, np.exp(m - mn) * l + 1.0, np.exp(m - mn) * o + (np.exp(s - mn) / np.exp(s - mn).sum(1, keepdims=True)) @ vb))(
+        np.maximum(m, s.max(1, keepdims=True)))), {"per_block"}),
+    ("every key block visited", lambda *a: _fl(*a, k_stop=lambda n, qs, rows: n), {"no_causal_skip"}),
+    ("no mask in the diagonal tile", lambda *a: _fl(*a, mask=lambda s, r, c: s), {"no_mask"}),
+    ("diagonal tile left out", lambda *a: _fl(*a, k_stop=lambda n, qs, rows: qs), {"diagonal_skipped", "nonfinite"}),
+    ("n // block_q query blocks", lambda *a: _fl(*a, q_blocks=lambda n, bq: range(0, n // bq * bq, bq)), {"q_tail"}),
+    ("whole row of scores kept", _fl_keep, {"keep_row", "error"}),
+    ("q loaded for every key block", lambda *a: _fl(*a, reload_q=True), {"q_inside"}),
+    ("no 1/√d", lambda *a: _fl(*a, scale=1.0), {"no_scale"}),
+    ("output stored after every key block", lambda *a: _fl(*a, store_each=True), {"store_inside"}),
+    ("divided by d", lambda mem, bq, bk: _fl(mem, bq, bk, scale=1 / mem.d), GENERIC),
+    ("mask hides the diagonal", lambda *a: _fl(*a, mask=lambda s, r, c: np.where(c >= r, -np.inf, s)),
+     GENERIC),
+    ("output returned without the traffic", lambda *a: _fl(*a)[0], GENERIC),
+]
+
+
+# ---- 11-4 induction head by hand ---------------------------------------------------------------------
+def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position=None, gain=30.0,
+        l0_query="pos", swap_qk=False, layers_swapped=False):
+    """A learner's induction head in one-hot subspaces (token, previous token, output, positions),
+    written its own way; the keywords are the slips."""
+    V, D = W_E.shape
+    t, p, o = np.arange(V), np.arange(V, 2 * V), np.argmax(W_U, axis=0)
+    ps = np.arange(3 * V, 3 * V + n)
+    Q, K, Vw, O = (np.zeros((2, 1, D, D)) for _ in range(4))
+    W_pos = np.zeros((n, D))
+    W_pos[np.arange(n), ps] = 1
+    g = gain * math.sqrt(D)
+    a, b = (1, 0) if layers_swapped else (0, 1)
+    if l0_query == "pos":
+        Q[a, 0, ps[back:], np.arange(n - back)] = g
+        K[a, 0, ps[:n - back], np.arange(n - back)] = 1
+    else:
+        Q[a, 0, t, t] = g
+        K[a, 0, t, t] = 1
+    Vw[a, 0, t, t] = 1
+    O[a, 0, t, p] = 1
+    if by_position is None:
+        q_src, k_src = (p, t) if swap_qk else (t, p if key == "prev" else t)
+        Q[b, 0, q_src, t] = g
+        K[b, 0, k_src, t] = 1
+    else:
+        Q[b, 0, ps[by_position:], np.arange(n - by_position)] = g
+        K[b, 0, ps[:n - by_position], np.arange(n - by_position)] = 1
+    Vw[b, 0, p if value == "prev" else t, t] = 1
+    O[b, 0, t, o if write is None else write(o, t, V)] = 1
+    return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
+
+
+def _ih_two_heads(W_E, W_U, n):
+    """Two heads of D/2 per layer; the work in layer 0's head 1 and layer 1's head 0, the other heads idle."""
+    V, D = W_E.shape
+    h = D // 2
+    t, p, o, ps = np.arange(V), np.arange(V, 2 * V), np.argmax(W_U, axis=0), np.arange(3 * V, 3 * V + n)
+    Q, K, Vw = (np.zeros((2, 2, D, h)) for _ in range(3))
+    O = np.zeros((2, 2, h, D))
+    W_pos = np.zeros((n, D))
+    W_pos[np.arange(n), ps] = 1
+    g = 25 * math.sqrt(h)
+    Q[0, 1, ps[1:], np.arange(n - 1)] = g
+    K[0, 1, ps[:-1], np.arange(n - 1)] = 1
+    Vw[0, 1, t, t] = 1
+    O[0, 1, t, p] = 1
+    Q[1, 0, t, t] = g
+    K[1, 0, p, t] = 1
+    Vw[1, 0, t, t] = 1
+    O[1, 0, t, o] = 1
+    return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
+
+
+def _ih_rotary(W_E, W_U, n):
+    """Positions as one rotating pair of dimensions (the query turned back one step, like RoPE); the
+    previous token stored in a random orthonormal basis, not one-hot."""
+    V, D = W_E.shape
+    t, o = np.arange(V), np.argmax(W_U, axis=0)
+    rot = np.linalg.qr(np.random.default_rng(V).standard_normal((V, V)))[0]
+    pair = np.array([3 * V, 3 * V + 1])
+    theta = np.pi / (2 * n)
+    W_pos = np.zeros((n, D))
+    W_pos[:, pair[0]], W_pos[:, pair[1]] = np.cos(theta * np.arange(n)), np.sin(theta * np.arange(n))
+    Q, K, Vw, O = (np.zeros((2, 1, D, D)) for _ in range(4))
+    c, s_ = math.cos(-theta), math.sin(-theta)
+    g = 40 / (1 - math.cos(theta)) * math.sqrt(D)    # neighbours differ by 1 − cos θ: scaled to a gap of 40
+    Q[0, 0, pair[0], :2], Q[0, 0, pair[1], :2] = np.array([c, s_]) * g, np.array([-s_, c]) * g
+    K[0, 0, pair, np.arange(2)] = 1
+    Vw[0, 0, t, t] = 1
+    O[0, 0, t, V:2 * V] = rot                          # token t written as row t of a rotation
+    Q[1, 0, t, t] = 30 * math.sqrt(D)
+    K[1, 0, V:2 * V, :V] = rot.T                        # read back: rot rows are orthonormal
+    Vw[1, 0, t, t] = 1
+    O[1, 0, t, o] = 1
+    return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
+
+
+def _ih_split_vocab_float32(W_E, W_U, n):
+    """Float32; the previous token kept in the last dimensions (positions reach only queries and keys,
+    so the stream's position dimensions are free) and positions in V…V+n; layer 1 has two heads, one
+    for the queries of even tokens, one for the odd."""
+    V, D = W_E.shape
+    h = D // 2
+    t, o = np.arange(V), np.argmax(W_U, axis=0)
+    prev = np.arange(D - V, D)
+    ps = np.arange(V, V + n)
+    Q, K, Vw = (np.zeros((2, 2, D, h), np.float32) for _ in range(3))
+    O = np.zeros((2, 2, h, D), np.float32)
+    W_pos = np.zeros((n, D), np.float32)
+    W_pos[np.arange(n), ps] = 1
+    g = 25 * math.sqrt(h)
+    Q[0, 0, ps[1:], np.arange(n - 1)] = g
+    K[0, 0, ps[:-1], np.arange(n - 1)] = 1
+    Vw[0, 0, t, t] = 1
+    O[0, 0, t, prev] = 1
+    for head, part in enumerate((t[::2], t[1::2])):
+        k = np.arange(len(part))
+        Q[1, head, part, k] = g
+        K[1, head, prev[part], k] = 1
+        Vw[1, head, t, t] = 1                           # each head copies whatever token it finds
+        O[1, head, t, o] = 1
+    return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
+
+
+INDUCTION_HAND_RIGHT = [_ih, _ih_two_heads, _ih_rotary, _ih_split_vocab_float32]
+INDUCTION_HAND_WRONG = [
+    ("layer 0 two back", lambda *a: _ih(*a, back=2), {"two_back"}),
+    ("layer-1 key reads the token", lambda *a: _ih(*a, key="tok"), {"self_attend"}),
+    ("layer 0 looks at itself", lambda *a: _ih(*a, back=0), {"self_attend"}),
+    ("layer-1 value reads the previous token", lambda *a: _ih(*a, value="prev"), {"no_copy"}),
+    ("layer-1 output written where W_U does not read", lambda *a: _ih(*a, write=lambda o, t, V: t), {"no_copy"}),
+    ("layer-1 output one token off", lambda *a: _ih(*a, write=lambda o, t, V: o[(t + 1) % V]), {"no_copy"}),
+    ("layer 1 by a fixed distance", lambda W_E, W_U, n: _ih(W_E, W_U, n, by_position=min(W_E.shape[0] - 1,
+                                                                                          (n - 1) // 2) - 1),
+     {"positional"}),
+    ("no gain", lambda *a: _ih(*a, gain=1 / math.sqrt(a[0].shape[1])), {"soft"}),
+    ("query and key swapped in layer 1", lambda *a: _ih(*a, swap_qk=True), {"other"}),
+    ("layer 0 matches tokens, not positions", lambda *a: _ih(*a, l0_query="tok"), {"self_attend", "other"}),
+    ("layers in the wrong order", lambda *a: _ih(*a, layers_swapped=True), {"self_attend", "other", "soft"}),
+    ("W_pos missing", lambda *a: {k: v for k, v in _ih(*a).items() if k != "W_pos"}, {"unreadable"}),
+    ("W_Q for one layer", lambda *a: {**_ih(*a), "W_Q": _ih(*a)["W_Q"][0]}, {"unreadable"}),
+]
+
+
 # ---- 12-4 induction score ----------------------------------------------------------------------------
 def _ind(A, T, offset=1, start=None, stop=None, reduce=np.mean, transpose=False):
     q = np.arange(T + 1 if start is None else start(T), 2 * T + 1 if stop is None else stop(T))
@@ -608,7 +856,9 @@ CORPUS = {
     "06-3": (GQA_WRONG, GQA_RIGHT),
     "06-4": (ROPE_WRONG, ROPE_RIGHT),
     "07-3": (ONLINE_WRONG, ONLINE_RIGHT),
+    "07-4": (FLASH_WRONG, FLASH_RIGHT),
     "09-4": (DECODE_WRONG, DECODE_RIGHT),
+    "11-4": (INDUCTION_HAND_WRONG, INDUCTION_HAND_RIGHT),
     "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "12-5": (PATTERN_WRONG, PATTERN_RIGHT),
 }

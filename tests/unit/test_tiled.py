@@ -68,3 +68,79 @@ def test_online_softmax_update_steps_to_the_softmax_and_checks_its_state():
         tiled.online_softmax_update(0.0, 1.0, np.zeros(3), scores[:2], values[:2])
     with pytest.raises(ValueError, match="running_max"):
         tiled.online_softmax_update(np.nan, 1.0, np.zeros(2), scores[:2], values[:2])
+
+
+# ---- the fast-memory simulator of 07's exercise 4 ----------------------------------------------------
+from helpers.tiled import FastMemory, FastMemoryFull, flash_forward, flash_traffic, naive_traffic  # noqa: E402
+
+
+def _problem(n, d, seed=0):
+    return np.random.default_rng(seed).standard_normal((3, n, d))
+
+
+@pytest.mark.parametrize("n, d, bq, bk", [(8, 2, 4, 4), (10, 3, 4, 4), (13, 4, 4, 3), (13, 4, 3, 5), (1, 3, 4, 4),
+                                          (64, 8, 16, 8)])
+def test_flash_forward_matches_attention_and_moves_what_the_count_on_paper_says(n, d, bq, bk):
+    q, k, v = _problem(n, d)
+    mem = FastMemory(q, k, v, 10_000)
+    o, reads, writes = flash_forward(mem, bq, bk)
+    # float64 sums of ≤ 64 terms of size ~1 (rounding ~1e-15): the reference's order differs, not its terms
+    np.testing.assert_allclose(o, naive_attention(q, k, v), rtol=0, atol=1e-12)
+    assert (reads, writes) == tuple(float(x) for x in flash_traffic(n, d, bq, bk).values())
+    assert mem.held == 0  # every tile released once the forward returns
+
+
+def test_the_counts_on_paper_for_one_block_and_the_naive_forward():
+    assert flash_traffic(4, 2, 4, 4) == {"reads": 4 * 2 * 3, "writes": 8}
+    assert naive_traffic(4, 2) == {"reads": 3 * 8 + 2 * 16, "writes": 2 * 16 + 8}
+    assert flash_traffic(256, 16, 32, 32)["reads"] < naive_traffic(256, 16)["reads"] / 3
+
+
+def test_an_array_that_does_not_fit_is_refused_with_its_size():
+    q, k, v = _problem(16, 4)
+    mem = FastMemory(q, k, v, 100)
+    kb = mem.load("k", 0, 16)  # 64 floats
+    with pytest.raises(FastMemoryFull, match=r"shape \(16, 16\) \(256 floats\).*64 of capacity=100"):
+        kb @ kb.T
+    assert mem.held == 64 and mem.peak == 64
+    with pytest.raises(FastMemoryFull, match="40 floats"):
+        mem.load("v", 0, 10)
+    del kb
+    assert mem.held == 0
+
+
+def test_temporaries_count_while_they_live_and_views_are_free():
+    q, k, v = _problem(8, 2)
+    mem = FastMemory(q, k, v, 1000)
+    qb = mem.load("q", 0, 4)
+    s = np.exp(qb @ qb.T - 1.0)  # three 4×4 arrays made, one kept
+    assert mem.peak == 8 + 16 + 16 and mem.held == 8 + 16
+    _ = s[:, :2]
+    assert mem.held == 8 + 16
+    w = np.where(s > 1, s, 0.0)  # numpy functions' results are held too
+    assert mem.held == 8 + 32 and isinstance(w, np.ndarray)
+
+
+def test_bad_calls_name_the_argument():
+    q, k, v = _problem(6, 2)
+    mem = FastMemory(q, k, v, 100)
+    with pytest.raises(ValueError, match="name must be one of 'q', 'k', 'v'"):
+        mem.load("o", 0, 2)
+    with pytest.raises(TypeError, match="start must be a row number"):
+        mem.load("q", 0.0, 2)
+    with pytest.raises(ValueError, match="start < n = 6"):
+        mem.load("q", 6, 8)
+    with pytest.raises(ValueError, match="store writes rows"):
+        mem.store(5, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="k"):
+        FastMemory(q, k[:3], v, 100)
+    with pytest.raises(ValueError, match="capacity"):
+        FastMemory(q, k, v, 0)
+
+
+def test_a_load_past_n_reads_up_to_n_and_memories_with_the_same_problem_are_equal():
+    q, k, v = _problem(6, 2)
+    mem = FastMemory(q, k, v, 100)
+    assert mem.load("k", 4, 10).shape == (2, 2) and mem.reads == 4
+    mem.store(0, np.ones((6, 2)))
+    assert mem == FastMemory(q, k, v, 100) and mem != FastMemory(q, k, v, 101)
