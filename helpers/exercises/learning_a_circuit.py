@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from ..circuit import history, sweep
+from ..circuit.model import Config, Model, forward
 from ..circuit.task import Task
 from ..grading.answers import Choice, Exercise, Number, Numbers
 from ..grading.code_exercise import NOT_JUDGED, Case, CodeExercise, Mistake
@@ -139,8 +140,6 @@ def _induction_cases():
 
 def _induction_model(params, w_e, w_u, length):
     """The learner's weights around the given embedding as a :class:`helpers.circuit.Model`."""
-    from ..circuit.model import Config, Model
-
     if not isinstance(params, dict):
         raise TypeError(f"应返回一个字典 {{'W_pos': …, 'W_Q': …, 'W_K': …, 'W_V': …, 'W_O': …}}，"
                         f"收到的是 {type(params).__name__}")
@@ -184,8 +183,6 @@ def induction_measure(params, w_e, w_u, length) -> tuple:
     two back; layer 1: itself and the induction target), how often layer 1's head raises the logit of
     the token it attends to most, the accuracy when every sequence repeats at the same offset (200 more
     sequences), and how sharp the flatter layer's working head is (its largest weight per query, averaged)."""
-    from ..circuit.model import forward
-
     model = _induction_model(params, w_e, w_u, length)
     tokens, rows, cols, targets, s, r = _graded_sequences(w_e.shape[0], length)
     cache = forward(model, tokens)                             # the random sequences, then the fixed ones
