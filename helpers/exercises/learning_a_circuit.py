@@ -248,7 +248,7 @@ def _induction_mistakes():
                 test=lambda case, got, exp: got[target1] > 0.5 and got[copies] < 0.5,
                 seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (OV copying circuit)",)),
         Mistake("positional", "只在重复段的起点和长度固定时才对：第 1 层按位置往回看固定的距离，而这里每条序列的重复段"
-                              "长度和起点都是随机的。要按内容找：查询的当前 token 和键的“前一个 token”相同（第 11 篇的"
+                              "长度和起点都是随机的。要按内容找：查询的当前 token 和键的“前一个 token”相同（笔记本 11 的"
                               "位置上限）。",
                 test=lambda case, got, exp: got[fixed] >= 0.9 and got[acc] < 0.99,
                 seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Olsson et al. 2022, In-context Learning and Induction Heads (repeated random tokens)")),
