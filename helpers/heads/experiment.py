@@ -198,17 +198,19 @@ class HeadStudy:
                                       "weights": done["weights"][0]}
         return self._ablated[key]
 
-    def composition(self, sender, receiver, kind: str = "zero") -> list:
+    def composition(self, sender, receiver, kind: str = "zero", *, path: str = "direct",
+                    inputs=(("q",), ("k",), ("v",), ("q", "k", "v"))) -> list:
         """:func:`helpers.heads.composition` on this study: ``sender``'s direct write removed
         (zeroed, or for ``kind="mean"`` replaced by its mean output over the reference sequences)
-        from ``receiver``'s queries only, keys only, values only, and all three. One dict per
+        from ``receiver``'s queries only, keys only, values only, and all three (or the groups in
+        ``inputs``; ``path="total"``: the stream of a run without the sender instead). One dict per
         input: ``"inputs"`` (e.g. ``("k",)``), ``"weights"`` (the receiver's pattern, ``(seeds, n,
         n)``), ``"induction"`` (the receiver's induction score on
         each sequence, ``(seeds,)``) and ``"first"`` / ``"second"`` (each sequence's copy losses)."""
         kind = one_of("kind", kind, ABLATIONS[:2])
         replacement = None if kind == "zero" else self.replacements([sender], kind)[tuple(sender)]
-        rows = patch_composition(self.model, self.batch, self.layer_inputs, sender, receiver,
-                                replacement=replacement, loss_positions=self.loss_positions)
+        rows = patch_composition(self.model, self.batch, self.layer_inputs, sender, receiver, inputs=inputs,
+                                replacement=replacement, path=path, loss_positions=self.loss_positions)
         t = self.length - 1
         return [{"inputs": r["inputs"], "weights": r["weights"], "induction": induction_score(r["weights"], self.length),
                  "first": r["losses"][:, :t].mean(axis=-1), "second": r["losses"][:, t:].mean(axis=-1)}
