@@ -5,13 +5,13 @@ come from :func:`helpers.heads.study`, the loss changes from the stored scan
 from __future__ import annotations
 
 from .. import heads, real_model
-from ..figures.heads_at_work import PatternPanel
 from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
+from ..render.panels import PatternPanel
 
-RANKS = 3
+RANKS = 5
 
 
 class HeadsExplorer(Explorer):

@@ -46,7 +46,7 @@ from .scores import (
     top_heads,
 )
 from .sequences import FIRST_TOKEN, copy_losses, repeated_sequence, unrepeated_sequence, word_pool
-from .stats import percentile, rank_correlation, ranks, spread, spread_text
+from .stats import difference_spread, difference_text, percentile, rank_correlation, ranks, spread, spread_text
 
 __all__ = [
     "attribution", "experiment", "patching", "report", "scan", "scores", "senders", "sequences", "stats",
@@ -58,7 +58,7 @@ __all__ = [
     "SCORE_LABELS", "SCORES", "SINK_SKIP", "all_scores", "duplicate_token_score", "induction_score",
     "previous_token_score", "random_heads", "sink_score", "top_heads",
     "FIRST_TOKEN", "copy_losses", "repeated_sequence", "unrepeated_sequence", "word_pool",
-    "percentile", "rank_correlation", "ranks", "spread", "spread_text",
+    "difference_spread", "difference_text", "percentile", "rank_correlation", "ranks", "spread", "spread_text",
     "ABLATION_LABELS", "ABLATIONS", "HeadStudy", "output_constancy", "study",
     "attribution_lines", "attribution_table", "composition_rows", "direct_path_change", "direct_shares", "leader_table",
     "random_set_lines", "score_rank", "set_side_lines", "set_table",

@@ -686,12 +686,12 @@ def _check_contexts():
 
     short = real_model.forward(NEW["tiny"], [1, 2, 3, 4, 5, 6]).weights
     return {"09-1": dict(short=short, ranked=previous_token_ranking(short)), "09-3": exercise_context("09-3"),
-            **{key: dict(study=NEW["study"]) for key in ("12-1", "12-3")}}
+            **{key: dict(study=NEW["study"]) for key in ("12-1", "13-2")}}
 
 
 #: exercises whose solve needs more than the stand-in context gives (left out of the walk; their
 #: malformed answers are tests in tests/series/test_exercises.py)
-TOO_SMALL = {"12-2": "its solve compares the top 5 heads of a score; the tiny model has 4"}
+TOO_SMALL = {"13-1": "its solve compares the top 5 heads of a score; the tiny model has 4"}
 
 
 CHECK_CONTEXTS = _check_contexts()

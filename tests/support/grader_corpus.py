@@ -292,7 +292,7 @@ ONLINE_WRONG = [
 ]
 
 
-# ---- 12-4 induction score ----------------------------------------------------------------------------
+# ---- 12-2 induction score ----------------------------------------------------------------------------
 def _ind(A, T, offset=1, start=None, stop=None, reduce=np.mean, transpose=False):
     q = np.arange(T + 1 if start is None else start(T), 2 * T + 1 if stop is None else stop(T))
     kk = q - T + offset
@@ -326,7 +326,7 @@ INDUCTION_WRONG = [
 ]
 
 
-# ---- 12-5 pattern change -----------------------------------------------------------------------------
+# ---- 13-3 pattern change -----------------------------------------------------------------------------
 PATTERN_RIGHT = [
     lambda A, B, rows: float(np.mean([1 - np.minimum(A[r], B[r]).sum() for r in rows])),
     lambda A, B, rows: float(np.mean([0.5 * sum(abs(a - b) for a, b in zip(A[r], B[r])) for r in rows])),
@@ -367,8 +367,8 @@ CORPUS = {
     "05-3": (ATTENTION_WRONG, ATTENTION_RIGHT),
     "06-3": (GQA_WRONG, GQA_RIGHT),
     "07-3": (ONLINE_WRONG, ONLINE_RIGHT),
-    "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
-    "12-5": (PATTERN_WRONG, PATTERN_RIGHT),
+    "12-2": (INDUCTION_WRONG, INDUCTION_RIGHT),
+    "13-3": (PATTERN_WRONG, PATTERN_RIGHT),
 }
 
 
