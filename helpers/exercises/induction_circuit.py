@@ -4,7 +4,9 @@ Two predictions asked in the body before the cells that show the answer (``"13-1
 previous-token head cannot change the top induction head, ``"13-2"`` the kind of earlier head the
 induction heads lean on), and one code exercise after the summary (``"13-3"``, checked by
 :func:`helpers.exercises.check_code`): the screen's pattern-change measure, the mean total-variation
-distance of chosen query rows (:func:`helpers.heads.pattern_change`).
+distance of chosen query rows (:func:`helpers.heads.pattern_change`). ``"13-4"``, answer-checked
+after it: the learner runs the sender screen (:func:`helpers.heads.sender_screen`) on another
+induction head, 20.6, and names the sender other than 16.0 that its keys need most.
 
 Each solve function takes the study as optional context (``study=``, a
 :class:`helpers.heads.HeadStudy` or anything with its attributes) and otherwise uses
@@ -14,13 +16,14 @@ expected answer and its working are computed at check time. Nothing here imports
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..grading.answers import Choice, Exercise, Malformed, Number, clean_text, shown_answer
 from ..grading.code_exercise import Case, CodeExercise, Mistake, causal_rows
-from ..heads import pattern_change
+from ..heads import induction_score, pattern_change, sender_screen, top_heads
 from ..heads import study as cached_study
 from ..render.format import fmt
 
@@ -80,10 +83,55 @@ def _earlier_head(study=None):
     return "前一个 token 头", "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class HeadName:
+    """A head written ``"层.头"`` (``"19.3"``, ``19.3``, ``(19, 3)``, ``"第19层第3个头"``)."""
+
+    def read(self, answer) -> tuple:
+        if isinstance(answer, (tuple, list)) and len(answer) == 2 and all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in answer):
+            return int(answer[0]), int(answer[1])
+        if isinstance(answer, float) and np.isfinite(answer):
+            answer = f"{answer:.1f}"
+        if not isinstance(answer, (str, int, float)) or isinstance(answer, bool):
+            raise Malformed(f"写成“层.头”，例如 \"11.1\"，收到的是 {shown_answer(answer)}。")
+        text = clean_text(str(answer))
+        parts = re.fullmatch(r"(?:第)?(\d+)(?:层第|层|\.|,)(\d+)(?:个头|头|号头)?", text)
+        if parts is None:
+            raise Malformed(f"写成“层.头”，例如 \"11.1\"，收到的是 {shown_answer(answer)}。")
+        return int(parts[1]), int(parts[2])
+
+    def same(self, given, expected) -> bool:
+        return tuple(given) == tuple(expected)
+
+    def show(self, expected) -> str:
+        return f"{expected[0]}.{expected[1]}"
+
+
+#: the receiver of 13-4: an induction head below the top four, so the body's screen does not answer it
+SCREENED_RECEIVER = (20, 6)
+#: the sender the body found first, left out of 13-4's answer
+KNOWN_SENDER = (16, 0)
+
+
+def _second_sender(study=None):
+    s = cached_study() if study is None else study
+    weights = sender_screen(s.model, s.layer_inputs, SCREENED_RECEIVER)
+    mean = induction_score(weights, s.length).mean(axis=-1)
+    order = [h for h in top_heads(-mean, 4)]
+    best = next(h for h in order if h != KNOWN_SENDER)
+    a, b = SCREENED_RECEIVER
+    listed = "  ".join(f"{x}.{y} {fmt(mean[x, y])}" for x, y in order)
+    return best, (f"只从 {a}.{b} 的键里减去一个发送者（置零），{a}.{b} 的归纳分数（{len(s.seeds)} 条序列的平均，"
+                  f"不减去时 {fmt(s.scores['induction'][a, b])}）最低的 4 个：{listed}。"
+                  f"16.0 之外最低的是 {best[0]}.{best[1]}：{a}.{b} 的键也离不开它。")
+
+
 EXERCISES = {
     "13-1": Exercise("前一个 token 前 5 名里，去掉哪一层的那个头一定不会改变归纳分数第一的头的归纳分数？",
                      LayerNumber(), _later_head_layer),
     "13-2": Exercise("本篇的归纳头靠更早的层里哪一种头找到“上次的下一个”？", HEAD_KINDS, _earlier_head),
+    "13-4": Exercise("用发送者筛查：除了 16.0，20.6 的键最离不开哪个更早的头？", HeadName(), _second_sender),
 }
 
 REFERENCES: dict = {}

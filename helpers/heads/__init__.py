@@ -28,6 +28,7 @@ from .report import (
     leader_table,
     random_set_lines,
     score_rank,
+    sender_table,
     set_side_lines,
     set_table,
 )
@@ -61,5 +62,5 @@ __all__ = [
     "difference_spread", "difference_text", "percentile", "rank_correlation", "ranks", "spread", "spread_text",
     "ABLATION_LABELS", "ABLATIONS", "HeadStudy", "output_constancy", "study",
     "attribution_lines", "attribution_table", "composition_rows", "direct_path_change", "direct_shares", "leader_table",
-    "random_set_lines", "score_rank", "set_side_lines", "set_table",
+    "random_set_lines", "score_rank", "sender_table", "set_side_lines", "set_table",
 ]

@@ -123,4 +123,4 @@ def test_the_screen_finds_two_senders_into_the_keys():
             mean = stored.scores("k", kind, study).mean(axis=-1)
             assert stored.ranked("k", kind, study, k=2) == [(16, 0), (17, 8)]
             rest = np.delete(mean.ravel(), [16 * 9, 17 * 9 + 8])
-            assert mean[17, 8] < 0.6 * rest.min(), (kind, study)
+            assert mean[17, 8] < rest.min() - 0.25, (kind, study)  # the gap the notebook's text leans on
