@@ -234,5 +234,5 @@ def sender_table(senders, lowest: int = 2) -> tuple:
                      "  ".join(f"{a}.{b} {mean[a, b]:.3f}" for a, b in picked),
                      f"{rest.min():.3f}", f"{np.median(rest):.3f}"])
     a, b = senders.receiver
-    headers = ["序列", f"只减去 {a}.{b} 的", "做法", "不减去", f"最低的 {lowest} 个发送者", "其余最低", "其余中位数"]
+    headers = ["序列", f"从 {a}.{b} 的哪一路减去", "做法", "不减去", f"最低的 {lowest} 个发送者", "其余最低", "其余中位数"]
     return headers, rows

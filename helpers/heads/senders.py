@@ -1,4 +1,4 @@
-"""The stored sender screen: which earlier head 18.6's keys (or queries) cannot do without.
+"""The stored sender screen: which earlier head 18.6's keys (or queries) cannot do without (``13_induction_circuit``).
 
 :func:`helpers.heads.sender_screen` removes each of the 162 heads of layers 0–17 from the
 receiver's keys only (or queries only) and recomputes the receiver's pattern. Both inputs, zeroed

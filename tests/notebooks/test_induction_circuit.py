@@ -91,3 +91,24 @@ def test_the_residual_gap_is_mostly_position_and_18_6_acts_through_later_layers(
                                                   study.final_residual, receiver, rows) - study.losses[:, rows]
     assert direct.shape == (len(study.seeds), t - 1) and direct.mean() < 0.0
     assert scan.single_change("zero")[receiver].mean() > 1.5
+
+
+def test_the_second_sender_exercise_screens_20_6(study, capsys):
+    """13-4: besides 16.0, 20.6's keys need 19.3 most (the screen run at check time on the cached
+    study); a head is read as "19.3", 19.3, (19, 3) or "第19层第3个头"; 16.0 itself is wrong."""
+    for right in ("19.3", 19.3, (19, 3), "第19层第3个头", " 19.3 "):
+        assert ex.check("13-4", right, study=study).ok is True, right
+    assert "19.3" in capsys.readouterr().out
+    for wrong in ("16.0", "17.8", (20, 6)):
+        assert ex.check("13-4", wrong, study=study).ok is False, wrong
+    for bad in ("abc", [1, 2, 3], True, "19", float("nan")):
+        assert ex.check("13-4", bad, study=study).ok is None, bad
+
+
+def test_17_8_is_made_up_for_by_layer_17s_mlp(study):
+    """13's compensation paragraph: keys-only removal of 17.8's direct write leaves 18.6 at ~0.25;
+    adding layer 17's MLP response (the whole-model run's stream) brings it back above 0.6, and that
+    response is not 17.8's write put back (its component along the write is under 0.1)."""
+    moved = heads.between_change(study, (17, 8), (18, 6))
+    assert moved["direct_score"].mean() < 0.3 < 0.6 < moved["total_score"].mean()
+    assert abs(moved["share"].mean()) < 0.1 and 0.5 < moved["ratio"].mean() < 0.9

@@ -5,7 +5,7 @@ from fakes import exercise_context
 
 from helpers import exercises as ex
 from helpers.exercises import EXERCISES, QUIZ
-from helpers.exercises.induction_circuit import LayerNumber
+from helpers.exercises.induction_circuit import HeadName, LayerNumber
 from helpers.grading import answers as an
 from helpers.grading.answers import Number, Numbers
 
@@ -28,6 +28,8 @@ def wrong_answer(exercise, expected):
         return float(expected) + (kind.slack + 2) * 10.0 ** (-kind.digits)
     if isinstance(kind, Numbers):
         return [float(expected[0]) + (kind.slack + 2) * 10.0 ** (-kind.digits), *expected[1:]]
+    if isinstance(kind, HeadName):
+        return expected[0], expected[1] + 1  # the next head of the same layer
     return next(o for o in kind.options if o != expected)
 
 
