@@ -76,6 +76,14 @@ def _layer_inputs(model, layer_inputs, shape=None) -> list:
     return out
 
 
+def _input_names(inputs) -> list:
+    """``inputs`` checked as a non-empty tuple of names from :data:`INPUTS` (e.g. ``("k",)``)."""
+    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
+    if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
+        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
+    return picked
+
+
 #: what "the sender removed" means for the receiver's input: its direct write subtracted, or
 #: the whole residual stream of a run with the sender removed (its later effects included)
 PATHS = ("direct", "total")
@@ -159,12 +167,10 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
     streams = _layer_inputs(model, layer_inputs)
-    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
-    if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
-        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
+    picked = _input_names(inputs)
     x_s, x = streams[s_layer], streams[r_layer]
     removed = x - _sender_write(model, x_s, s_layer, s_head, replacement)
-    return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in inputs else x for c in INPUTS}).weights
+    return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in picked else x for c in INPUTS}).weights
 
 
 def composition_screen(model, layer_inputs, sender, *, replacement=None, queries=None) -> dict:
@@ -220,9 +226,7 @@ def sender_screen(model, layer_inputs, receiver, *, inputs=("k",), replacements=
     if r_layer == 0:
         raise ValueError(f"receiver must sit above layer 0 (its senders are the heads below it), got {receiver}")
     streams = _layer_inputs(model, layer_inputs)
-    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
-    if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
-        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
+    picked = _input_names(inputs)
     x = streams[r_layer]
     if x.ndim == 2:
         x = x[None]
