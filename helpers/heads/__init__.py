@@ -18,7 +18,16 @@ One module per job, every name re-exported here so that a notebook cell reads ``
 from . import attribution, experiment, patching, report, scan, scores, senders, sequences, stats
 from .attribution import centred_unembedding, direct_path_losses, frozen_scale, head_logit_attribution
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy, output_constancy, study
-from .patching import INPUTS, PATHS, composition, composition_screen, head_write, pattern_change, receiver_pattern, sender_screen
+from .patching import (
+    INPUTS,
+    PATHS,
+    composition,
+    composition_screen,
+    head_write,
+    pattern_change,
+    receiver_pattern,
+    sender_screen,
+)
 from .report import (
     attribution_lines,
     attribution_table,
@@ -33,7 +42,6 @@ from .report import (
     set_table,
 )
 from .scan import RECOMPUTE_TOLERANCE, SCAN_PATH, Scan, load_scan, random_set, recompute, tracked_heads
-from .senders import SENDERS_PATH, Senders, between_change, load_senders
 from .scores import (
     SCORE_LABELS,
     SCORES,
@@ -46,6 +54,7 @@ from .scores import (
     sink_score,
     top_heads,
 )
+from .senders import SENDERS_PATH, Senders, between_change, load_senders
 from .sequences import FIRST_TOKEN, copy_losses, repeated_sequence, unrepeated_sequence, word_pool
 from .stats import difference_spread, difference_text, percentile, rank_correlation, ranks, spread, spread_text
 
