@@ -11,6 +11,7 @@ import numpy as np
 from ..heads import SCORE_LABELS, SCORES, top_heads
 from ..render.palette import ACCENT, BASE, BLACK, LIGHT_GREY, MID_GREY, MUTED, WHITE
 from ..render.png import new_figure, plotted
+from ..render.validation import as_real_array
 
 
 def score_maps_figure(scores: dict, *, top: int = 3):
@@ -38,18 +39,30 @@ def score_maps_figure(scores: dict, *, top: int = 3):
 LOSS_STEP = 0.02
 
 
-def copy_loss_figure(curves: dict, length: int):
+def copy_loss_figure(curves: dict, length: int, control=None):
     """Per-token loss along the repeated sequence, one line per condition (``{label: (2T,)}``);
     x is the position of the predicted token. The first curve is the reference (dashed, thick,
     drawn on top, so a curve that follows it stays visible); grey bands mark the first token of
-    each copy, which :func:`helpers.heads.copy_losses` leaves out of the averages."""
+    each copy, which :func:`helpers.heads.copy_losses` leaves out of the averages. ``control``
+    ``(label, (T − 1,))``: losses at the second copy's counted positions ``T+2 … 2T`` on sequences
+    with nothing repeated (:meth:`helpers.heads.HeadStudy.unrepeated_losses`), a dotted line with
+    square markers there only."""
     fig = new_figure(7.0, 4.0)
     ax = fig.add_subplot()
     x = np.arange(1, 2 * length + 1)
     curves = {label: plotted(curve, LOSS_STEP) for label, curve in curves.items()}
-    for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED, MID_GREY))):
+    for i, ((label, curve), color) in enumerate(zip(curves.items(), (BASE, ACCENT, MUTED))):
         style = dict(ls="--", lw=2.4, zorder=4, ms=4) if i == 0 else dict(lw=1.4, zorder=3, ms=3)
         ax.plot(x, curve, marker="o", color=color, label=label, **style)
+    if control is not None:
+        if not isinstance(control, (list, tuple)) or len(control) != 2:
+            raise TypeError(f"control must be a (label, losses) pair, got {control!r:.60}")
+        losses = plotted(as_real_array("control[1]", control[1], ndim=1), LOSS_STEP)
+        if len(losses) != length - 1:
+            raise ValueError(f"control[1] must hold the T − 1 = {length - 1} second-copy losses, got {len(losses)}")
+        ax.plot(np.arange(length + 2, 2 * length + 1), losses, ls=":", marker="s", lw=1.6, ms=3, zorder=3,
+                color=MID_GREY, label=str(control[0]))
+        curves = {**curves, "control": losses}
     for j, pos in enumerate((1, length + 1)):
         ax.axvspan(pos - 0.4, pos + 0.4, color=LIGHT_GREY, zorder=1,
                    label="每遍第一个 token：不计入平均" if j == 0 else None)
