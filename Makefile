@@ -15,7 +15,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = "0" ] && echo --allow-root)
 LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
-	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory head-scan \
+	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory head-scan sender-screen \
 	circuit-data test-kernels
 
 # The learner's .venv (a second run installs nothing).
@@ -118,6 +118,12 @@ bench-memory: setup-test
 # in the same pinned environment as circuit-data: tools/data/pinned.py).
 head-scan: setup-test
 	$(PY) tools/data/head_scan.py
+
+# Notebook 12's sender screen: every head of layers 0-17 removed from 18.6's keys (and queries) only,
+# zeroed and mean-replaced, on three sets of sequences, into helpers/data/sender_screen.npz (a few
+# minutes of one core; byte-stable, pinned like head-scan).
+sender-screen: setup-test
+	$(PY) tools/data/sender_screen.py
 
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval

@@ -12,7 +12,7 @@ The top level holds the ideas the notebooks teach — each module's docstring na
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   interventions, scores, history, sweep);
 - what a real model's heads do (12): ``helpers.heads`` (a package: scores, sequences, experiment,
-  patching, attribution, stats, scan, report).
+  patching, attribution, stats, scan, senders, report).
 
 The faces the notebooks call:
 

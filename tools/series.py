@@ -20,7 +20,8 @@ NOTEBOOKS = [
     "10_learning_to_attend",
     "11_learning_a_circuit",
     "12_heads_at_work",
+    "13_induction_circuit",
 ]
 
 #: notebooks that load SmolLM2-135M (the model wheel): timed on their own line with peak memory
-REAL_MODEL = {"09_real_model", "12_heads_at_work"}
+REAL_MODEL = {"09_real_model", "12_heads_at_work", "13_induction_circuit"}

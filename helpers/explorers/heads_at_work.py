@@ -1,18 +1,18 @@
 """``12_heads_at_work``: pick a score and a rank → that head's pattern, its scores, and the
-second-copy loss change with it removed three ways (zero, mean, resample). The pattern and scores
+second-copy loss change with it removed three ways (zero, mean, resample). The figure's title names
+the head only; its numbers are shown once, in the readout. The pattern and scores
 come from :func:`helpers.heads.study`, the loss changes from the stored scan
 (:func:`helpers.heads.load_scan`, the same 12 sequences): moving a control runs no model."""
 from __future__ import annotations
 
 from .. import heads, real_model
-from ..figures.heads_at_work import PatternPanel
 from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
-from ..render.panels import future_masked
+from ..render.panels import PatternPanel, future_masked
 
-RANKS = 3
+RANKS = 5
 
 
 class HeadsExplorer(Explorer):
@@ -57,11 +57,14 @@ class HeadsExplorer(Explorer):
         self.animate(self.panel.image, *self.panel.lines, self.panel.title)
 
     def draw(self, s):
+        self.panel.update(s["pattern"], title=self.title(s))
+
+    @staticmethod
+    def title(s) -> str:
+        """Which head is shown (the static preview, with no kernel, still says so); its numbers are
+        in the readout only, shown once."""
         layer, head = s["head"]
-        self.panel.update(s["pattern"], title=(
-            f"第 {layer} 层第 {head} 个头（第 1 条序列）\n"
-            f"前一个 token {s['previous']:.2f} · 汇聚 {s['sink']:.2f} · 归纳 {s['induction']:.2f}\n"
-            f"去掉它，第二遍损失变化：置零 {s['zero']:+.2f} · 均值 {s['mean']:+.2f} · 重采样 {s['resample']:+.2f}"))
+        return f"第 {layer} 层第 {head} 个头：{heads.SCORE_LABELS[s['score']]}第 {s['rank']} 名（第 1 条序列）"
 
     def describe(self, s):
         layer, head = s["head"]
@@ -72,9 +75,7 @@ class HeadsExplorer(Explorer):
                 f" · 重采样 <span class='resample'>{s['resample']:+.3f}</span>" + limit_note(self.controls))
 
     def web_view(self, s):
-        layer, head = s["head"]
-        return {"title": (f"第 {layer} 层第 {head} 个头（第 1 条序列）· 前一个 token {s['previous']:.2f} · 汇聚 {s['sink']:.2f}"
-                          f" · 归纳 {s['induction']:.2f}"),
+        return {"title": self.title(s),
                 "panels": [web.heatmap(future_masked(s["pattern"]), self.labels, self.labels,
                                        xlabel="被看的位置（键）", ylabel="提问的位置（查询）", colorbar="权重（0–1）",
                                        vlines=(self.study.length + 0.5,), hlines=(self.study.length + 0.5,))]}

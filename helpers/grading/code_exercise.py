@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 #: seconds one case may take before the learner's function is stopped
 TIME_LIMIT = 2.0
 #: the absolute tolerance of an output measured for the diagnosis only: never judged, never shown
@@ -88,3 +90,10 @@ class CodeExercise:
     #: its own reference and mistakes: ``{keyword: {value: CodeExercise or None}}`` (``None``: this
     #: exercise). RoPE's ``pairing="interleaved"`` is how a learner says which convention they wrote.
     choices: dict = field(default_factory=dict)
+
+
+def causal_rows(rng, n):
+    """Random causal attention rows ``(n, n)``: each row a softmax over positions 0…i."""
+    s = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), -np.inf, rng.standard_normal((n, n)) * 1.5)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)

@@ -10,13 +10,24 @@ One module per job, every name re-exported here so that a notebook cell reads ``
 - :mod:`.patching` — which input (query, key, value) carries one head's influence on another;
 - :mod:`.attribution` — direct logit attribution and the direct path's loss;
 - :mod:`.stats` — percentiles in a null distribution and the spread over sequences;
+- :mod:`.senders` — the stored sender screen into 18.6 (``load_senders``) and where a removed
+  sender is made up for (``between_change``);
 - :mod:`.scan` — the stored single-head and random-set ablation scans (``load_scan``);
 - :mod:`.report` — the notebook's longer tables and summary lines, one call per cell.
 """
-from . import attribution, experiment, patching, report, scan, scores, sequences, stats
+from . import attribution, experiment, patching, report, scan, scores, senders, sequences, stats
 from .attribution import centred_unembedding, direct_path_losses, frozen_scale, head_logit_attribution
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy, output_constancy, study
-from .patching import INPUTS, PATHS, composition, composition_screen, head_write, pattern_change, receiver_pattern
+from .patching import (
+    INPUTS,
+    PATHS,
+    composition,
+    composition_screen,
+    head_write,
+    pattern_change,
+    receiver_pattern,
+    sender_screen,
+)
 from .report import (
     attribution_lines,
     attribution_table,
@@ -26,6 +37,7 @@ from .report import (
     leader_table,
     random_set_lines,
     score_rank,
+    sender_table,
     set_side_lines,
     set_table,
 )
@@ -42,19 +54,22 @@ from .scores import (
     sink_score,
     top_heads,
 )
+from .senders import SENDERS_PATH, Senders, between_change, load_senders
 from .sequences import FIRST_TOKEN, copy_losses, repeated_sequence, unrepeated_sequence, word_pool
-from .stats import percentile, rank_correlation, ranks, spread, spread_text
+from .stats import difference_spread, difference_text, percentile, rank_correlation, ranks, spread, spread_text
 
 __all__ = [
-    "attribution", "experiment", "patching", "report", "scan", "scores", "sequences", "stats",
+    "attribution", "experiment", "patching", "report", "scan", "scores", "senders", "sequences", "stats",
+    "SENDERS_PATH", "Senders", "between_change", "load_senders",
     "centred_unembedding", "direct_path_losses", "frozen_scale", "head_logit_attribution",
     "INPUTS", "PATHS", "composition", "composition_screen", "head_write", "pattern_change", "receiver_pattern",
+    "sender_screen",
     "RECOMPUTE_TOLERANCE", "SCAN_PATH", "Scan", "load_scan", "random_set", "recompute", "tracked_heads",
     "SCORE_LABELS", "SCORES", "SINK_SKIP", "all_scores", "duplicate_token_score", "induction_score",
     "previous_token_score", "random_heads", "sink_score", "top_heads",
     "FIRST_TOKEN", "copy_losses", "repeated_sequence", "unrepeated_sequence", "word_pool",
-    "percentile", "rank_correlation", "ranks", "spread", "spread_text",
+    "difference_spread", "difference_text", "percentile", "rank_correlation", "ranks", "spread", "spread_text",
     "ABLATION_LABELS", "ABLATIONS", "HeadStudy", "output_constancy", "study",
     "attribution_lines", "attribution_table", "composition_rows", "direct_path_change", "direct_shares", "leader_table",
-    "random_set_lines", "score_rank", "set_side_lines", "set_table",
+    "random_set_lines", "score_rank", "sender_table", "set_side_lines", "set_table",
 ]

@@ -41,17 +41,21 @@ SEQUENCES_WHY = "every sequence is one more row of each of the model's forward p
 def output_constancy(outputs) -> np.ndarray:
     """How much of each head's output is the same whatever the tokens: ``outputs`` ``(sequences,
     layers, heads, n, head_dim)`` (e.g. :meth:`HeadStudy.reference_outputs`) → ``(layers, heads)``,
-    the share of the output's energy (sum of squares over positions and dimensions, averaged over
-    sequences) that the position-wise mean over sequences carries. 1: the head writes the same
-    vector at each position on every sequence (removing it is then like removing a constant, which
-    mean-ablation keeps); near ``1/sequences``: what it writes depends on the tokens."""
+    the share of the output's energy (sum of squares over positions and dimensions, summed over
+    sequences) that each sequence has in common with the position-wise mean of the **other**
+    sequences: ``Σ_j ⟨x_j, mean_{i≠j} x_i⟩ / Σ_j ‖x_j‖²``. 1: the head writes the same vector at each
+    position on every sequence (removing it is then like removing a constant, which mean-ablation
+    keeps); 0 on average when nothing is shared (a mean that included ``x_j`` itself would keep
+    about ``1/sequences`` of the energy even then). It can dip below 0 by chance."""
     arr = as_float_array("outputs", outputs)
     if arr.ndim != 5 or arr.shape[0] < 2:
         raise ValueError(f"outputs must have shape (sequences ≥ 2, layers, heads, n, head_dim), got {arr.shape}")
     arr = arr.astype(np.float64)
-    mean = arr.mean(axis=0)
-    total = np.square(arr).sum(axis=(-2, -1)).mean(axis=0)
-    return np.square(mean).sum(axis=(-2, -1)) / np.where(total > 0, total, 1.0)
+    count = arr.shape[0]
+    others = (arr.sum(axis=0) - arr) / (count - 1)  # each sequence's leave-one-out mean
+    shared = (arr * others).sum(axis=(-2, -1)).sum(axis=0)
+    total = np.square(arr).sum(axis=(-2, -1)).sum(axis=0)
+    return shared / np.where(total > 0, total, 1.0)
 
 
 #: how a head is removed: its output before o_proj set to zero, to its mean over the reference
@@ -198,17 +202,19 @@ class HeadStudy:
                                       "weights": done["weights"][0]}
         return self._ablated[key]
 
-    def composition(self, sender, receiver, kind: str = "zero") -> list:
+    def composition(self, sender, receiver, kind: str = "zero", *, path: str = "direct",
+                    inputs=(("q",), ("k",), ("v",), ("q", "k", "v"))) -> list:
         """:func:`helpers.heads.composition` on this study: ``sender``'s direct write removed
         (zeroed, or for ``kind="mean"`` replaced by its mean output over the reference sequences)
-        from ``receiver``'s queries only, keys only, values only, and all three. One dict per
+        from ``receiver``'s queries only, keys only, values only, and all three (or the groups in
+        ``inputs``; ``path="total"``: the stream of a run without the sender instead). One dict per
         input: ``"inputs"`` (e.g. ``("k",)``), ``"weights"`` (the receiver's pattern, ``(seeds, n,
         n)``), ``"induction"`` (the receiver's induction score on
         each sequence, ``(seeds,)``) and ``"first"`` / ``"second"`` (each sequence's copy losses)."""
         kind = one_of("kind", kind, ABLATIONS[:2])
         replacement = None if kind == "zero" else self.replacements([sender], kind)[tuple(sender)]
-        rows = patch_composition(self.model, self.batch, self.layer_inputs, sender, receiver,
-                                replacement=replacement, loss_positions=self.loss_positions)
+        rows = patch_composition(self.model, self.batch, self.layer_inputs, sender, receiver, inputs=inputs,
+                                replacement=replacement, path=path, loss_positions=self.loss_positions)
         t = self.length - 1
         return [{"inputs": r["inputs"], "weights": r["weights"], "induction": induction_score(r["weights"], self.length),
                  "first": r["losses"][:, :t].mean(axis=-1), "second": r["losses"][:, t:].mean(axis=-1)}

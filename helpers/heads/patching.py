@@ -37,7 +37,7 @@ from ..render.validation import (
 )
 
 __all__ = ["INPUTS", "head_write", "PATHS", "composition", "composition_screen", "pattern_change",
-           "receiver_pattern"]
+           "receiver_pattern", "sender_screen"]
 
 
 def head_write(model, layer: int, head: int, z) -> np.ndarray:
@@ -74,6 +74,14 @@ def _layer_inputs(model, layer_inputs, shape=None) -> list:
         out.append(_residual(f"layer_inputs[{i}]", model, x, want))
         want = out[0].shape
     return out
+
+
+def _input_names(inputs) -> list:
+    """``inputs`` checked as a non-empty tuple of names from :data:`INPUTS` (e.g. ``("k",)``)."""
+    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
+    if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
+        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
+    return picked
 
 
 #: what "the sender removed" means for the receiver's input: its direct write subtracted, or
@@ -159,12 +167,10 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
         raise ValueError(f"sender must sit in an earlier layer than receiver (information flows upwards), "
                          f"got sender {sender} and receiver {receiver}")
     streams = _layer_inputs(model, layer_inputs)
-    picked = [] if isinstance(inputs, str) else entries("inputs", inputs, f"names of {INPUTS}", limit=len(INPUTS))
-    if not picked or not all(isinstance(c, str) and c in INPUTS for c in picked):
-        raise ValueError(f"inputs must be a non-empty tuple of {INPUTS}, got {short_preview(inputs)}")
+    picked = _input_names(inputs)
     x_s, x = streams[s_layer], streams[r_layer]
     removed = x - _sender_write(model, x_s, s_layer, s_head, replacement)
-    return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in inputs else x for c in INPUTS}).weights
+    return head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in picked else x for c in INPUTS}).weights
 
 
 def composition_screen(model, layer_inputs, sender, *, replacement=None, queries=None) -> dict:
@@ -201,3 +207,43 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
                 pattern[layer, head, j] = pattern_change(base.weights, run.weights, queries).mean()
                 output[layer, head, j] = np.sqrt(np.sum((run.z - base.z) ** 2)) / norm
     return {"pattern": pattern, "output": output}
+
+
+def sender_screen(model, layer_inputs, receiver, *, inputs=("k",), replacements=None) -> np.ndarray:
+    """Which earlier head ``receiver`` reads, and through which input: the reverse of
+    :func:`composition_screen`. For every head of every layer below the receiver's, the receiver's
+    pattern recomputed with that head's direct write removed from the inputs named in ``inputs``
+    (of ``q, k, v``) only, as :func:`receiver_pattern` does for one sender.
+
+    ``replacements``: ``None`` zeroes each sender; an array ``(layers ≥ receiver's layer, heads, n,
+    head_dim)`` puts ``replacements[layer, head]`` (e.g. each head's mean output) in its place.
+    Returns the patterns ``(receiver's layer, heads, batch, n, n)``: entry ``[l, h]`` has sender
+    ``(l, h)`` removed. Each layer's senders go through the receiver as one batch, so the whole
+    screen costs about as much as a few heads done one by one."""
+    model = _model(model)
+    cfg = model.config
+    r_layer, r_head = head_pair("receiver", receiver, cfg.num_layers, cfg.num_heads)
+    if r_layer == 0:
+        raise ValueError(f"receiver must sit above layer 0 (its senders are the heads below it), got {receiver}")
+    streams = _layer_inputs(model, layer_inputs)
+    picked = _input_names(inputs)
+    x = streams[r_layer]
+    if x.ndim == 2:
+        x = x[None]
+    batch, n = x.shape[:2]
+    if replacements is not None:
+        replacements = as_real_array("replacements", replacements, ndim=4, keep_float_dtype=True)
+        want = (cfg.num_heads, n, cfg.head_dim)
+        if replacements.shape[0] < r_layer or replacements.shape[1:] != want:
+            raise ValueError(f"replacements must be one output per head of the layers below the receiver, "
+                             f"shape ({r_layer} or more, {', '.join(map(str, want))}), got {replacements.shape}")
+    out = np.empty((r_layer, cfg.num_heads, batch, n, n))
+    clean = np.broadcast_to(x, (cfg.num_heads, batch, n, cfg.hidden_size)).reshape(-1, n, cfg.hidden_size)
+    for layer in range(r_layer):
+        x_s = streams[layer].reshape(batch, n, cfg.hidden_size)
+        writes = np.stack([_sender_write(model, x_s, layer, h, None if replacements is None else replacements[layer, h])
+                           for h in range(cfg.num_heads)])
+        removed = (x[None] - writes).reshape(-1, n, cfg.hidden_size)
+        run = head_attention(model, r_layer, r_head, **{f"x_{c}": removed if c in picked else clean for c in INPUTS})
+        out[layer] = run.weights.reshape(cfg.num_heads, batch, n, n)
+    return out

@@ -7,7 +7,8 @@ cell stays one short call: each ``*_table`` returns ``(headers, rows)`` for
 - :func:`leader_table`, :func:`score_rank` — the heads whose removal hurts the second copy most,
   with the rank of each of their scores; :func:`composition_rows` — what patching one input did;
 - :func:`direct_shares`, :func:`attribution_table`, :func:`attribution_lines`,
-  :func:`direct_path_change` — direct logit attribution on the study's sequences.
+  :func:`direct_path_change` — direct logit attribution on the study's sequences;
+- :func:`sender_table` — the stored sender screen into 18.6, one row per screen.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .attribution import direct_path_losses
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy
 from .scan import Scan
 from .scores import SCORE_LABELS, SCORES, top_heads
+from .senders import Senders
 from .sequences import copy_losses
 from .stats import percentile, spread_text
 
@@ -207,3 +209,30 @@ __all__ = ["SIDE_EFFECT_HEADS", "WATCHED_HEAD", "EARLY_LAYERS", "RANKED_SCORES",
            "random_set_lines", "set_side_lines", "score_rank", "leader_table", "ROUTES", "composition_rows",
            "direct_shares",
            "attribution_table", "attribution_lines", "direct_path_change"]
+
+
+#: the screens :func:`sender_table` lists: (study, input, kind)
+SENDER_ROWS = (("study", "k", "zero"), ("study", "k", "mean"), ("study", "q", "zero"), ("study", "q", "mean"),
+               ("fresh", "k", "zero"), ("fresh", "k", "mean"), ("long", "k", "zero"), ("long", "k", "mean"))
+SENDER_INPUTS = {"k": "键", "q": "查询"}
+
+
+def sender_table(senders, lowest: int = 2) -> tuple:
+    """``(headers, rows)``: for each stored sender screen (:data:`SENDER_ROWS`), the receiver's
+    induction score with nothing removed, the ``lowest`` senders (mean over the sequences) and the
+    lowest and median of all the others."""
+    senders = instance("senders", senders, Senders, "helpers.heads.Senders (from helpers.heads.load_senders())")
+    lowest = positive_int("lowest", lowest, maximum=10)
+    rows = []
+    for study, inputs, kind in SENDER_ROWS:
+        mean = senders.scores(inputs, kind, study).mean(axis=-1)
+        picked = senders.ranked(inputs, kind, study, lowest)
+        rest = np.delete(mean.ravel(), [a * mean.shape[1] + b for a, b in picked])
+        seeds = senders.arrays[f"{study}_seeds"]
+        where = f"T = {int(senders.arrays[f'{study}_length'])}，种子 {seeds[0]}–{seeds[-1]}"
+        rows.append([where, SENDER_INPUTS[inputs], ABLATION_LABELS[kind], f"{senders.clean(study).mean():.3f}",
+                     "  ".join(f"{a}.{b} {mean[a, b]:.3f}" for a, b in picked),
+                     f"{rest.min():.3f}", f"{np.median(rest):.3f}"])
+    a, b = senders.receiver
+    headers = ["序列", f"从 {a}.{b} 的哪一路减去", "做法", "不减去", f"最低的 {lowest} 个发送者", "其余最低", "其余中位数"]
+    return headers, rows

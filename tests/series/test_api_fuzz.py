@@ -236,7 +236,7 @@ def _circuit_and_heads():
     study = heads.HeadStudy(tiny, length=4, seeds=(0, 1), pool=range(256))
     return dict(config=config, task=task, model=model, batch=batch, cache=cache, run=small_run, summary=summary,
                 scores=circuit.interventions.ablate(model, batch, []), history=history.load(), tiny=tiny, ids=ids,
-                clean=clean, study=study, scan=head_scan.load_scan())
+                clean=clean, study=study, scan=head_scan.load_scan(), senders=heads.load_senders())
 
 
 NEW = _circuit_and_heads()
@@ -411,6 +411,13 @@ def _new_baselines():
         "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
                                           draw_kinds=("zero",)),
         "helpers.heads.scan.load_scan": dict(path=None),
+        "helpers.heads.senders.Senders": dict(arrays=n["senders"].arrays),
+        "helpers.heads.senders.load_senders": dict(path=None),
+        "helpers.heads.senders.compute": dict(studies={"study": study, "fresh": study, "long": study},
+                                              receiver=(1, 0)),
+        "helpers.heads.senders.recompute": dict(study=study, sender=(0, 1), receiver=(1, 0)),
+        "helpers.heads.senders.screen_scores": dict(study=study, receiver=(1, 0)),
+        "helpers.heads.senders.between_change": dict(study=study, sender=(0, 1), receiver=(1, 0)),
         "helpers.heads.scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
         "helpers.heads.scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
         "helpers.heads.scan.tracked_heads": dict(study=study),
@@ -438,6 +445,7 @@ def _new_baselines():
         "helpers.heads.stats.spread_text": dict(values=[1.0, 2.0], null=[0.5, 3.0]),
         "helpers.heads.patching.composition": dict(model=tiny, ids=ids, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                              receiver=(1, 0)),
+        "helpers.heads.patching.sender_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, receiver=(1, 0)),
         "helpers.heads.patching.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
         "helpers.heads.patching.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                                   receiver=(1, 0)),
@@ -606,6 +614,7 @@ _NEW_METHODS = [
     (NEW["run"], ("curve", "drop", "at")),
     (NEW["summary"], ("value_at", "window", "share_of_top", "reaches")),
     (NEW["history"], ("index",)),
+    (NEW["senders"], ("clean", "scores", "ranked")),
     (NEW["scan"], ("copy_index", "single_change", "set_change", "draw_change", "null", "score_after", "draw_set")),
     (NEW["study"], ("top", "replacements", "intervene", "ablate", "composition", "second_copy_loss_without")),
 ]
@@ -677,12 +686,13 @@ def _check_contexts():
 
     short = real_model.forward(NEW["tiny"], [1, 2, 3, 4, 5, 6]).weights
     return {"09-1": dict(short=short, ranked=previous_token_ranking(short)), "09-3": exercise_context("09-3"),
-            **{key: dict(study=NEW["study"]) for key in ("12-1", "12-3")}}
+            **{key: dict(study=NEW["study"]) for key in ("12-1", "13-2")}}
 
 
 #: exercises whose solve needs more than the stand-in context gives (left out of the walk; their
 #: malformed answers are tests in tests/series/test_exercises.py)
-TOO_SMALL = {"12-2": "its solve compares the top 5 heads of a score; the tiny model has 4"}
+TOO_SMALL = {"13-1": "its solve compares the top 5 heads of a score; the tiny model has 4",
+             "13-4": "its solve screens head 20.6's senders; the tiny model has 2 layers"}
 
 
 CHECK_CONTEXTS = _check_contexts()

@@ -18,7 +18,7 @@ KEYS = list(CODE_EXERCISES)
 AWAITING_NOTEBOOK: set = set()
 NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_attention_layer",
                "07": "07_cost_of_length", "09": "09_real_model", "11": "11_learning_a_circuit",
-               "12": "12_heads_at_work"}
+               "12": "12_heads_at_work", "13": "13_induction_circuit"}
 
 
 #: code exercises whose cases include the real model's layer when the model is installed
@@ -54,7 +54,7 @@ def _judge(key, fn, **changes):
 
 
 def test_five_exercises_where_their_ideas_are_taught():
-    assert set(KEYS) >= {"03-3", "05-3", "06-3", "07-3", "12-4", "12-5"}
+    assert set(KEYS) >= {"03-3", "05-3", "06-3", "07-3", "12-2", "13-3"}
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -184,8 +184,8 @@ CHEATS = {
              "helpers.tiled.online_softmax_update"),
     "07-4": (lambda mem, bq, bk: helpers.tiled.flash_forward(mem, bq, bk), "helpers.tiled.flash_forward"),
     "11-4": (lambda W_E, W_U, length: helpers.circuit.history.load() and None, "helpers.circuit.history.load"),
-    "12-4": (lambda A, T: float(helpers.heads.induction_score(A, T)), "helpers.heads.induction_score"),
-    "12-5": (lambda A, B, rows: float(helpers.heads.pattern_change(A, B, rows)), "helpers.heads.pattern_change"),
+    "12-2": (lambda A, T: float(helpers.heads.induction_score(A, T)), "helpers.heads.induction_score"),
+    "13-3": (lambda A, B, rows: float(helpers.heads.pattern_change(A, B, rows)), "helpers.heads.pattern_change"),
     "06-4": (lambda x, p, c: helpers.layer.apply_rope(np.reshape(x, (len(x), -1, x.shape[-1])), p, c.rope_theta,
                                                       c.rope_scaling).reshape(x.shape), "helpers.layer.apply_rope"),
     "09-4": (lambda x, cache, p, w: helpers.exercises.real_model._decode_reference(x, cache, p, w),
@@ -206,7 +206,7 @@ def test_the_helper_is_noticed_under_another_name_and_through_other_helpers():
     assert (ok, mistake) == (False, "forbidden")
     ok, message, mistake = _judge("03-3", lambda x: helpers.scaled_dot_product_attention(x[None], x[None], x[None])[1][0])
     assert (ok, mistake) == (False, "forbidden") and "helpers.softmax" in message
-    ok, _, mistake = _judge("12-4", lambda A, T: float(helpers.heads.all_scores(A, T)["induction"]))
+    ok, _, mistake = _judge("12-2", lambda A, T: float(helpers.heads.all_scores(A, T)["induction"]))
     assert (ok, mistake) == (False, "forbidden")
 
 
@@ -214,9 +214,9 @@ def test_a_scalar_answer_is_asked_for_as_a_number():
     def no_mean(A, T):
         queries = np.arange(T + 1, 2 * T + 1)
         return A[queries, queries - T + 1]
-    ok, message, mistake = _judge("12-4", no_mean)
+    ok, message, mistake = _judge("12-2", no_mean)
     assert (ok, mistake) == (False, "no_mean") and "提示：应返回一个数：把这 T 个权重取平均（.mean()）" in message
-    ok, message, _ = _judge("12-4", lambda A, T: "0.5")
+    ok, message, _ = _judge("12-2", lambda A, T: "0.5")
     assert ok is False and "返回值应是一个数，收到的是字符串（str）" in message and "数组" not in message
     ok, message, _ = _judge("07-3", lambda m, l, acc, s, v: ("m", l, acc))
     assert ok is False and "第 1 个返回值（m）应是一个数" in message
@@ -229,13 +229,13 @@ def test_lists_of_numbers_are_accepted_wherever_an_array_is_asked():
     assert _judge("03-3", lambda x: softmax(x).tolist())[0] is True
     assert _judge("05-3", lambda q, k, v: tuple(a.tolist() for a in attention(q, k, v)))[0] is True
     assert _judge("07-3", lambda *a: [float(online_step(*a)[0]), float(online_step(*a)[1]), list(online_step(*a)[2])])[0] is True
-    assert _judge("12-4", lambda A, T: [_solution("12-4")(A, T)])[0] is True
+    assert _judge("12-2", lambda A, T: [_solution("12-2")(A, T)])[0] is True
 
 
 def test_dropping_the_last_query_is_named():
     def range_excl(A, T):
         return float(np.mean([A[i, i - T + 1] for i in range(T + 1, 2 * T)]))
-    ok, message, mistake = _judge("12-4", range_excl)
+    ok, message, mistake = _judge("12-2", range_excl)
     assert (ok, mistake) == (False, "drops_last") and "少算了最后一个查询 2T（range 不含终点）" in message
 
 
@@ -269,7 +269,7 @@ def test_the_messages_read_as_sentences():
     assert "要写的是 attention(q, k, v)，返回两个数组：return out, weights。" in message
     _, message, _ = _judge("06-3", lambda q, k, v: (q, q))
     assert "要写的是 gqa_attention(q, k, v)，返回一个数组：每个查询头的输出，形状 (n, 查询头数, d)。" in message
-    _, message, _ = _judge("12-4", lambda A, T: "x")
+    _, message, _ = _judge("12-2", lambda A, T: "x")
     assert "要写的是 induction_score(A, T)，返回一个数：归纳分数" in message
     for key in KEYS:
         text = messages.returns_clause(CODE_EXERCISES[key])
@@ -279,7 +279,7 @@ def test_the_messages_read_as_sentences():
 def test_a_wrong_number_of_arguments_states_the_signature():
     def wrong_sig(A):
         return 0.0
-    ok, message, mistake = _judge("12-4", wrong_sig)
+    ok, message, mistake = _judge("12-2", wrong_sig)
     assert (ok, mistake) == (False, "error") and "应为 induction_score(A, T)" in message and "wrong_sig(A)" in message
 
 

@@ -25,9 +25,9 @@ UNSOURCED = {
     "09-4": {"cached_before_rope", "attended_before_rope", "new_token_masked", "cache_q"},
     "07-3": {"no_l_rescale", "no_rescale", "inverted", "block_max", "old_max_in_p", "no_shift", "normalised", "old_m",
              "order_maccl", "order_lmacc", "order_laccm", "order_accml", "order_acclm"},
-    "12-4": {"duplicate", "two_after", "transposed", "from_T", "whole_diagonal", "drops_last", "no_mean", "sum",
+    "12-2": {"duplicate", "two_after", "transposed", "from_T", "whole_diagonal", "drops_last", "no_mean", "sum",
              "previous"},
-    "12-5": {"no_half", "signed", "squared", "largest", "mean_over_keys", "sum_rows", "every_row", "columns"},
+    "13-3": {"no_half", "signed", "squared", "largest", "mean_over_keys", "sum_rows", "every_row", "columns"},
 }
 #: a GitHub issue, pull request or discussion, or a paper written "Author et al. YEAR, title/§"
 SOURCE = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+"

@@ -256,3 +256,36 @@ def test_every_widget_cell_follows_a_try_this_prompt(name):
             above = cells[i - 1]
             assert above.cell_type == "markdown", f"{name}: {body[0]} has no markdown right above it"
             assert "试试看" in above.source and "？" in above.source, f"{name}: no 试试看 prompt above {body[0]}"
+
+
+#: notebooks whose prose has a length budget (characters, counted by :func:`prose_characters`):
+#: the two halves of the real-heads lesson, each to be read in one sitting
+PROSE_BUDGET = {"12_heads_at_work": 9000, "13_induction_circuit": 9000}
+
+
+def prose_characters(notebook) -> int:
+    """What a reader reads as prose: the characters of the markdown cells, leaving out fenced code,
+    HTML tags and comments, the ``remove-cell`` cells (links and navigation, not shown on the site)
+    and all whitespace (Chinese prose has none; counting it would reward short lines)."""
+    count = 0
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown" or "remove-cell" in cell.metadata.get("tags", []):
+            continue
+        text = re.sub(r"```.*?```", "", cell.source, flags=re.S)
+        text = re.sub(r"<!--.*?-->|<[^>]+>", "", text, flags=re.S)
+        count += len(re.sub(r"\s+", "", text))
+    return count
+
+
+@pytest.mark.parametrize("name", sorted(PROSE_BUDGET))
+def test_prose_fits_its_budget(name):
+    assert name in NOTEBOOKS
+    assert prose_characters(read(name)) <= PROSE_BUDGET[name], (name, prose_characters(read(name)))
+
+
+def test_prose_characters_leave_out_code_html_links_and_whitespace():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("两个 字\n\n```python\nx = 1\n```\n<b>粗</b><!-- note -->"),
+        nbformat.v4.new_markdown_cell("链接", metadata={"tags": ["remove-cell"]}),
+        nbformat.v4.new_code_cell("print('代码')")])
+    assert prose_characters(nb) == 4  # 两个 字 粗

@@ -540,7 +540,7 @@ INDUCTION_HAND_WRONG = [
 ]
 
 
-# ---- 12-4 induction score ----------------------------------------------------------------------------
+# ---- 12-2 induction score ----------------------------------------------------------------------------
 def _ind(A, T, offset=1, start=None, stop=None, reduce=np.mean, transpose=False):
     q = np.arange(T + 1 if start is None else start(T), 2 * T + 1 if stop is None else stop(T))
     kk = q - T + offset
@@ -574,7 +574,7 @@ INDUCTION_WRONG = [
 ]
 
 
-# ---- 12-5 pattern change -----------------------------------------------------------------------------
+# ---- 13-3 pattern change -----------------------------------------------------------------------------
 PATTERN_RIGHT = [
     lambda A, B, rows: float(np.mean([1 - np.minimum(A[r], B[r]).sum() for r in rows])),
     lambda A, B, rows: float(np.mean([0.5 * sum(abs(a - b) for a, b in zip(A[r], B[r])) for r in rows])),
@@ -859,8 +859,8 @@ CORPUS = {
     "07-4": (FLASH_WRONG, FLASH_RIGHT),
     "09-4": (DECODE_WRONG, DECODE_RIGHT),
     "11-4": (INDUCTION_HAND_WRONG, INDUCTION_HAND_RIGHT),
-    "12-4": (INDUCTION_WRONG, INDUCTION_RIGHT),
-    "12-5": (PATTERN_WRONG, PATTERN_RIGHT),
+    "12-2": (INDUCTION_WRONG, INDUCTION_RIGHT),
+    "13-3": (PATTERN_WRONG, PATTERN_RIGHT),
 }
 
 

@@ -59,3 +59,19 @@ def test_rank_correlation_is_spearman():
         nulls.rank_correlation(x, x[:3])
     with pytest.raises(ValueError, match="different values"):
         nulls.rank_correlation(x, np.ones(5))
+
+
+def test_difference_spread_tests_the_difference_not_the_overlap():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.0, 1.0, 12), rng.normal(1.2, 1.0, 12)
+    d = nulls.difference_spread(a, b)
+    assert d["mean"] == pytest.approx(a.mean() - b.mean())
+    assert d["low"] < d["mean"] < d["high"]
+    sa, sb = nulls.spread(a), nulls.spread(b)
+    # independent errors add in quadrature: the difference's interval is narrower than the two widths summed
+    assert d["high"] - d["low"] < (sa["high"] - sa["low"]) + (sb["high"] - sb["low"])
+    assert nulls.difference_text([1.0, 1.0], [0.0, 0.0]) == "+1.00 [+1.00, +1.00]"
+    with pytest.raises(ValueError, match="level"):
+        nulls.difference_spread(a, b, level=1.0)
+    with pytest.raises(ValueError, match="control"):
+        nulls.difference_spread(a, [[1.0]])

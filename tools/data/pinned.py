@@ -1,4 +1,4 @@
-"""The one pinned environment of the data generators (``make circuit-data``, ``make head-scan``).
+"""The one pinned environment of the data generators (``make circuit-data``, ``make head-scan``, ``make sender-screen``).
 
 The same code gives different last bits on different CPUs: OpenBLAS picks its kernels by CPU, numpy
 dispatches AVX2/AVX-512 loops, and glibc's ``exp``/``log`` have FMA variants. A generator calls

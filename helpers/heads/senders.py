@@ -1,0 +1,183 @@
+"""The stored sender screen: which earlier head 18.6's keys (or queries) cannot do without (``13_induction_circuit``).
+
+:func:`helpers.heads.sender_screen` removes each of the 162 heads of layers 0–17 from the
+receiver's keys only (or queries only) and recomputes the receiver's pattern. Both inputs, zeroed
+and mean-replaced, on the study's 12 sequences and again on 12 fresh ones and at another length,
+take a few minutes of one CPU core: more than a notebook's minute. :func:`compute` runs them with
+the project's own code; ``make sender-screen`` (``tools/data/sender_screen.py``) stores the
+receiver's induction score per sequence in ``helpers/data/sender_screen.npz`` (small, versioned,
+byte-stable: :func:`helpers.render.npz.write_npz`), and a test recomputes randomly chosen senders
+one by one with :func:`helpers.heads.receiver_pattern`. :func:`load_senders` reads it back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import real_model
+from ..interventions import Replace, Zero
+from ..render.npz import read_npz
+from ..render.validation import head_pair, instance, one_of
+from .experiment import ABLATIONS, HeadStudy
+from .patching import head_write, receiver_pattern, sender_screen
+from .scores import induction_score, top_heads
+
+#: where the screen lives (in the package: the notebook reads it offline)
+SENDERS_PATH = Path(__file__).parent.parent / "data" / "sender_screen.npz"
+#: bump when the file's layout or the computation changes
+FORMAT = 1
+#: the receiver: the top induction head of the study
+RECEIVER = (18, 6)
+#: the inputs screened (values cannot move a pattern: they do not enter the weights)
+SCREENED = ("k", "q")
+#: how a sender is removed: zeroed, or replaced by its mean output on the reference sequences
+KINDS = ABLATIONS[:2]
+#: the studies screened: the notebook's (the stored head scan's), 12 fresh sequences, a longer T
+STUDIES = {"study": {"length": 16, "seeds": tuple(range(12))},
+           "fresh": {"length": 16, "seeds": tuple(range(100, 112))},
+           "long": {"length": 24, "seeds": tuple(range(12))}}
+#: the replications screen the keys only
+REPLICATED = ("k",)
+#: how far a recomputed score (a weight in [0, 1]) may lie from the stored one: the file is written
+#: with OpenBLAS's Nehalem kernels and checked on others, whose float32 forward rounds differently;
+#: the largest gap measured over 43 recomputed entries is 9.0e-7 (11 times below it), and the notebook
+#: prints three decimals
+RECOMPUTE_TOLERANCE = 1e-5
+
+
+def _replacements(study: HeadStudy, kind: str, layers: int):
+    return None if kind == "zero" else study.reference_outputs()[:, :layers].mean(axis=0)
+
+
+def screen_scores(study: HeadStudy, receiver=RECEIVER, inputs=("k",), kind: str = "zero") -> np.ndarray:
+    """The receiver's induction score on every sequence with each earlier head removed (``kind``)
+    from its ``inputs`` only: ``(receiver's layer, heads, seeds)``."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    kind = one_of("kind", kind, KINDS)
+    layer, _ = head_pair("receiver", receiver, *study.shape)
+    weights = sender_screen(study.model, study.layer_inputs, receiver, inputs=inputs,
+                            replacements=_replacements(study, kind, layer))
+    return induction_score(weights, study.length)
+
+
+def recompute(study: HeadStudy, sender, receiver=RECEIVER, inputs=("k",), kind: str = "zero") -> np.ndarray:
+    """One stored entry recomputed sender by sender (:func:`helpers.heads.receiver_pattern`, not
+    the batched screen): the receiver's induction score on every sequence, ``(seeds,)``."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    kind = one_of("kind", kind, KINDS)
+    sender = head_pair("sender", sender, *study.shape)
+    replacement = None if kind == "zero" else study.replacements([sender], "mean")[sender]
+    weights = receiver_pattern(study.model, study.layer_inputs, sender, receiver, inputs=inputs,
+                               replacement=replacement)
+    return induction_score(weights, study.length)
+
+
+def between_change(study: HeadStudy, sender, receiver=RECEIVER, kind: str = "zero") -> dict:
+    """Where a removed sender is made up for before the receiver reads the stream. With ``sender``
+    removed (``kind``) from the whole model, the stream entering the receiver's layer differs from
+    the clean one by more than the sender's direct write: the layers between respond. Returns
+    ``"direct"`` (``x − write``), ``"total"`` (the stream of the run without the sender), the
+    receiver's induction score with its keys reading each (``"direct_score"``, ``"total_score"``,
+    ``(seeds,)``), and how the layers' response ``total − direct`` relates to the removed write,
+    per sequence over every position: ``"share"`` (its component along the write, as a fraction of
+    the write: 1 would put the write back) and ``"ratio"`` (its size over the write's)."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    kind = one_of("kind", kind, KINDS)
+    s_layer, s_head = head_pair("sender", sender, *study.shape)
+    r_layer, r_head = head_pair("receiver", receiver, *study.shape)
+    if s_layer >= r_layer:
+        raise ValueError(f"sender must sit in an earlier layer than receiver, got sender {sender} and receiver {receiver}")
+    x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
+    z = real_model.head_attention(study.model, s_layer, s_head, x_s).z
+    change = Zero()
+    if kind == "mean":
+        change = Replace(study.replacements([(s_layer, s_head)], "mean")[(s_layer, s_head)])
+        z = z - change.z
+    write = head_write(study.model, s_layer, s_head, z)
+    total = real_model.forward(study.model, study.batch, resume=(s_layer, x_s), keep_inputs=True, logits_at=[0],
+                               interventions={(s_layer, s_head): change}).layer_inputs[r_layer]
+    direct = x - write
+    response = total - direct
+    scores = {f"{name}_score": induction_score(real_model.head_attention(study.model, r_layer, r_head, x,
+                                                                         x_k=stream).weights, study.length)
+              for name, stream in (("direct", direct), ("total", total))}
+    size = np.sum(write ** 2, axis=(1, 2))
+    return {"direct": direct, "total": total, **scores,
+            "share": np.sum(response * write, axis=(1, 2)) / size,
+            "ratio": np.sqrt(np.sum(response ** 2, axis=(1, 2)) / size)}
+
+
+def compute(studies: dict, receiver=RECEIVER, progress=None) -> dict:
+    """Every screen as a dict of arrays: ``studies`` maps each name of :data:`STUDIES` to its
+    :class:`HeadStudy`. ``progress``, if given, is called with a short text after each screen."""
+    if not isinstance(studies, dict) or set(studies) != set(STUDIES):
+        raise TypeError(f"studies must be a dict with the keys {sorted(STUDIES)}, got {type(studies).__name__}")
+    for name, study in studies.items():
+        instance(f"studies[{name!r}]", study, HeadStudy, "helpers.heads.HeadStudy")
+    receiver = head_pair("receiver", receiver, *studies["study"].shape)
+    if receiver[0] == 0:
+        raise ValueError(f"receiver must sit above layer 0 (its senders are the heads below it), got {receiver}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a function of one text, got {type(progress).__name__}")
+    say = progress or (lambda text: None)
+    out = {"format": np.array(FORMAT), "receiver": np.array(receiver), "kinds": np.array(KINDS)}
+    for name, study in studies.items():
+        out[f"{name}_length"] = np.array(study.length)
+        out[f"{name}_seeds"] = np.array(study.seeds)
+        out[f"{name}_clean"] = study.sequence_scores["induction"][:, receiver[0], receiver[1]]
+        for inputs in SCREENED if name == "study" else REPLICATED:
+            for kind in KINDS:
+                out[f"{name}_{inputs}_{kind}"] = screen_scores(study, receiver, (inputs,), kind)
+                say(f"{name}: {inputs} {kind} done")
+    return out
+
+
+@dataclass(frozen=True)
+class Senders:
+    """The stored screen: :meth:`scores` and :meth:`clean` per study of :data:`STUDIES`."""
+
+    arrays: dict
+
+    def __post_init__(self):
+        if not isinstance(self.arrays, dict) or not all(isinstance(v, np.ndarray) for v in self.arrays.values()):
+            raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got "
+                            f"{type(self.arrays).__name__}")
+        missing = [k for k in ("format", "receiver", "study_clean", "study_k_zero") if k not in self.arrays]
+        if missing:
+            raise ValueError(f"arrays lacks {missing}: not a sender screen (use helpers.heads.load_senders)")
+
+    @property
+    def receiver(self) -> tuple:
+        return tuple(int(v) for v in self.arrays["receiver"])
+
+    def clean(self, study: str = "study") -> np.ndarray:
+        """``(seeds,)``: the receiver's induction score with nothing removed."""
+        return self.arrays[f"{one_of('study', study, tuple(STUDIES))}_clean"]
+
+    def scores(self, inputs: str = "k", kind: str = "zero", study: str = "study") -> np.ndarray:
+        """``(receiver's layer, heads, seeds)``: the receiver's induction score with each earlier
+        head removed (``kind``) from its ``inputs`` (``"k"`` or ``"q"``) only."""
+        study = one_of("study", study, tuple(STUDIES))
+        key = f"{study}_{one_of('inputs', inputs, SCREENED)}_{one_of('kind', kind, KINDS)}"
+        if key not in self.arrays:
+            raise ValueError(f"inputs must be one of {REPLICATED} for study {study!r} (only the keys are "
+                             f"replicated), got {inputs!r}")
+        return self.arrays[key]
+
+    def ranked(self, inputs: str = "k", kind: str = "zero", study: str = "study", k: int = 3) -> list:
+        """The ``k`` senders whose removal leaves the receiver's mean score lowest."""
+        return top_heads(-self.scores(inputs, kind, study).mean(axis=-1), k)
+
+
+def load_senders(path=None) -> Senders:
+    """Read the stored screen (default :data:`SENDERS_PATH`); a ``ValueError`` naming ``path`` if it
+    is missing or from another format."""
+    arrays = read_npz(SENDERS_PATH if path is None else path,
+                      what="a sender screen .npz (written by `make sender-screen`)",
+                      remedy="regenerate it with `make sender-screen`")
+    if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
+        raise ValueError(f"{path or SENDERS_PATH} holds format {arrays.get('format')}, this code reads format "
+                         f"{FORMAT}; regenerate it with `make sender-screen`")
+    return Senders(arrays)

@@ -1,0 +1,114 @@
+"""``13_induction_circuit``: its exercises (on a fake study and on the notebook's cached one) and
+the claims of its patching and direct-attribution sections."""
+import pytest
+from fakes import FakeStudy
+from series import NOTEBOOKS
+
+from helpers import exercises as ex
+from helpers import heads
+from helpers.exercises import induction_circuit as exercises
+
+
+@pytest.fixture
+def study(heads_study):
+    """The notebook's cached head study (``heads_study`` in the root conftest, on the one SmolLM2)."""
+    return heads_study
+
+
+def test_the_notebook_is_listed_and_its_exercises_carry_its_number():
+    assert "13_induction_circuit" in NOTEBOOKS
+    assert all(key.startswith("13-") for key in exercises.EXERCISES), sorted(exercises.EXERCISES)
+    assert all(key.startswith("13-") for key in exercises.CODE_EXERCISES), sorted(exercises.CODE_EXERCISES)
+
+
+def test_earlier_head_names_previous_token_heads_and_shows_their_ablations(capsys):
+    study = FakeStudy(induction_layer=2)
+    for right in ("前一个 token 头", "“前一个token头”", "previous-token", "Previous Token", "上一个 token 头",
+                  "previous-token head", "prev-token head", "前一个 token", "上一个token的头"):
+        assert ex.check("13-2", right, study=study).ok is True, right
+    assert ex.check("13-2", "汇聚头", study=study).ok is False
+    assert ex.check("13-2", "ｉｎｄｕｃｔｉｏｎ", study=study).ok is False  # full-width: read, then judged
+    out = capsys.readouterr().out
+    assert "第 2 层（第 1 个头）" in out and "第 1 层第 0 个头" in out and "1.250 → 3.250" in out
+    assert "归纳分数 0.900 → 0.450" in out  # the evidence: the induction head's own score drops
+    assert [[(1, 0)]] == study.ablated[:1]  # only heads below the induction head are ablated
+    assert all(layer < 2 for heads_ in study.ablated for layer, _ in heads_)
+    for bad in ("注意力头", 3, float("nan"), {"head": "previous"}, ["前一个 token 头"]):
+        assert ex.check("13-2", bad, study=study).ok is None, bad
+
+
+def test_later_head_is_the_layer_above_the_induction_head_and_its_ablation_is_shown(capsys):
+    study = FakeStudy(induction_layer=2)  # previous-token heads at layers 1 (first) and 3 (second)
+    for right in (3, 3.0, "3", "第3层", "“第 3 层”", "３", "3层"):
+        assert ex.check("13-1", right, study=study).ok is True, right
+    for wrong in (1, 2, "第1层", 0):
+        assert ex.check("13-1", wrong, study=study).ok is False, wrong
+    out = capsys.readouterr().out
+    assert "答案是 3 层" in out and "第 3 层第 2 个头" in out and "0.900 → 0.900" in out  # computed, unchanged
+    assert study.ablated[-1] == [(3, 2)]
+    for near in (2.6, 3.4, "3.4", 2.999):  # would round to 3, but a layer is a whole number
+        assert ex.check("13-1", near, study=study).ok is None, near
+    assert "整数" in capsys.readouterr().out
+    for bad in (-1, float("nan"), float("inf"), 10**400, {"layer": 3}, [3], "三层", "3 parsecs", True):
+        assert ex.check("13-1", bad, study=study).ok is None, bad
+    late = FakeStudy(induction_layer=0)  # now the layer-1 head is the first one above it
+    assert ex.check("13-1", 1, study=late).ok is True
+
+
+def test_exercises_read_the_notebooks_cached_study(study, capsys):
+    """13-1 and 13-2 without context use the same cached study as the notebook (no second run)."""
+    from helpers import exercises
+
+    layer, head = study.top("induction", 1)[0]
+    assert exercises.check("13-2", "前一个 token 头").ok is True and exercises.check("13-2", "汇聚头").ok is False
+    later = next(h for h in study.top("previous", 5) if h[0] > layer)  # a head after the induction head
+    assert exercises.check("13-1", later[0]).ok is True and exercises.check("13-1", f"第{later[0]}层").ok is True
+    assert exercises.check("13-1", layer).ok is False
+    assert exercises.check("13-1", later[0] + 0.4).ok is None  # a layer is a whole number: a hint, not a verdict
+    out = capsys.readouterr().out
+    before = study.scores["induction"][layer, head]
+    assert f"第 {later[0]} 层第 {later[1]} 个头" in out and f"{before:.3f} → {before:.3f}" in out  # really unchanged
+    assert heads.study() is study
+
+
+def test_the_residual_gap_is_mostly_position_and_18_6_acts_through_later_layers(study):
+    """The prose of 12's ablation and DLA sections: with no repetition the second copy's positions
+    already cost ~2 nats less than the first copy (a position effect), the second copy without the
+    top-8 induction heads is within 1.5 nats of that control; cutting only 18.6's direct path does
+    not raise the loss although ablating 18.6 does."""
+    from helpers.heads import attribution as logit_attribution
+    from helpers.heads import scan as head_scan
+
+    scan, t = head_scan.load_scan(), study.length
+    first, second = heads.copy_losses(study.losses, t)
+    control = study.unrepeated_losses().mean(axis=-1)
+    assert 1.5 < first.mean() - control.mean() < 2.5
+    gaps = [control.mean() - (second + scan.set_change("induction", 8, kind)).mean() for kind in heads.ABLATIONS]
+    assert all(0.2 < g < 1.6 for g in gaps) and min(gaps) == gaps[0]  # zero-ablation the closest
+    receiver = study.top("induction", 1)[0]
+    rows = study.loss_positions[t - 1:]
+    direct = logit_attribution.direct_path_losses(study.model, study.batch, study.layer_inputs,
+                                                  study.final_residual, receiver, rows) - study.losses[:, rows]
+    assert direct.shape == (len(study.seeds), t - 1) and direct.mean() < 0.0
+    assert scan.single_change("zero")[receiver].mean() > 1.5
+
+
+def test_the_second_sender_exercise_screens_20_6(study, capsys):
+    """13-4: besides 16.0, 20.6's keys need 19.3 most (the screen run at check time on the cached
+    study); a head is read as "19.3", 19.3, (19, 3) or "第19层第3个头"; 16.0 itself is wrong."""
+    for right in ("19.3", 19.3, (19, 3), "第19层第3个头", " 19.3 "):
+        assert ex.check("13-4", right, study=study).ok is True, right
+    assert "19.3" in capsys.readouterr().out
+    for wrong in ("16.0", "17.8", (20, 6)):
+        assert ex.check("13-4", wrong, study=study).ok is False, wrong
+    for bad in ("abc", [1, 2, 3], True, "19", float("nan")):
+        assert ex.check("13-4", bad, study=study).ok is None, bad
+
+
+def test_17_8_is_made_up_for_by_layer_17s_mlp(study):
+    """13's compensation paragraph: keys-only removal of 17.8's direct write leaves 18.6 at ~0.25;
+    adding layer 17's MLP response (the whole-model run's stream) brings it back above 0.6, and that
+    response is not 17.8's write put back (its component along the write is under 0.1)."""
+    moved = heads.between_change(study, (17, 8), (18, 6))
+    assert moved["direct_score"].mean() < 0.3 < 0.6 < moved["total_score"].mean()
+    assert abs(moved["share"].mean()) < 0.1 and 0.5 < moved["ratio"].mean() < 0.9
