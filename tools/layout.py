@@ -536,7 +536,7 @@ def check_code_cells(sources: dict | None = None) -> list:
 
 
 CHECKS = (check_graph, check_notebook_modules, check_pieces_in_their_notebook, check_colours, check_docstrings,
-          check_lessons_name_a_notebook, check_notebook_import_style, check_tests)
+          check_lessons_name_a_notebook, check_notebook_import_style, check_tests, check_code_cells)
 
 
 def problems() -> list:
@@ -563,7 +563,7 @@ def graph_report() -> str:
 
 
 def main(argv) -> int:
-    if argv[:1] == ["cells"]:   # not in CHECKS until the series' existing long cells are split
+    if argv[:1] == ["cells"]:   # the one check on its own, for a quick look while splitting a cell
         found = check_code_cells()
         print("\n".join(found + [f"code cells: {len(found)} problem(s)"]))
         return 1 if found else 0

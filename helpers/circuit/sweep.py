@@ -120,6 +120,13 @@ class Summary:
     def formed(self) -> bool:
         return bool(self.curves["induction"][-1] >= FORMED)
 
+    @property
+    def before_drop(self) -> int:
+        """The step one :attr:`drop` width before the drop starts (0 at the earliest): the steepest
+        window is compared with the equally wide window just before it."""
+        start, end = self.drop
+        return max(start - (end - start), 0)
+
     def value_at(self, name: str, step: int) -> float:
         name = choice("name", name, CURVES)
         step = integer("step", step, low=0)

@@ -139,12 +139,37 @@ _OPENING = "（「『“‘《【"
 #: the units a line is folded between: a space run, or a Latin run (a number, a name) or one CJK
 #: character, with the opening marks before it and the closing marks after it glued on
 _PIECES = re.compile(rf"[ \t]+|[{_OPENING}]*(?:[^\s\u2e80-\uffff]+|[\u2e80-\uffff])[{_CLOSING}]*")
+#: what a line is never broken inside, when it is short (:data:`_GLUE_COLUMNS`): a bracketed group
+#: ("（√d = 1.4）", "[0.179, 0.735]"), ``name = value`` and ``a × b`` (a reader would see "T =" end a line
+#: and "5" start the next), and a number with its unit ("64 KiB", "5 个")
+_OPERATORS = "=×≈÷≤≥<>→"
+_UNITS = r"(?:[KMGT]i?B|B|[mµn]?s|[GT]?FLOPs?(?:/s)?|[GT]B/s|tokens?)(?![^\s\u2e80-\uffff])|[个步维层头倍次组句词位行列块段条]"
+_LATIN_RUN = rf"[{_OPENING}]*[^\s\u2e80-\uffff]+[{_CLOSING}]*"
+_GLUED = re.compile(
+    rf"[{_OPENING}]*[(\[（][^\s()\[\]（）][^()\[\]（）\n]*?[)\]）][{_CLOSING}]*"
+    rf"|{_LATIN_RUN}(?: [{_OPERATORS}] {_LATIN_RUN})+(?: (?:{_UNITS})[{_CLOSING}]*)?"
+    rf"|[{_OPENING}]*[−+-]?\d[\d,.]*%? (?:{_UNITS})[{_CLOSING}]*"
+    rf"|{_PIECES.pattern}")
+#: the widest glued group kept whole (at most half the line): a longer one folds at its spaces
+_GLUE_COLUMNS = 28
+
+
+def _units(line: str, width: int) -> list:
+    """The pieces of ``line`` that :func:`wrap_text` folds between: the short glued groups whole,
+    everything else as :data:`_PIECES`."""
+    most = min(_GLUE_COLUMNS, width // 2)
+    units = []
+    for group in _GLUED.findall(line):
+        units.extend([group] if group.isspace() or _width(group) <= most or " " not in group
+                     else _PIECES.findall(group))
+    return units
 
 
 def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
     """``text`` with each line folded to at most ``width`` columns (a CJK character counts two),
     breaking only at spaces or beside a CJK character: a number, a name (``lm_head``) or a token
-    (``[0.179, 0.735]`` pieces) is never split. A piece longer than a line stays whole; CJK
+    (``[0.179, 0.735]`` pieces) is never split, nor a short ``name = value``, ``a × b``, number with
+    its unit or bracketed group (:data:`_GLUED`). A piece longer than a line stays whole; CJK
     punctuation never starts a line, nor an opening bracket ends one. Continuation lines start with
     ``indent``."""
     text = _text("text", text)
@@ -153,7 +178,7 @@ def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
     out = []
     for line in text.split("\n"):
         current = ""
-        for piece in _PIECES.findall(line):
+        for piece in _units(line, width):
             if current.strip() and not piece.isspace() and _width(current + piece) > width:
                 out.append(current.rstrip())
                 current = indent

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attention import softmax
+from ..attention import softmax, target_loss
 from ..render.validation import (
     as_float_array,
     boolean,
@@ -118,8 +118,9 @@ def _forward(p: dict, data: Sentences, scaled: bool) -> Forward:
     output = mixed @ p["W_V"]                                          # Σ_j p_j v_j
     logits = output @ p["W_O"] + p["b_O"]
     shifted = logits - logits.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))  # log-softmax
-    probs = np.exp(log_probs)
-    loss = float(-np.mean(log_probs[np.arange(len(data)), data.target]))
+    # softmax by way of the log-softmax, as the stored training runs were made (the backward pass
+    # starts from these probabilities, so another rounding would move every trained weight)
+    probs = np.exp(shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True)))
+    loss = float(np.mean(target_loss(logits, data.target)))
     accuracy = float(np.mean(np.argmax(logits, axis=1) == data.target))
     return Forward(q, scale, scores, weights, mixed, output, logits, probs, loss, accuracy)

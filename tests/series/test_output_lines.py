@@ -57,6 +57,26 @@ def test_wrap_text_never_splits_a_number_or_a_name(text, width):
     assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
 
 
+@pytest.mark.parametrize("text, kept", [
+    ("一段很长的说明文字写在这里，序列长度 T = 5 个位置", "T = 5 个"),
+    ("一段很长的说明文字写在这里，投影矩阵是 576 × 64 的", "576 × 64"),
+    ("一段很长的说明文字写在这里，每个 token 要读 64 KiB 的", "64 KiB"),
+    ("一段很长的说明文字写在这里，梯度范数之比 2.15（√d = 8.0）", "（√d = 8.0）"),
+    ("一段很长的说明文字写在这里，最后一行的权重 [0.179, 0.735]", "[0.179, 0.735]"),
+])
+@pytest.mark.parametrize("width", [24, 30, 36, 40])
+def test_wrap_text_keeps_short_expressions_on_one_line(text, kept, width):
+    lines = wrap_text(text, width).split("\n")
+    assert any(kept in line for line in lines), lines
+    assert all(_width(line) <= width for line in lines), lines
+
+
+def test_wrap_text_folds_a_glued_group_too_long_for_half_a_line():
+    text = "字" * 10 + " 4 × 32 × 128 × 2 × 1024 × 8 = 8,388,608 字节"
+    lines = wrap_text(text, 30).split("\n")
+    assert all(_width(line) <= 30 for line in lines), lines
+
+
 #: JupyterLab's output area at 1366 px with the file browser open, in CSS pixels, less a margin
 TABLE_PX = 880
 #: the estimate's font: 13 px text, a Latin character ≈ 7.5 px wide, a CJK one 13 px; padding 0.9 em a side

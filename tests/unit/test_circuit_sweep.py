@@ -41,6 +41,13 @@ def test_two_layers_the_drop_and_both_scores_rise_across_it_on_every_seed(runs):
         assert abs(s.curves["other_loss"][-1] - np.log(32)) < 0.3
 
 
+def test_the_window_before_the_drop_is_as_wide_as_it_and_ends_where_it_starts(runs):
+    for s in runs["two_layers"] + runs["one_layer"]:
+        start, end = s.drop
+        assert s.before_drop == max(start - (end - start), 0) and s.before_drop in s.steps
+        assert s.value_at("repeat_loss", s.before_drop) >= s.value_at("repeat_loss", start) - 0.1
+
+
 def test_the_stored_drop_is_the_200_step_window_and_wider_windows_start_no_later(runs):
     for s in runs["two_layers"]:
         assert s.window() == s.window(200) == s.drop
