@@ -7,10 +7,12 @@ the expected answer and its working at check time (vocabulary: :mod:`helpers.gra
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..attention import scaled_dot_product_attention
-from ..config import LLAMA_3_1_8B, LLAMA_3_1_ROPE, LLAMA_3_2_1B, SMOLLM2_135M, ModelConfig
+from ..config import LLAMA_3_1_8B, LLAMA_3_1_ROPE, LLAMA_3_2_1B, SMOLLM2_135M, ModelConfig, RopeScaling
 from ..cost import KiB, kv_cache_bytes_per_token
 from ..grading.answers import WILL, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
@@ -207,6 +209,18 @@ def _toy_config():
                        tie_word_embeddings=True, source="a small example for 06-4", rope_scaling=LLAMA_3_1_ROPE)
 
 
+def _other_scaling_config():
+    """A config whose scaling shares no number with Llama-3.1's (L, low, high, factor, θ): a RoPE that
+    writes any of them into its code instead of reading the config fails here. d = 16, θ = 20000: pairs
+    0–3 keep their frequency, pair 4 blends, pairs 5–7 slow down."""
+    scaling = RopeScaling(rope_type="llama3", factor=16.0, low_freq_factor=2.0, high_freq_factor=8.0,
+                          original_max_position_embeddings=4096)
+    return ModelConfig(name="另一种缩放（L = 4096、low 2、high 8、factor 16、θ = 20000，d = 16）", hidden_size=48,
+                       num_layers=1, num_heads=3, num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16,
+                       rope_theta=20000.0, tie_word_embeddings=True, source="a made-up scaling for 06-4",
+                       rope_scaling=scaling)
+
+
 def _rope_cases():
     # the presets are bound when this module is imported: a notebook cell that rebinds
     # helpers.config.LLAMA_3_1_8B afterwards does not change the cases
@@ -226,6 +240,8 @@ def _rope_cases():
              [5, 6, 7, 8], SMOLLM2_135M),
         case("Llama-3.2-1B：缩放 32 倍、一个头、d = 64，位置 3、17、5000、60000", (4, 64), [3, 17, 5000, 60000],
              LLAMA_3_2_1B),
+        case("另一种缩放：L = 4096、low_freq_factor = 2、high_freq_factor = 8、factor = 16、θ = 20000，2 个头、d = 16，"
+             "位置 0、7、3000、50000", (4, 2, 16), [0, 7, 3000, 50000], _other_scaling_config()),
     ]
 
 
@@ -273,14 +289,19 @@ def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
     return np.where(short, inv, np.where(long, slow, middle))
 
 
-def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None, shift=0, own_positions=False):
-    """A RoPE written with the given choices (the right one for ``pairing`` by default)."""
+def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None, shift=0, own_positions=False,
+               fixed=None):
+    """A RoPE written with the given choices (the right one for ``pairing`` by default); ``fixed``: the
+    name of a scaling field written into the code as Llama-3.1's value instead of read from the config."""
     layout = layout or ("cat" if pairing == "halves" else "repeat")
 
     def rope(x, positions, config):
         d = np.shape(x)[-1]
         pos = np.arange(len(x)) if own_positions else np.asarray(positions) + shift
-        inv = _freqs(d, config.rope_theta if theta is None else theta, config.rope_scaling, steps=steps, bands=bands)
+        scaling = config.rope_scaling
+        if fixed is not None and scaling is not None:
+            scaling = dataclasses.replace(scaling, **{fixed: getattr(LLAMA_3_1_ROPE, fixed)})
+        inv = _freqs(d, config.rope_theta if theta is None else theta, scaling, steps=steps, bands=bands)
         return _rotate(x, pos, inv, pairing, layout)
     return rope
 
@@ -342,6 +363,10 @@ def _rope_mistakes(pairing):
                 _rope_with(pairing, bands="smooth_flipped")),
         Mistake("smooth_by_wavelength", "平滑段的 s 是按波长 λᵢ 线性插的：两端对了，中间不对。s 要按 L/λᵢ 线性变化。" + band,
                 _rope_with(pairing, bands="smooth_by_wavelength")),
+        *(Mistake(f"fixed_{field}", f"用了写死的 {field} = {getattr(LLAMA_3_1_ROPE, field):g}（Llama-3.1 的值）："
+                                    f"要从配置里读，config.rope_scaling.{field}，不同的模型不一样。",
+                  _rope_with(pairing, fixed=field))
+          for field in ("original_max_position_embeddings", "low_freq_factor", "high_freq_factor", "factor")),
         Mistake("base_10000", "底数用了 10000：θ 要从配置里读，config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
                 _rope_with(pairing, theta=10000.0),
                 seen=("https://github.com/lyogavin/airllm/pull/369", "https://github.com/sgl-project/SpecForge/issues/265")),

@@ -157,6 +157,28 @@ def _decode_reference(x_new, cache, position, weights):
     return out[0], np.swapaxes(layer_cache.k, 0, 1), np.swapaxes(layer_cache.v, 0, 1)
 
 
+def _cache_written(args, after, got) -> str:
+    """What a decode step wrote into ``cache`` when it is neither the cache it was given nor the
+    caches it returned (``""`` when it is one of them, key by key)."""
+    if "cache" not in after:
+        return ""
+    given, left = args[1], after["cache"]
+    if not isinstance(left, dict) or set(left) != {"k", "v"}:
+        keys = sorted(map(repr, left)) if isinstance(left, dict) else type(left).__name__
+        return (f"cache 里现在是 {keys}，应该只有 'k' 和 'v'：函数可以不动 cache，也可以把返回的两个新缓存"
+                f"写回 cache['k']、cache['v']，别的键不要加也不要删。")
+    for name, returned in (("k", got[1]), ("v", got[2])):
+        value = np.asarray(left[name]) if isinstance(left[name], np.ndarray) else None
+        same = value is not None and value.shape == given[name].shape and np.array_equal(value, given[name])
+        back = value is not None and value.shape == returned.shape and np.allclose(value, returned, rtol=1e-6,
+                                                                                     atol=1e-9)
+        if not (same or back):
+            shown = f"形状 {value.shape}" if value is not None else type(left[name]).__name__
+            return (f"调用之后 cache['{name}']（{shown}）既不是传进来的缓存，也不是你返回的新 {name} 缓存。"
+                    f"写回的话要写返回的那个数组（cache['{name}'] = {name}_cache），用完也不要清零或改动它。")
+    return ""
+
+
 def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_raw=False, attended_raw=False,
                  new_token_seen=True, top_left=False, cache_q=False, rope_v=False, scale_width="head"):
     """One decode step written with the given slips (the right one with none)."""
@@ -268,7 +290,7 @@ CODE_EXERCISES = {
                          _decode_cases, _decode_reference, _decode_mistakes(), DECODE_SOLUTION,
                          returns="按顺序返回 3 个数组：新 token 这一层的输出 (hidden,)，加了一行的 k 缓存和 v 缓存，"
                                  "各 (KV 头数, n + 1, d)",
-                         mutable=("cache",),
+                         mutable=("cache",), in_place=_cache_written,
                          forbidden=("helpers.layer.attention_layer", "helpers.real_model.forward",
                                     "helpers.real_model.generate"),
                          forbidden_hint="这道题练的就是一步解码：投影、RoPE、接缓存、注意力、o_proj 都自己接起来；"

@@ -278,6 +278,13 @@ def mutated(case: Case, index: int, names: tuple, after: list) -> str:
     return "\n".join(lines + after)
 
 
+def wrote_back(case: Case, index: int, wrote: str, after: list) -> str:
+    """Right results, but what the function left in an argument it may update disagrees with them."""
+    lines = [f"✘ 返回的结果对，但你的函数写进参数里的东西不对（第 {index} 组：{case.label}）。",
+             f"  提示：{wrote}"]
+    return "\n".join(lines + after)
+
+
 def right(exercise: CodeExercise, results: list, total: int, after: list) -> str:
     """Every case right: at which tolerance (and which cases were judged at float32)."""
     lines = [f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
