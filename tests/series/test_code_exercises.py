@@ -163,6 +163,15 @@ def test_a_failure_inside_the_checker_is_still_a_sentence(capsys):
     assert capsys.readouterr().out.startswith("⚠ 判分程序没能处理")
 
 
+def test_a_failure_inside_the_reference_is_not_blamed_on_the_learner(capsys):
+    def failing_reference(x):
+        raise np.exceptions.AxisError("axis 1 is out of bounds")
+    exercise = dataclasses.replace(CODE_EXERCISES["03-3"], reference=failing_reference)
+    exercises._verdict(code_check.run, exercise, lambda x: np.asarray(x, float), (), {})
+    out = capsys.readouterr().out
+    assert "参考答案" in out and "不是你的函数的问题" in out and "检查函数的返回值" not in out
+
+
 # ---- what learners did in a trial: the helper under another name, lists, reshapes, argument order ----
 import helpers  # noqa: E402
 from helpers.attention import scaled_dot_product_attention as sdpa_alias  # noqa: E402
