@@ -255,7 +255,7 @@ def _pair_partner(x, pairing):
     return partner
 
 
-def _rotate(x, positions, inv_freq, pairing, layout):
+def _rotate(x, positions, inv_freq, pairing, layout, turn="right"):
     """x turned by positions · inv_freq, pairs by ``pairing``, the angles laid out ``"cat"`` ([θ₀…θ_{d/2−1},
     θ₀…]) or ``"repeat"`` ([θ₀, θ₀, θ₁, θ₁, …]); d angles (a mistake) are used as they are."""
     x = np.asarray(x, dtype=float)
@@ -264,7 +264,9 @@ def _rotate(x, positions, inv_freq, pairing, layout):
         angles = np.concatenate([angles, angles], axis=-1) if layout == "cat" else np.repeat(angles, 2, axis=-1)
     if x.ndim == 3:
         angles = angles[:, None, :]
-    return x * np.cos(angles) + _pair_partner(x, pairing) * np.sin(angles)
+    cos, sin = np.cos(angles), np.sin(angles)
+    cos, sin = {"right": (cos, sin), "swapped": (sin, cos), "backwards": (cos, -sin)}[turn]
+    return x * cos + _pair_partner(x, pairing) * sin
 
 
 def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
@@ -290,7 +292,7 @@ def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
 
 
 def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None, shift=0, own_positions=False,
-               fixed=None):
+               fixed=None, turn="right"):
     """A RoPE written with the given choices (the right one for ``pairing`` by default); ``fixed``: the
     name of a scaling field written into the code as Llama-3.1's value instead of read from the config."""
     layout = layout or ("cat" if pairing == "halves" else "repeat")
@@ -302,7 +304,7 @@ def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None
         if fixed is not None and scaling is not None:
             scaling = dataclasses.replace(scaling, **{fixed: getattr(LLAMA_3_1_ROPE, fixed)})
         inv = _freqs(d, config.rope_theta if theta is None else theta, scaling, steps=steps, bands=bands)
-        return _rotate(x, pos, inv, pairing, layout)
+        return _rotate(x, pos, inv, pairing, layout, turn)
     return rope
 
 
@@ -367,6 +369,10 @@ def _rope_mistakes(pairing):
                                     f"要从配置里读，config.rope_scaling.{field}，不同的模型不一样。",
                   _rope_with(pairing, fixed=field))
           for field in ("original_max_position_embeddings", "low_freq_factor", "high_freq_factor", "factor")),
+        Mistake("sin_cos_swapped", "sin 和 cos 用反了：每一对 (x₁, x₂) 转成 (x₁·cos − x₂·sin, x₂·cos + x₁·sin)，"
+                                   "位置 0（角度 0）时应该原样不动。", _rope_with(pairing, turn="swapped")),
+        Mistake("turned_backwards", "转的方向反了（sin 前的符号）：每一对 (x₁, x₂) 转成 (x₁·cos − x₂·sin, x₂·cos + x₁·sin)，"
+                                    "即 x·cos + rotate_half(x)·sin，rotate_half(x) 是 (−x₂, x₁)。", _rope_with(pairing, turn="backwards")),
         Mistake("base_10000", "底数用了 10000：θ 要从配置里读，config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
                 _rope_with(pairing, theta=10000.0),
                 seen=("https://github.com/lyogavin/airllm/pull/369", "https://github.com/sgl-project/SpecForge/issues/265")),

@@ -180,7 +180,8 @@ def _cache_written(args, after, got) -> str:
 
 
 def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_raw=False, attended_raw=False,
-                 new_token_seen=True, top_left=False, cache_q=False, rope_v=False, scale_width="head"):
+                 new_token_seen=True, top_left=False, cache_q=False, rope_v=False, scale_width="head", shift=0,
+                 rope_q=True, swap_caches=False, o_proj=True):
     """One decode step written with the given slips (the right one with none)."""
     def decode_step(x_new, cache, position, weights):
         from ..layer import apply_rope
@@ -188,8 +189,8 @@ def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_
         h, kv, d, theta = (weights[k] for k in ("num_heads", "num_kv_heads", "head_dim", "rope_theta"))
         x = np.asarray(x_new, dtype=float)
         q, k, v = ((x @ weights[w]).reshape(1, -1, d) for w in ("w_q", "w_k", "w_v"))
-        pos = [position if offset else 0]
-        q_r, k_r = apply_rope(q, pos, theta), apply_rope(k, pos, theta)
+        pos = [position + shift if offset else 0]
+        q_r, k_r = apply_rope(q, pos, theta) if rope_q else q, apply_rope(k, pos, theta)
         if rope_v:
             v = apply_rope(v, pos, theta)
         old_k, old_v = cache["k"], cache["v"]
@@ -213,11 +214,12 @@ def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_
             keys, values = keys[:, :1], values[:, :1]
         group = keys.shape[0]
         keys, values = np.repeat(keys, h // group, axis=0), np.repeat(values, h // group, axis=0)
-        width = {"head": d, "model": x.shape[-1]}[scale_width]
+        width = {"head": d, "model": x.shape[-1], "none": 1}[scale_width]
         scores = np.einsum("hd,hjd->hj", q_r[0], keys) / np.sqrt(width)
         e = np.exp(scores - scores.max(axis=-1, keepdims=True))
         out = np.einsum("hj,hjd->hd", e / e.sum(axis=-1, keepdims=True), values)
-        return out.reshape(-1) @ weights["w_o"], k_cache, v_cache
+        out = out.reshape(-1) @ weights["w_o"] if o_proj else out.reshape(-1)
+        return (out, v_cache, k_cache) if swap_caches else (out, k_cache, v_cache)
     return decode_step
 
 
@@ -256,6 +258,15 @@ def _decode_mistakes():
                 _decode_with(rope_v=True),
                 seen=("https://github.com/lucidrains/x-transformers/issues/182",
                       "https://github.com/labmlai/annotated_deep_learning_paper_implementations/issues/251")),
+        Mistake("position_plus_1", "新 token 的位置多加了 1：前面有 n 个 token（位置 0 … n − 1），新 token 的位置就是 "
+                                   "position = n，直接用。", _decode_with(shift=1)),
+        Mistake("no_rope_on_q", "新 token 的 q 没有做 RoPE：q 和 k 都要按 position 转，分数 q·k 里才有相对位置。",
+                _decode_with(rope_q=False)),
+        Mistake("caches_swapped", "返回的 k 缓存和 v 缓存对调了：顺序是（输出, k 缓存, v 缓存）。",
+                _decode_with(swap_caches=True)),
+        Mistake("no_scale", "忘了除以 √d：每个头的分数是 q·kᵀ / √head_dim。", _decode_with(scale_width="none")),
+        Mistake("no_o_proj", "忘了 o_proj：把各头的输出拼成一行 (头数 × d,) 之后，还要乘 weights[\"w_o\"] 才是这一层的输出。",
+                _decode_with(o_proj=False)),
         Mistake("scale_by_d_model", "除的是 √(x 的宽度)，那是整个模型的宽度 d_model；缩放用每个头的维数：√head_dim。",
                 _decode_with(scale_width="model"),
                 seen=("https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42",
