@@ -204,7 +204,7 @@ PAIRINGS = ("halves", "interleaved")
 
 
 def _toy_config():
-    return ModelConfig(name="小例子（Llama-3.1 的 θ 和缩放，d = 16）", hidden_size=48, num_layers=1, num_heads=3,
+    return ModelConfig(name="小例子（Llama-3.1 的底数 base 和缩放，d = 16）", hidden_size=48, num_layers=1, num_heads=3,
                        num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16, rope_theta=500000.0,
                        tie_word_embeddings=True, source="a small example for 06-4", rope_scaling=LLAMA_3_1_ROPE)
 
@@ -215,7 +215,7 @@ def _other_scaling_config():
     0–3 keep their frequency, pair 4 blends, pairs 5–7 slow down."""
     scaling = RopeScaling(rope_type="llama3", factor=16.0, low_freq_factor=2.0, high_freq_factor=8.0,
                           original_max_position_embeddings=4096)
-    return ModelConfig(name="另一种缩放（L = 4096、low 2、high 8、factor 16、θ = 20000，d = 16）", hidden_size=48,
+    return ModelConfig(name="另一种缩放（L = 4096、low 2、high 8、factor 16、base = 20000，d = 16）", hidden_size=48,
                        num_layers=1, num_heads=3, num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16,
                        rope_theta=20000.0, tie_word_embeddings=True, source="a made-up scaling for 06-4",
                        rope_scaling=scaling)
@@ -236,11 +236,11 @@ def _rope_cases():
              [8190, 8191, 8192, 100000], toy),
         case("Llama-3.1-8B 的真实形状：2 个头、d = 128，位置 0、1、4096、131071", (4, 2, 128), [0, 1, 4096, 131071],
              LLAMA_3_1_8B),
-        case("SmolLM2-135M：没有缩放（rope_scaling 是 None）、θ = 100000、3 个头、d = 64，位置 5…8", (4, 3, 64),
+        case("SmolLM2-135M：没有缩放（rope_scaling 是 None）、base = 100000、3 个头、d = 64，位置 5…8", (4, 3, 64),
              [5, 6, 7, 8], SMOLLM2_135M),
         case("Llama-3.2-1B：缩放 32 倍、一个头、d = 64，位置 3、17、5000、60000", (4, 64), [3, 17, 5000, 60000],
              LLAMA_3_2_1B),
-        case("另一种缩放：L = 4096、low_freq_factor = 2、high_freq_factor = 8、factor = 16、θ = 20000，2 个头、d = 16，"
+        case("另一种缩放：L = 4096、low_freq_factor = 2、high_freq_factor = 8、factor = 16、base = 20000，2 个头、d = 16，"
              "位置 0、7、3000、50000", (4, 2, 16), [0, 7, 3000, 50000], _other_scaling_config()),
     ]
 
@@ -347,10 +347,10 @@ def _rope_mistakes(pairing):
                                 f"角度要排成 {layout[pairing][1]}。", _rope_with(pairing, layout=wrong_layout),
                 seen=("https://github.com/raiyanyahya/how-to-train-your-gpt/issues/6",
                       "https://github.com/karpathy/nanochat/issues/264")),
-        Mistake("steps_of_d", "频率的指数走错了步长：θᵢ = θ^(−2i/d)，i = 0 … d/2 − 1（np.arange(0, d, 2) / d），"
-                              "你用的是 θ^(−i/d)。", _rope_with(pairing, steps="i/d"),
+        Mistake("steps_of_d", "频率的指数走错了步长：θᵢ = base^(−2i/d)，i = 0 … d/2 − 1（np.arange(0, d, 2) / d），"
+                              "你用的是 base^(−i/d)。", _rope_with(pairing, steps="i/d"),
                 seen="https://github.com/rasbt/LLMs-from-scratch/issues/410"),
-        Mistake("d_frequencies", "算了 d 个频率：d 维只有 d/2 对，每一对一个频率 θᵢ = θ^(−2i/d)，i = 0 … d/2 − 1"
+        Mistake("d_frequencies", "算了 d 个频率：d 维只有 d/2 对，每一对一个频率 θᵢ = base^(−2i/d)，i = 0 … d/2 − 1"
                                  "（np.arange(0, d, 2) / d），再按配对方式铺到 d 维。", _rope_with(pairing, steps="d"),
                 seen="https://github.com/rasbt/LLMs-from-scratch/issues/410"),
         Mistake("no_scaling", "没有用 config.rope_scaling：" + band + "rope_scaling 是 None（SmolLM2）时才用原始的 θᵢ。",
@@ -373,7 +373,7 @@ def _rope_mistakes(pairing):
                                    "位置 0（角度 0）时应该原样不动。", _rope_with(pairing, turn="swapped")),
         Mistake("turned_backwards", "转的方向反了（sin 前的符号）：每一对 (x₁, x₂) 转成 (x₁·cos − x₂·sin, x₂·cos + x₁·sin)，"
                                     "即 x·cos + rotate_half(x)·sin，rotate_half(x) 是 (−x₂, x₁)。", _rope_with(pairing, turn="backwards")),
-        Mistake("base_10000", "底数用了 10000：θ 要从配置里读，config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
+        Mistake("base_10000", "底数 base 用了 10000：要从配置里读，base = config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
                 _rope_with(pairing, theta=10000.0),
                 seen=("https://github.com/lyogavin/airllm/pull/369", "https://github.com/sgl-project/SpecForge/issues/265")),
         Mistake("positions_from_1", "位置多加了 1：第一个 token 是位置 0，直接用传进来的 positions。",
