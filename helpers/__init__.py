@@ -36,14 +36,15 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from . import attention, config, example
+from . import attention, config, example, layer
 from .attention import causal_mask, scaled_dot_product_attention, softmax
 from .config import LLAMA_3_1_8B, PRESETS
 from .grading import originals as _originals
 
 # the graders' record of numpy's and these modules' functions, taken now: a learner's experiment
-# (``np.exp = …``) before the exercises first load cannot change what they compute with
-_originals.record(__name__, attention.__name__, config.__name__, example.__name__)
+# (``np.exp = …``, ``helpers.layer.apply_rope = …``) before the exercises first load cannot change
+# what their references compute with
+_originals.record(__name__, attention.__name__, config.__name__, example.__name__, layer.__name__)
 
 __version__ = "0.1.0"
 
@@ -53,6 +54,8 @@ def __getattr__(name):
     if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
+        # recorded before the learner's code can reach it: a later reassignment is the learner's
+        _originals.remember_originals()
         return module
     raise AttributeError(f"module 'helpers' has no attribute {name!r}")
 

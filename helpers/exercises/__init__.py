@@ -137,10 +137,22 @@ def _verdict(run, exercise, function, ignored, options) -> Verdict:
     try:
         ok, message, mistake = run(exercise, function, ignored=ignored, **options)
     except Exception as exc:  # noqa: BLE001 — a last guard: the learner sees a sentence, not a traceback
-        ok, mistake, message = None, None, (f"⚠ 判分程序没能处理这次的结果（{type(exc).__name__}）。先检查函数的返回值是不是"
-                                            f"题目要求的形状和个数，再运行一次。")
+        ok, mistake, message = None, None, _grader_failed(exercise, exc)
     print(message)
     return Verdict(ok, message, mistake)
+
+
+def _grader_failed(exercise, exc: Exception) -> str:
+    """What the learner reads when the checker itself raised: the reference's failure is not blamed
+    on their function."""
+    name = type(exc).__name__
+    tb, codes = exc.__traceback__, {getattr(exercise.reference, "__code__", None)}
+    while tb is not None and tb.tb_frame.f_code not in codes:
+        tb = tb.tb_next
+    if tb is not None:
+        return (f"⚠ 判分程序在计算参考答案时出错了（{name}）：这不是你的函数的问题。重启内核（Kernel → Restart），"
+                f"运行本节开头的导入单元，再运行这个单元；仍然出错就请报告这个问题。")
+    return f"⚠ 判分程序没能处理这次的结果（{name}）。先检查函数的返回值是不是题目要求的形状和个数，再运行一次。"
 
 
 def solution(key: str) -> None:

@@ -7,10 +7,12 @@ the expected answer and its working at check time (vocabulary: :mod:`helpers.gra
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..attention import scaled_dot_product_attention
-from ..config import LLAMA_3_1_8B, LLAMA_3_1_ROPE, LLAMA_3_2_1B, SMOLLM2_135M, ModelConfig
+from ..config import LLAMA_3_1_8B, LLAMA_3_1_ROPE, LLAMA_3_2_1B, SMOLLM2_135M, ModelConfig, RopeScaling
 from ..cost import KiB, kv_cache_bytes_per_token
 from ..grading.answers import WILL, Exercise, Numbers
 from ..grading.code_exercise import Case, CodeExercise, Mistake
@@ -202,9 +204,21 @@ PAIRINGS = ("halves", "interleaved")
 
 
 def _toy_config():
-    return ModelConfig(name="小例子（Llama-3.1 的 θ 和缩放，d = 16）", hidden_size=48, num_layers=1, num_heads=3,
+    return ModelConfig(name="小例子（Llama-3.1 的底数 base 和缩放，d = 16）", hidden_size=48, num_layers=1, num_heads=3,
                        num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16, rope_theta=500000.0,
                        tie_word_embeddings=True, source="a small example for 06-4", rope_scaling=LLAMA_3_1_ROPE)
+
+
+def _other_scaling_config():
+    """A config whose scaling shares no number with Llama-3.1's (L, low, high, factor, θ): a RoPE that
+    writes any of them into its code instead of reading the config fails here. d = 16, θ = 20000: pairs
+    0–3 keep their frequency, pair 4 blends, pairs 5–7 slow down."""
+    scaling = RopeScaling(rope_type="llama3", factor=16.0, low_freq_factor=2.0, high_freq_factor=8.0,
+                          original_max_position_embeddings=4096)
+    return ModelConfig(name="另一种缩放（L = 4096、low 2、high 8、factor 16、base = 20000，d = 16）", hidden_size=48,
+                       num_layers=1, num_heads=3, num_kv_heads=1, head_dim=16, intermediate_size=64, vocab_size=16,
+                       rope_theta=20000.0, tie_word_embeddings=True, source="a made-up scaling for 06-4",
+                       rope_scaling=scaling)
 
 
 def _rope_cases():
@@ -222,10 +236,12 @@ def _rope_cases():
              [8190, 8191, 8192, 100000], toy),
         case("Llama-3.1-8B 的真实形状：2 个头、d = 128，位置 0、1、4096、131071", (4, 2, 128), [0, 1, 4096, 131071],
              LLAMA_3_1_8B),
-        case("SmolLM2-135M：没有缩放（rope_scaling 是 None）、θ = 100000、3 个头、d = 64，位置 5…8", (4, 3, 64),
+        case("SmolLM2-135M：没有缩放（rope_scaling 是 None）、base = 100000、3 个头、d = 64，位置 5…8", (4, 3, 64),
              [5, 6, 7, 8], SMOLLM2_135M),
         case("Llama-3.2-1B：缩放 32 倍、一个头、d = 64，位置 3、17、5000、60000", (4, 64), [3, 17, 5000, 60000],
              LLAMA_3_2_1B),
+        case("另一种缩放：L = 4096、low_freq_factor = 2、high_freq_factor = 8、factor = 16、base = 20000，2 个头、d = 16，"
+             "位置 0、7、3000、50000", (4, 2, 16), [0, 7, 3000, 50000], _other_scaling_config()),
     ]
 
 
@@ -239,7 +255,7 @@ def _pair_partner(x, pairing):
     return partner
 
 
-def _rotate(x, positions, inv_freq, pairing, layout):
+def _rotate(x, positions, inv_freq, pairing, layout, turn="right"):
     """x turned by positions · inv_freq, pairs by ``pairing``, the angles laid out ``"cat"`` ([θ₀…θ_{d/2−1},
     θ₀…]) or ``"repeat"`` ([θ₀, θ₀, θ₁, θ₁, …]); d angles (a mistake) are used as they are."""
     x = np.asarray(x, dtype=float)
@@ -248,7 +264,9 @@ def _rotate(x, positions, inv_freq, pairing, layout):
         angles = np.concatenate([angles, angles], axis=-1) if layout == "cat" else np.repeat(angles, 2, axis=-1)
     if x.ndim == 3:
         angles = angles[:, None, :]
-    return x * np.cos(angles) + _pair_partner(x, pairing) * np.sin(angles)
+    cos, sin = np.cos(angles), np.sin(angles)
+    cos, sin = {"right": (cos, sin), "swapped": (sin, cos), "backwards": (cos, -sin)}[turn]
+    return x * cos + _pair_partner(x, pairing) * sin
 
 
 def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
@@ -273,15 +291,20 @@ def _freqs(d, theta, scaling, *, steps="2i/d", bands="llama3"):
     return np.where(short, inv, np.where(long, slow, middle))
 
 
-def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None, shift=0, own_positions=False):
-    """A RoPE written with the given choices (the right one for ``pairing`` by default)."""
+def _rope_with(pairing, *, layout=None, steps="2i/d", bands="llama3", theta=None, shift=0, own_positions=False,
+               fixed=None, turn="right"):
+    """A RoPE written with the given choices (the right one for ``pairing`` by default); ``fixed``: the
+    name of a scaling field written into the code as Llama-3.1's value instead of read from the config."""
     layout = layout or ("cat" if pairing == "halves" else "repeat")
 
     def rope(x, positions, config):
         d = np.shape(x)[-1]
         pos = np.arange(len(x)) if own_positions else np.asarray(positions) + shift
-        inv = _freqs(d, config.rope_theta if theta is None else theta, config.rope_scaling, steps=steps, bands=bands)
-        return _rotate(x, pos, inv, pairing, layout)
+        scaling = config.rope_scaling
+        if fixed is not None and scaling is not None:
+            scaling = dataclasses.replace(scaling, **{fixed: getattr(LLAMA_3_1_ROPE, fixed)})
+        inv = _freqs(d, config.rope_theta if theta is None else theta, scaling, steps=steps, bands=bands)
+        return _rotate(x, pos, inv, pairing, layout, turn)
     return rope
 
 
@@ -324,10 +347,10 @@ def _rope_mistakes(pairing):
                                 f"角度要排成 {layout[pairing][1]}。", _rope_with(pairing, layout=wrong_layout),
                 seen=("https://github.com/raiyanyahya/how-to-train-your-gpt/issues/6",
                       "https://github.com/karpathy/nanochat/issues/264")),
-        Mistake("steps_of_d", "频率的指数走错了步长：θᵢ = θ^(−2i/d)，i = 0 … d/2 − 1（np.arange(0, d, 2) / d），"
-                              "你用的是 θ^(−i/d)。", _rope_with(pairing, steps="i/d"),
+        Mistake("steps_of_d", "频率的指数走错了步长：θᵢ = base^(−2i/d)，i = 0 … d/2 − 1（np.arange(0, d, 2) / d），"
+                              "你用的是 base^(−i/d)。", _rope_with(pairing, steps="i/d"),
                 seen="https://github.com/rasbt/LLMs-from-scratch/issues/410"),
-        Mistake("d_frequencies", "算了 d 个频率：d 维只有 d/2 对，每一对一个频率 θᵢ = θ^(−2i/d)，i = 0 … d/2 − 1"
+        Mistake("d_frequencies", "算了 d 个频率：d 维只有 d/2 对，每一对一个频率 θᵢ = base^(−2i/d)，i = 0 … d/2 − 1"
                                  "（np.arange(0, d, 2) / d），再按配对方式铺到 d 维。", _rope_with(pairing, steps="d"),
                 seen="https://github.com/rasbt/LLMs-from-scratch/issues/410"),
         Mistake("no_scaling", "没有用 config.rope_scaling：" + band + "rope_scaling 是 None（SmolLM2）时才用原始的 θᵢ。",
@@ -342,7 +365,15 @@ def _rope_mistakes(pairing):
                 _rope_with(pairing, bands="smooth_flipped")),
         Mistake("smooth_by_wavelength", "平滑段的 s 是按波长 λᵢ 线性插的：两端对了，中间不对。s 要按 L/λᵢ 线性变化。" + band,
                 _rope_with(pairing, bands="smooth_by_wavelength")),
-        Mistake("base_10000", "底数用了 10000：θ 要从配置里读，config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
+        *(Mistake(f"fixed_{field}", f"用了写死的 {field} = {getattr(LLAMA_3_1_ROPE, field):g}（Llama-3.1 的值）："
+                                    f"要从配置里读，config.rope_scaling.{field}，不同的模型不一样。",
+                  _rope_with(pairing, fixed=field))
+          for field in ("original_max_position_embeddings", "low_freq_factor", "high_freq_factor", "factor")),
+        Mistake("sin_cos_swapped", "sin 和 cos 用反了：每一对 (x₁, x₂) 转成 (x₁·cos − x₂·sin, x₂·cos + x₁·sin)，"
+                                   "位置 0（角度 0）时应该原样不动。", _rope_with(pairing, turn="swapped")),
+        Mistake("turned_backwards", "转的方向反了（sin 前的符号）：每一对 (x₁, x₂) 转成 (x₁·cos − x₂·sin, x₂·cos + x₁·sin)，"
+                                    "即 x·cos + rotate_half(x)·sin，rotate_half(x) 是 (−x₂, x₁)。", _rope_with(pairing, turn="backwards")),
+        Mistake("base_10000", "底数 base 用了 10000：要从配置里读，base = config.rope_theta（Llama-3.1 是 500000，SmolLM2 是 100000）。",
                 _rope_with(pairing, theta=10000.0),
                 seen=("https://github.com/lyogavin/airllm/pull/369", "https://github.com/sgl-project/SpecForge/issues/265")),
         Mistake("positions_from_1", "位置多加了 1：第一个 token 是位置 0，直接用传进来的 positions。",

@@ -157,8 +157,31 @@ def _decode_reference(x_new, cache, position, weights):
     return out[0], np.swapaxes(layer_cache.k, 0, 1), np.swapaxes(layer_cache.v, 0, 1)
 
 
+def _cache_written(args, after, got) -> str:
+    """What a decode step wrote into ``cache`` when it is neither the cache it was given nor the
+    caches it returned (``""`` when it is one of them, key by key)."""
+    if "cache" not in after:
+        return ""
+    given, left = args[1], after["cache"]
+    if not isinstance(left, dict) or set(left) != {"k", "v"}:
+        keys = sorted(map(repr, left)) if isinstance(left, dict) else type(left).__name__
+        return (f"cache 里现在是 {keys}，应该只有 'k' 和 'v'：函数可以不动 cache，也可以把返回的两个新缓存"
+                f"写回 cache['k']、cache['v']，别的键不要加也不要删。")
+    for name, returned in (("k", got[1]), ("v", got[2])):
+        value = np.asarray(left[name]) if isinstance(left[name], np.ndarray) else None
+        same = value is not None and value.shape == given[name].shape and np.array_equal(value, given[name])
+        back = value is not None and value.shape == returned.shape and np.allclose(value, returned, rtol=1e-6,
+                                                                                     atol=1e-9)
+        if not (same or back):
+            shown = f"形状 {value.shape}" if value is not None else type(left[name]).__name__
+            return (f"调用之后 cache['{name}']（{shown}）既不是传进来的缓存，也不是你返回的新 {name} 缓存。"
+                    f"写回的话要写返回的那个数组（cache['{name}'] = {name}_cache），用完也不要清零或改动它。")
+    return ""
+
+
 def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_raw=False, attended_raw=False,
-                 new_token_seen=True, top_left=False, cache_q=False, rope_v=False, scale_width="head"):
+                 new_token_seen=True, top_left=False, cache_q=False, rope_v=False, scale_width="head", shift=0,
+                 rope_q=True, swap_caches=False, o_proj=True):
     """One decode step written with the given slips (the right one with none)."""
     def decode_step(x_new, cache, position, weights):
         from ..layer import apply_rope
@@ -166,8 +189,8 @@ def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_
         h, kv, d, theta = (weights[k] for k in ("num_heads", "num_kv_heads", "head_dim", "rope_theta"))
         x = np.asarray(x_new, dtype=float)
         q, k, v = ((x @ weights[w]).reshape(1, -1, d) for w in ("w_q", "w_k", "w_v"))
-        pos = [position if offset else 0]
-        q_r, k_r = apply_rope(q, pos, theta), apply_rope(k, pos, theta)
+        pos = [position + shift if offset else 0]
+        q_r, k_r = apply_rope(q, pos, theta) if rope_q else q, apply_rope(k, pos, theta)
         if rope_v:
             v = apply_rope(v, pos, theta)
         old_k, old_v = cache["k"], cache["v"]
@@ -191,11 +214,12 @@ def _decode_with(*, offset=True, query_heads_cache=None, rerotate=False, cached_
             keys, values = keys[:, :1], values[:, :1]
         group = keys.shape[0]
         keys, values = np.repeat(keys, h // group, axis=0), np.repeat(values, h // group, axis=0)
-        width = {"head": d, "model": x.shape[-1]}[scale_width]
+        width = {"head": d, "model": x.shape[-1], "none": 1}[scale_width]
         scores = np.einsum("hd,hjd->hj", q_r[0], keys) / np.sqrt(width)
         e = np.exp(scores - scores.max(axis=-1, keepdims=True))
         out = np.einsum("hj,hjd->hd", e / e.sum(axis=-1, keepdims=True), values)
-        return out.reshape(-1) @ weights["w_o"], k_cache, v_cache
+        out = out.reshape(-1) @ weights["w_o"] if o_proj else out.reshape(-1)
+        return (out, v_cache, k_cache) if swap_caches else (out, k_cache, v_cache)
     return decode_step
 
 
@@ -234,6 +258,15 @@ def _decode_mistakes():
                 _decode_with(rope_v=True),
                 seen=("https://github.com/lucidrains/x-transformers/issues/182",
                       "https://github.com/labmlai/annotated_deep_learning_paper_implementations/issues/251")),
+        Mistake("position_plus_1", "新 token 的位置多加了 1：前面有 n 个 token（位置 0 … n − 1），新 token 的位置就是 "
+                                   "position = n，直接用。", _decode_with(shift=1)),
+        Mistake("no_rope_on_q", "新 token 的 q 没有做 RoPE：q 和 k 都要按 position 转，分数 q·k 里才有相对位置。",
+                _decode_with(rope_q=False)),
+        Mistake("caches_swapped", "返回的 k 缓存和 v 缓存对调了：顺序是（输出, k 缓存, v 缓存）。",
+                _decode_with(swap_caches=True)),
+        Mistake("no_scale", "忘了除以 √d：每个头的分数是 q·kᵀ / √head_dim。", _decode_with(scale_width="none")),
+        Mistake("no_o_proj", "忘了 o_proj：把各头的输出拼成一行 (头数 × d,) 之后，还要乘 weights[\"w_o\"] 才是这一层的输出。",
+                _decode_with(o_proj=False)),
         Mistake("scale_by_d_model", "除的是 √(x 的宽度)，那是整个模型的宽度 d_model；缩放用每个头的维数：√head_dim。",
                 _decode_with(scale_width="model"),
                 seen=("https://github.com/jadore801120/attention-is-all-you-need-pytorch/issues/42",
@@ -268,7 +301,7 @@ CODE_EXERCISES = {
                          _decode_cases, _decode_reference, _decode_mistakes(), DECODE_SOLUTION,
                          returns="按顺序返回 3 个数组：新 token 这一层的输出 (hidden,)，加了一行的 k 缓存和 v 缓存，"
                                  "各 (KV 头数, n + 1, d)",
-                         mutable=("cache",),
+                         mutable=("cache",), in_place=_cache_written,
                          forbidden=("helpers.layer.attention_layer", "helpers.real_model.forward",
                                     "helpers.real_model.generate"),
                          forbidden_hint="这道题练的就是一步解码：投影、RoPE、接缓存、注意力、o_proj 都自己接起来；"

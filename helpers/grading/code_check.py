@@ -110,6 +110,10 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine) -> tuple:
         i = calls.index(changed)
         names = tuple(n for n in changed.mutated if n not in exercise.mutable)
         return False, messages.mutated(cases[i], i + 1, names, notes), "mutation"
+    for i, call in enumerate(calls):
+        wrote = exercise.in_place and call.after and exercise.in_place(cases[i].args, call.after, call.result.got)
+        if wrote:
+            return False, messages.wrote_back(cases[i], i + 1, wrote, notes), "wrote_back"
     return True, messages.right(exercise, results, total, notes), None
 
 

@@ -86,6 +86,10 @@ class CodeExercise:
     #: parameters the function may change in place (a cache it appends to); changing any other is
     #: reported as a mistake
     mutable: tuple = ()
+    #: ``in_place(args, after, got)`` → ``""`` when what the function left in the ``mutable``
+    #: arguments (``after``: ``{name: value}`` of those it changed) agrees with what it returned
+    #: (``got``), else a sentence naming what it wrote there
+    in_place: Callable | None = None
     #: other versions of this exercise the learner picks with a keyword of ``check_code``, each with
     #: its own reference and mistakes: ``{keyword: {value: CodeExercise or None}}`` (``None``: this
     #: exercise). RoPE's ``pairing="interleaved"`` is how a learner says which convention they wrote.

@@ -12,6 +12,7 @@ are compared with the signature, else the exception's type gives the hint.
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 
@@ -23,12 +24,16 @@ from .sandbox import Call, Raised, quiet
 
 _GENERIC_ERRORS = {
     "TypeError": "检查函数的参数个数和顺序，以及是不是把数组当成了别的类型。",
-    "ValueError": "多半是两个形状对不上（广播不了）：打印一下中间结果的 .shape。",
     "IndexError": "下标越界了：数一数这一维有多长，下标从 0 开始。",
     "NameError": "用到了一个没定义的名字（np 需要先 import numpy as np；变量名拼写？）。",
     "AttributeError": "对象上没有这个属性或方法：检查拼写，或者它是不是 numpy 数组。",
     "ZeroDivisionError": "除以了 0：用 numpy 数组运算，而不是 Python 的 int/float。",
 }
+
+
+#: numpy's words for arrays whose shapes do not fit (broadcasting, matmul, concatenate, reshape);
+#: another ValueError (the learner's own ``raise ValueError(…)``) is shown as it is
+_SHAPE_ERROR = re.compile(r"broadcast|shape|dimension|not aligned|cannot reshape")
 
 
 def _signature_hint(exercise: CodeExercise, fn, case: Case) -> str:
@@ -64,6 +69,8 @@ def error_hint(exercise: CodeExercise, case: Case, call: Call, fn=None, earlier=
             return mistake.hint
     if isinstance(exc, SystemExit):
         return "函数里调用了 exit() / sys.exit()：用 return 把结果交回来。"
+    if isinstance(exc, ValueError) and _SHAPE_ERROR.search(str(exc)):
+        return "两个形状对不上（广播、矩阵乘法、拼接或 reshape 做不了）：打印一下中间结果的 .shape。"
     return _GENERIC_ERRORS.get(type(exc).__name__, "读一读这条错误信息，在出错的那一行前后打印中间结果的形状和值。")
 
 

@@ -47,12 +47,37 @@ def _row_text(arr: np.ndarray, row: tuple) -> str:
     return f"{where} [{shown}{', …' if values.size > SHOWN_VALUES * 2 else ''}]"
 
 
-def first_difference(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
-    """Leading index (all axes but the last) of the first entry where ``got`` differs, or ``None``."""
-    if got.shape != expected.shape or got.ndim < 2:
+def largest_miss(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """``(index, difference, allowed)`` of the entry that misses its tolerance by the most (a NaN or
+    inf where a number is expected first), or ``None`` when the shapes differ or nothing misses."""
+    if got.shape != expected.shape or got.size == 0:
         return None
-    bad = np.argwhere(~np.isclose(got, expected, rtol=rtol, atol=atol))
-    return tuple(int(i) for i in bad[0][:-1]) if len(bad) else None
+    with np.errstate(all="ignore"):
+        diff = np.abs(got - expected)
+        allowed = atol + rtol * np.abs(expected)
+        excess = np.where(np.isfinite(diff), diff - allowed, np.inf)
+    at = np.unravel_index(int(np.argmax(excess)), got.shape)
+    if not excess[at] > 0 or np.isclose(got[at], expected[at], rtol=rtol, atol=atol, equal_nan=True):
+        return None
+    return tuple(int(i) for i in at), float(diff[at]), float(allowed[at])
+
+
+def first_difference(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """Leading index (all axes but the last) of the entry that misses its tolerance by the most, or
+    ``None``: the row shown is the one where the difference is, even when it is small."""
+    miss = largest_miss(got, expected, rtol, atol) if got.ndim >= 2 else None
+    return miss[0][:-1] if miss else None
+
+
+def miss_line(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> str:
+    """``差得最多的一个值：下标 [1, 5]，应得 …，你的 …，差 2.1e-07，允许 ≤ 1.0e-09`` (``""`` when none)."""
+    miss = largest_miss(got, expected, rtol, atol)
+    if miss is None or not np.isfinite(miss[1]):
+        return ""
+    at, diff, allowed = miss
+    where = f"下标 [{', '.join(map(str, at))}]，" if at else ""
+    return (f"差得最多的一个值：{where}应得 {float(expected[at]):.8g}，你的 {float(got[at]):.8g}，差 {diff:.1e}，"
+            f"允许的差 ≤ {allowed:.1e}（相对误差 {rtol:g}、绝对误差 {atol:g}）")
 
 
 def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
@@ -232,6 +257,9 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list) -> 
             row = first_difference(g, e, r, a)
             lines.append(f"  {label} 应得：{show_array(e, row)}")
             lines.append(f"  {label} 你的：{show_array(g, row)}")
+            miss = miss_line(g, e, r, a)
+            if miss:
+                lines.append(f"  {label} {miss}")
     lines.append(f"  提示：{hint}")
     return "\n".join(lines + float32_note([first]) + after)
 
@@ -275,6 +303,13 @@ def mutated(case: Case, index: int, names: tuple, after: list) -> str:
              "  判分时传的是副本；在笔记本里，这会悄悄改掉你的数据，后面的单元再用它就错了。",
              f"  提示：{first} -= …、{first} *= …、{first}[...] = … 会原地修改；"
              f"写成 {first} = {first} - …，或者先 {first} = {first}.copy()。"]
+    return "\n".join(lines + after)
+
+
+def wrote_back(case: Case, index: int, wrote: str, after: list) -> str:
+    """Right results, but what the function left in an argument it may update disagrees with them."""
+    lines = [f"✘ 返回的结果对，但你的函数写进参数里的东西不对（第 {index} 组：{case.label}）。",
+             f"  提示：{wrote}"]
     return "\n".join(lines + after)
 
 

@@ -19,7 +19,7 @@ import io
 import time
 import traceback
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -93,6 +93,8 @@ class Call:
     printed_chars: int = 0
     warning: str = ""
     mutated: tuple = ()
+    #: ``{name: value after the call}`` of every argument the call modified
+    after: dict = field(default_factory=dict)
     forbidden: tuple = ()
     unwatched: tuple = ()
 
@@ -166,6 +168,7 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
         out.result = result
         out.warning = _warning_text(caught)
         out.mutated = tuple(n for n, a, c in zip(names, args, copies) if not _same(a, c))
+        out.after = {n: copy.deepcopy(c) for n, c in zip(names, copies) if n in out.mutated}
 
     with warnings.catch_warnings(record=True) as recorded, np.errstate(over="warn", invalid="warn",
                                                                         divide="warn", under="ignore"):

@@ -155,8 +155,17 @@ class Watch:
     def _profiler(self, frame, event, arg):
         if event == "call" and self.active and frame.f_code in self.codes:
             name = self.codes[frame.f_code]
-            if name not in self.seen:
+            if name not in self.seen and not self._inside_forbidden(frame.f_back):
                 self.seen.append(name)
+
+    def _inside_forbidden(self, frame) -> bool:
+        """Whether ``frame`` runs inside a forbidden helper: the helpers it calls (apply_rope's
+        rotate_half) are its own business, not the learner's calls."""
+        while frame is not None:
+            if frame.f_code in self.codes:
+                return True
+            frame = frame.f_back
+        return False
 
     # -- installing and removing
     def start(self):

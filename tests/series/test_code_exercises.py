@@ -163,6 +163,15 @@ def test_a_failure_inside_the_checker_is_still_a_sentence(capsys):
     assert capsys.readouterr().out.startswith("⚠ 判分程序没能处理")
 
 
+def test_a_failure_inside_the_reference_is_not_blamed_on_the_learner(capsys):
+    def failing_reference(x):
+        raise np.exceptions.AxisError("axis 1 is out of bounds")
+    exercise = dataclasses.replace(CODE_EXERCISES["03-3"], reference=failing_reference)
+    exercises._verdict(code_check.run, exercise, lambda x: np.asarray(x, float), (), {})
+    out = capsys.readouterr().out
+    assert "参考答案" in out and "不是你的函数的问题" in out and "检查函数的返回值" not in out
+
+
 # ---- what learners did in a trial: the helper under another name, lists, reshapes, argument order ----
 import helpers  # noqa: E402
 from helpers.attention import scaled_dot_product_attention as sdpa_alias  # noqa: E402
@@ -296,3 +305,38 @@ def test_the_online_step_text_says_not_to_modify_acc_and_the_checker_agrees():
         return m_new, l * c + p.sum(), acc
     ok, message, mistake = _judge("07-3", in_place)
     assert (ok, mistake) == (False, "mutation") and "改写了传进来的参数 acc" in message
+
+
+def test_the_shape_hint_is_given_only_for_a_shape_error():
+    def boom(x):
+        raise ValueError("boom")
+    ok, message, _ = code_check.run(CODE_EXERCISES["03-3"], boom)
+    assert ok is False and "ValueError: boom" in message and "对不上" not in message.split("提示：")[1]
+    ok, message, _ = code_check.run(CODE_EXERCISES["03-3"], lambda x: np.ones(3) + np.ones(4))
+    assert ok is False and "形状对不上" in message.split("提示：")[1]
+
+
+def test_only_the_helper_the_learner_called_is_named_not_the_ones_it_calls():
+    def with_apply_rope(x, positions, config):
+        x = np.asarray(x, float)
+        heads = x if x.ndim == 3 else x[:, None]
+        out = helpers.layer.apply_rope(heads, positions, config.rope_theta, config.rope_scaling)
+        return out.reshape(x.shape)
+    ok, message, mistake = code_check.run(CODE_EXERCISES["06-4"], with_apply_rope)
+    assert (ok, mistake) == (False, "forbidden")
+    assert "helpers.layer.apply_rope" in message and "rotate_half" not in message.split("提示")[0]
+
+
+def test_a_small_difference_is_shown_where_it_is_and_against_the_tolerance():
+    """Off by 1e-4 in the last value only: the row shown is that row, and the size of the miss is
+    printed beside the tolerance (both rows look alike at 4 digits)."""
+    namespace = {}
+    exec(CODE_EXERCISES["06-4"].solution, namespace)  # noqa: S102
+
+    def off_at_the_last_value(x, positions, config):
+        out = namespace["rope"](x, positions, config)
+        out[(-1,) * out.ndim] += 1e-4
+        return out
+    ok, message, _ = code_check.run(CODE_EXERCISES["06-4"], off_at_the_last_value)
+    assert ok is False and "第 3 行" in message and "下标 [3, 15]" in message
+    assert "差 1.0e-04" in message and "允许的差" in message

@@ -161,3 +161,60 @@ def test_a_rebound_preset_does_not_change_the_rope_cases(monkeypatch):
     before = [c.args[2].name for c in CODE_EXERCISES["06-4"].cases()]
     monkeypatch.setattr(helpers.config, "LLAMA_3_1_8B", helpers.config.SMOLLM2_135M)
     assert [c.args[2].name for c in CODE_EXERCISES["06-4"].cases()] == before
+
+
+@pytest.mark.parametrize("name, replacement, key, wrong", [
+    ("apply_rope", "lambda x, positions, theta, scaling=None: np.array(x, float)", "06-4",
+     "lambda x, positions, config: np.array(x, float)"),
+    ("rope_inv_freq", "lambda d, theta, scaling=None: orig(d, theta)", "06-4",
+     "ex06._rope_with('halves', bands='none')"),
+    ("repeat_kv", "lambda x, n_rep: np.tile(x, (1, n_rep, 1))", "09-4",
+     "ex09._decode_with(query_heads_cache='new')"),
+    ("attention_layer", "lambda *a, **k: (np.zeros((1, 1)), None)", "09-4",
+     "ex09._decode_with(offset=False)"),
+])
+def test_a_lesson_function_reassigned_before_the_first_check_changes_nothing(name, replacement, key, wrong):
+    """A cell that replaces a helpers.layer function the reference uses (directly or through the
+    module's globals), run before the exercises first load: the right function is still accepted,
+    a wrong one still rejected, and the learner is told once. A fresh interpreter, because in this
+    one the exercises are loaded already."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, helpers\n"
+        f"orig = helpers.layer.{name}\n"
+        f"helpers.layer.{name} = {replacement}\n"
+        "from helpers.exercises import CODE_EXERCISES, check_code\n"
+        "from helpers.exercises import attention_layer as ex06, real_model as ex09\n"
+        f"ns = {{}}; exec(CODE_EXERCISES[{key!r}].solution, ns)\n"
+        f"right = ns[CODE_EXERCISES[{key!r}].signature.split('(')[0]]\n"
+        f"v = check_code({key!r}, right)\n"
+        f"assert v.ok is True and 'helpers.layer.{name}' in v.message, v.message\n"
+        f"v = check_code({key!r}, {wrong})\n"
+        "assert v.ok is False and '你改过' not in v.message, v.message\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("written", ["garbage", "zeroed", "extra_key", "deleted"])
+def test_what_the_step_writes_into_the_cache_must_be_what_it_returns(written):
+    """Writing the new caches back into ``cache`` is allowed; leaving anything else there is a ✘
+    that names it, even when the returned values are right."""
+    step = ex09._decode_with()
+
+    def writes(x_new, cache, position, weights):
+        out, k_cache, v_cache = step(x_new, cache, position, weights)
+        if written == "garbage":
+            cache["k"] = np.ones_like(k_cache)
+        elif written == "zeroed":
+            cache["v"][...] = 0.0
+        elif written == "extra_key":
+            cache["q"] = k_cache
+        else:
+            del cache["v"]
+        return out, k_cache, v_cache
+    ok, message, mistake = code_check.run(CODE_EXERCISES["09-4"], writes)
+    assert (ok, mistake) == (False, "wrote_back"), message
+    assert "cache" in message.split("提示：")[1]

@@ -3,6 +3,7 @@ known mistakes: for each exercise, wrong versions (each with the diagnoses that 
 it) and right versions written differently from the solution (loops, float32, log-sum-exp, einsum).
 Used by tests/series/test_grader_mutations.py, and runnable against any checkout to count wrong
 accepted / right rejected / untrue hints."""
+import dataclasses
 import math
 
 import numpy as np
@@ -718,11 +719,41 @@ def _rp_by_wavelength(x, positions, config):
     return x * np.cos(ang) + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * np.sin(ang)
 
 
+def _llama31_field(config, field):
+    """``config`` with one number of its llama3 scaling replaced by Llama-3.1's: a RoPE that writes
+    that number into its code instead of reading it."""
+    if config.rope_scaling is None:
+        return config
+    llama31 = {"original_max_position_embeddings": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
+    fixed = dataclasses.replace(config.rope_scaling, **{field: llama31[field]})
+    return dataclasses.replace(config, rope_scaling=fixed)
+
+
+def _rp_sin_cos_swapped(x, positions, config):
+    d = np.shape(x)[-1]
+    inv = config.rope_theta ** (-np.arange(0, d, 2) / d)
+    if config.rope_scaling is not None:
+        inv = _llama3(inv, config.rope_scaling)
+    ang = np.outer(positions, inv)
+    ang = np.concatenate([ang, ang], -1)
+    if np.ndim(x) == 3:
+        ang = ang[:, None]
+    x = np.asarray(x, float)
+    return x * np.sin(ang) + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * np.cos(ang)
+
+
 ROPE_RIGHT = [_rp_loops, _rp_complex, _rp_matrix, lambda x, p, c: _rp(x, p, c).astype(np.float32)]
 ROPE_WRONG = [
     ("adjacent pairs (2i, 2i+1), not said", lambda x, p, c: _rp(x, p, c, pairs="interleaved"), {"wrong_pairing"}),
     ("rotate_half with repeat_interleave angles", lambda x, p, c: _rp(x, p, c, interleave_angles=True), {"angle_layout"}),
-    ("turned the other way (sin sign)", lambda x, p, c: _rp(x, p, c, sin_sign=-1.0), GENERIC),
+    ("turned the other way (sin sign)", lambda x, p, c: _rp(x, p, c, sin_sign=-1.0), {"turned_backwards"}),
+    ("sin and cos swapped", _rp_sin_cos_swapped, {"sin_cos_swapped"}),
+    ("L = 8192 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "original_max_position_embeddings")),
+     {"fixed_original_max_position_embeddings"}),
+    ("low_freq_factor = 1 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "low_freq_factor")),
+     {"fixed_low_freq_factor"}),
+    ("high_freq_factor = 4 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "high_freq_factor")),
+     {"fixed_high_freq_factor"}),
     ("exponent i/d", lambda x, p, c: _rp(x, p, c, exp_den=x.shape[-1]), {"steps_of_d"}),
     ("rope_scaling ignored", lambda x, p, c: _rp(x, p, c, scale=False), {"no_scaling"}),
     ("factor multiplied", lambda x, p, c: _rp(x, p, c, band={"multiply": True}), GENERIC),
@@ -830,7 +861,9 @@ DECODE_RIGHT = [_ds, _ds_grouped, _ds_helpers,
                 lambda x, c, p, w: tuple(a.astype(np.float32) for a in _ds(x, c, p, w, dtype=np.float32))]
 DECODE_WRONG = [
     ("RoPE at position 0", lambda x, c, p, w: _ds(x, c, p, w, no_offset=True), {"no_position_offset"}),
-    ("RoPE at position + 1", lambda x, c, p, w: _ds(x, c, p, w, pos_shift=1), GENERIC),
+    ("RoPE at position + 1", lambda x, c, p, w: _ds(x, c, p, w, pos_shift=1), {"position_plus_1"}),
+    ("k and v caches returned swapped", lambda x, c, p, w: (lambda o, k, v: (o, v, k))(*_ds(x, c, p, w)),
+     {"caches_swapped"}),
     ("new k, v repeated to query heads before caching", lambda x, c, p, w: _ds(x, c, p, w, rep_new=True), {"error"}),
     ("the whole cache repeated to query heads", lambda x, c, p, w: _ds(x, c, p, w, rep_all=True),
      {"cache_by_query_heads_all"}),
@@ -843,9 +876,9 @@ DECODE_WRONG = [
     ("q cached for k", lambda x, c, p, w: _ds(x, c, p, w, q_cached=True), {"cache_q"}),
     ("v turned too", lambda x, c, p, w: _ds(x, c, p, w, v_turned=True), {"rope_on_v"}),
     ("√hidden", lambda x, c, p, w: _ds(x, c, p, w, width=len(x)), {"scale_by_d_model"}),
-    ("no scale", lambda x, c, p, w: _ds(x, c, p, w, width=1.0), GENERIC),
+    ("no scale", lambda x, c, p, w: _ds(x, c, p, w, width=1.0), {"no_scale"}),
     ("KV heads tiled", lambda x, c, p, w: _ds(x, c, p, w, tile=True), GENERIC),
-    ("o_proj forgotten", lambda x, c, p, w: _ds(x, c, p, w, no_oproj=True), GENERIC),
+    ("o_proj forgotten", lambda x, c, p, w: _ds(x, c, p, w, no_oproj=True), {"no_o_proj"}),
     # RoPE at position 0 is no turn: forgetting RoPE for the new token is the same output as position 0
     ("no RoPE", lambda x, c, p, w: _ds(x, c, p, w, no_rope=True), {"no_position_offset"}),
 ]
