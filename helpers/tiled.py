@@ -392,9 +392,10 @@ class FastMemory:
 
 
 #: floats' worth of bytes a sound tiled forward may allocate beside its counted arrays (frames, masks,
-#: index arrays, the stored output's copy, a first call's caches: under 2,000 on 07-4's cases), with
-#: room for the unforeseen; a whole row of scores kept on 07-4's longest case is over 100,000
-OUTSIDE_SLACK = 32768
+#: index arrays, the stored output's copy, a first call's caches: under 2,000 on 07-4's cases; a
+#: 15,000-character debugging print about 9,400), with room for the unforeseen; whole rows of scores
+#: kept on 07-4's longest case come to about 100,000
+OUTSIDE_SLACK = 16384
 
 
 class FastMemoryFull(ValueError):

@@ -417,7 +417,7 @@ FLASH_WRONG = [
 
 # ---- 11-4 induction head by hand ---------------------------------------------------------------------
 def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position=None, gain=30.0,
-        l0_query="pos", swap_qk=False, layers_swapped=False):
+        l0_query="pos", swap_qk=False, layers_swapped=False, l0_write="prev"):
     """A learner's induction head in one-hot subspaces (token, previous token, output, positions),
     written its own way; the keywords are the slips."""
     V, D = W_E.shape
@@ -435,7 +435,7 @@ def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position
         Q[a, 0, t, t] = g
         K[a, 0, t, t] = 1
     Vw[a, 0, t, t] = 1
-    O[a, 0, t, p] = 1
+    O[a, 0, t, p if l0_write == "prev" else t] = 1
     if by_position is None:
         q_src, k_src = (p, t) if swap_qk else (t, p if key == "prev" else t)
         Q[b, 0, q_src, t] = g
@@ -446,6 +446,12 @@ def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position
     Vw[b, 0, p if value == "prev" else t, t] = 1
     O[b, 0, t, o if write is None else write(o, t, V)] = 1
     return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
+
+
+def _zero_layer(w, layer):
+    w = w.copy()
+    w[layer] = 0.0
+    return w
 
 
 def _ih_two_heads(W_E, W_U, n):
@@ -524,7 +530,12 @@ INDUCTION_HAND_RIGHT = [_ih, _ih_two_heads, _ih_rotary, _ih_split_vocab_float32]
 INDUCTION_HAND_WRONG = [
     ("layer 0 two back", lambda *a: _ih(*a, back=2), {"two_back"}),
     ("layer-1 key reads the token", lambda *a: _ih(*a, key="tok"), {"self_attend"}),
-    ("layer 0 looks at itself", lambda *a: _ih(*a, back=0), {"self_attend"}),
+    ("layer 0 looks at itself", lambda *a: _ih(*a, back=0), {"l0_self"}),
+    ("layer 0's value is zero", lambda *a: {**_ih(*a), "W_V": _zero_layer(_ih(*a)["W_V"], 0)}, {"l0_silent"}),
+    ("layer 0 writes into the token dimensions", lambda *a: _ih(*a, l0_write="tok"), {"l0_into_tokens"}),
+    ("all zero", lambda *a: {**_ih(*a), **{k: np.zeros_like(_ih(*a)[k]) for k in ("W_Q", "W_K", "W_V", "W_O")}},
+     {"all_zero"}),
+    ("no positions", lambda *a: {**_ih(*a), "W_pos": np.zeros_like(_ih(*a)["W_pos"])}, {"l0_not_prev"}),
     ("layer-1 value reads the previous token", lambda *a: _ih(*a, value="prev"), {"no_copy"}),
     ("layer-1 output written where W_U does not read", lambda *a: _ih(*a, write=lambda o, t, V: t), {"no_copy"}),
     ("layer-1 output one token off", lambda *a: _ih(*a, write=lambda o, t, V: o[(t + 1) % V]), {"no_copy"}),
@@ -532,9 +543,9 @@ INDUCTION_HAND_WRONG = [
                                                                                           (n - 1) // 2) - 1),
      {"positional"}),
     ("no gain", lambda *a: _ih(*a, gain=1 / math.sqrt(a[0].shape[1])), {"soft"}),
-    ("query and key swapped in layer 1", lambda *a: _ih(*a, swap_qk=True), {"other"}),
-    ("layer 0 matches tokens, not positions", lambda *a: _ih(*a, l0_query="tok"), {"self_attend", "other"}),
-    ("layers in the wrong order", lambda *a: _ih(*a, layers_swapped=True), {"self_attend", "other", "soft"}),
+    ("query and key swapped in layer 1", lambda *a: _ih(*a, swap_qk=True), {"query_prev"}),
+    ("layer 0 matches tokens, not positions", lambda *a: _ih(*a, l0_query="tok"), {"l0_self"}),
+    ("layers in the wrong order", lambda *a: _ih(*a, layers_swapped=True), {"l0_not_prev", "l0_self"}),
     ("W_pos missing", lambda *a: {k: v for k, v in _ih(*a).items() if k != "W_pos"}, {"unreadable"}),
     ("W_Q for one layer", lambda *a: {**_ih(*a), "W_Q": _ih(*a)["W_Q"][0]}, {"unreadable"}),
 ]
