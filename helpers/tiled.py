@@ -322,9 +322,11 @@ class FastMemory:
         """Write ``block`` (``(rows, d)``) to rows ``start …`` of the output in slow memory."""
         start = self._rows("start", start)
         arr = as_real_array("block", block, ndim=2, allow_nonfinite=True)  # a 0/0 is the learner's output to see
-        if arr.shape[1] != self.d or start + len(arr) > self.n:
-            raise ValueError(f"store writes rows start … start + len(block) − 1 of the (n, d) = ({self.n}, {self.d}) "
-                             f"output, got start={start} and block of shape {arr.shape}")
+        if arr.shape[1] != self.d:
+            raise ValueError(f"block must have d = {self.d} columns (one output row per query), got shape {arr.shape}")
+        if start + len(arr) > self.n:
+            raise ValueError(f"store writes rows start … start + len(block) − 1 = {start} … {start + len(arr) - 1}, "
+                             f"past the output's last row {self.n - 1} (n = {self.n})")
         self._o[start:start + len(arr)] = arr
         self._writes += arr.size
 
