@@ -317,7 +317,19 @@ def _wrong_flashes():
                 seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i written back after every key block)",)),
         Mistake("no_scale", "忘了除以 √d：分数是 q·kᵀ / √d，d = mem.d。", variant(scale=False),
                 seen=("https://github.com/jax-ml/jax/issues/19450", "https://github.com/NVIDIA/Megatron-LM/pull/848")),
+        # none of the named slips, but the output is right: only the traffic is off (the lines above the hint
+        # give both counts)
+        Mistake("traffic", "输出对了，只是读写的数和纸上算的不一样（上面列出了应得的和你的）。读入多了：某个块读了两遍"
+                           "（比如 v 又 load 了一次），或没跳过对角线右边的块；读入少了：对角线上的块被截短了（纸上的数"
+                           "按 block_k 整块读，见题目），或漏了块。写出不一样：输出块写了不止一次，或有的行没写。",
+                test=_traffic_only, seen=("Dao et al. 2022, FlashAttention Theorem 2 (the HBM accesses counted)",)),
     )
+
+
+def _traffic_only(case, got, expected):
+    """The output right, a count of floats moved not."""
+    right = np.allclose(got[0], expected[0], rtol=1e-10, atol=1e-10)
+    return bool(right) and not all(np.isclose(g, e, rtol=1e-2, atol=0.0) for g, e in zip(got[1:], expected[1:]))
 
 
 FLASH_SOLUTION = '''\

@@ -387,6 +387,49 @@ def _fl_keep(mem, bq, bk):
     return mem.result()
 
 
+def _fl_v_twice(mem, bq, bk):
+    """Right output; each value block loaded a second time (a leftover line)."""
+    class Twice:
+        def __getattr__(self, name):
+            return getattr(mem, name)
+
+        def load(self, name, start, stop):
+            if name == "v":
+                mem.load(name, start, stop)
+            return mem.load(name, start, stop)
+    return _fl(Twice(), bq, bk)
+
+
+def _fl_cut_diagonal(mem, bq, bk):
+    """Right output; the diagonal key block read only up to the block's last query (fewer floats than the
+    count on paper, which reads whole key blocks)."""
+    class Cut:
+        def __getattr__(self, name):
+            return getattr(mem, name)
+    cut, ends = Cut(), {}
+
+    def load(name, start, stop):
+        if name == "q":
+            ends["q"] = min(stop, mem.n)
+            return mem.load(name, start, stop)
+        return mem.load(name, start, min(stop, ends["q"]))
+    cut.load = load
+    return _fl(cut, bq, bk)
+
+
+class _PlainLoads:
+    """``mem`` whose loads come back as plain arrays (``np.asarray(mem.load(…)).view(np.ndarray)``)."""
+
+    def __init__(self, mem):
+        self._mem = mem
+
+    def __getattr__(self, name):
+        return getattr(self._mem, name)
+
+    def load(self, name, start, stop):
+        return np.asarray(self._mem.load(name, start, stop)).view(np.ndarray)
+
+
 FLASH_WRONG = [
     ("no rescale at all", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (
         np.maximum(m, s.max(1, keepdims=True)), l + np.exp(s - np.maximum(m, s.max(1, keepdims=True))).sum(1, keepdims=True),
@@ -412,6 +455,10 @@ FLASH_WRONG = [
     ("mask hides the diagonal", lambda *a: _fl(*a, mask=lambda s, r, c: np.where(c >= r, -np.inf, s)),
      GENERIC),
     ("output returned without the traffic", lambda *a: _fl(*a)[0], GENERIC),
+    ("v loaded twice", _fl_v_twice, {"traffic"}),
+    ("diagonal key block cut short at the last query", _fl_cut_diagonal, {"traffic"}),
+    ("every block made a plain array, a whole row of scores kept",
+     lambda mem, bq, bk: _fl_keep(_PlainLoads(mem), bq, bk), {"outside"}),
 ]
 
 
