@@ -222,7 +222,7 @@ def _flash_reference(mem, block_q, block_k):
 
 def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, skip=True, mask=True,
            q_tail=True, k_tail=True, diagonal=True, keep_row=False, all_keys=False, q_inside=False, scale=True,
-           store_inside=False):
+           store_inside=False, divide=True, inverted=False):
     """A learner's tiled forward with one of the usual mistakes switched on."""
     n, d = mem.n, mem.d
     factor = 1.0 / np.sqrt(d) if scale else 1.0
@@ -250,7 +250,7 @@ def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, sk
                 continue
             m_new = np.maximum(m, s.max(axis=1, keepdims=True))
             p = np.exp(s - m_new)
-            c = np.exp(m - m_new)
+            c = np.exp(np.where(np.isinf(m), -np.inf, m_new - m)) if inverted else np.exp(m - m_new)
             if per_block:
                 p = p / p.sum(axis=1, keepdims=True)
             l = (l * c if rescale_l else l) + p.sum(axis=1, keepdims=True)
@@ -262,7 +262,7 @@ def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, sk
             s = np.concatenate(row, axis=1)
             p = np.exp(s - s.max(axis=1, keepdims=True))
             acc, l = p @ mem.load("v", 0, s.shape[1]), p.sum(axis=1, keepdims=True)
-        mem.store(qs, acc / l)
+        mem.store(qs, acc / l if divide else acc)
     return mem.result()
 
 
@@ -317,6 +317,11 @@ def _wrong_flashes():
                 seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i written back after every key block)",)),
         Mistake("no_scale", "忘了除以 √d：分数是 q·kᵀ / √d，d = mem.d。", variant(scale=False),
                 seen=("https://github.com/jax-ml/jax/issues/19450", "https://github.com/NVIDIA/Megatron-LM/pull/848")),
+        Mistake("no_divide", "写回的是累加器 acc 本身：它是还没除以 l 的加权和 Σ e^(s − m)·v。所有键块处理完之后，"
+                             "输出是 acc / l，最后 mem.store(qs, acc / l)。", variant(divide=False),
+                seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i = diag(ℓ_i)^−1 · Õ_i)",)),
+        Mistake("inverted", "修正因子写反了：应是 e^(m − m_new)（不大于 1，把旧的部分缩小），你的是 e^(m_new − m)。",
+                variant(inverted=True), seen=("https://github.com/tile-ai/tilelang/pull/1148",)),
         # none of the named slips, but the output is right: only the traffic is off (the lines above the hint
         # give both counts)
         Mistake("traffic", "输出对了，只是读写的数和纸上算的不一样（上面列出了应得的和你的）。读入多了：某个块读了两遍"
