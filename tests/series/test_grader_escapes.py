@@ -84,23 +84,16 @@ def _soft_induction(W_E, W_U, length, c=2.0):
     return dict(W_pos=W_pos, W_Q=WQ, W_K=WK, W_V=WV, W_O=WO)
 
 
-def test_replacing_np_mean_inside_the_function_changes_nothing():
+@pytest.mark.parametrize("inside", [True, False], ids=["inside the function", "before the check"])
+def test_replacing_np_mean_changes_nothing(inside):
     def sneaky(W_E, W_U, length):
         np.mean = lambda *a, **k: 1.0
         return _soft_induction(W_E, W_U, length)
     original = np.mean
     try:
-        ok, message, _ = code_check.run(CODE_EXERCISES["11-4"], sneaky)
-    finally:
-        np.mean = original
-    assert ok is False, message
-
-
-def test_replacing_np_mean_before_the_check_changes_nothing():
-    original = np.mean
-    np.mean = lambda *a, **k: 1.0
-    try:
-        ok, message, _ = code_check.run(CODE_EXERCISES["11-4"], _soft_induction)
+        if not inside:
+            np.mean = lambda *a, **k: 1.0
+        ok, message, _ = code_check.run(CODE_EXERCISES["11-4"], sneaky if inside else _soft_induction)
     finally:
         np.mean = original
     assert ok is False, message
