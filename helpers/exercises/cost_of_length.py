@@ -194,7 +194,24 @@ def _flash_cases():
         _flash_case(24, 4, 4, 4, 512, 4, growing=True),
         _flash_case(1, 3, 4, 4, 512, 5),
         _flash_case(96, 4, 8, 8, 640, 6),
+        # long enough that a whole row of scores computed outside the count is far past the allowance
+        _flash_case(512, 2, 32, 32, 8192, 7),
     ]
+
+
+def _flash_measured(result, mem, block_q, block_k):
+    """The learner's ``(o, reads, writes)`` with the floats they computed outside the fast memory's count
+    added to the reads (a plain-array escape moves data the count never saw)."""
+    outside = mem.outside()
+    mem.seen_outside = outside
+    if not isinstance(result, tuple) or len(result) != 3 or not outside:
+        return result
+    o, reads, writes = result
+    return o, np.asarray(reads, dtype=float) + outside, writes
+
+
+def _escaped(case, got, expected):
+    return getattr(case.args[0], "seen_outside", 0.0) > 0
 
 
 def _flash_reference(mem, block_q, block_k):
@@ -205,7 +222,7 @@ def _flash_reference(mem, block_q, block_k):
 
 def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, skip=True, mask=True,
            q_tail=True, k_tail=True, diagonal=True, keep_row=False, all_keys=False, q_inside=False, scale=True,
-           store_inside=False):
+           store_inside=False, divide=True, inverted=False):
     """A learner's tiled forward with one of the usual mistakes switched on."""
     n, d = mem.n, mem.d
     factor = 1.0 / np.sqrt(d) if scale else 1.0
@@ -233,7 +250,7 @@ def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, sk
                 continue
             m_new = np.maximum(m, s.max(axis=1, keepdims=True))
             p = np.exp(s - m_new)
-            c = np.exp(m - m_new)
+            c = np.exp(np.where(np.isinf(m), -np.inf, m_new - m)) if inverted else np.exp(m - m_new)
             if per_block:
                 p = p / p.sum(axis=1, keepdims=True)
             l = (l * c if rescale_l else l) + p.sum(axis=1, keepdims=True)
@@ -245,7 +262,7 @@ def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, sk
             s = np.concatenate(row, axis=1)
             p = np.exp(s - s.max(axis=1, keepdims=True))
             acc, l = p @ mem.load("v", 0, s.shape[1]), p.sum(axis=1, keepdims=True)
-        mem.store(qs, acc / l)
+        mem.store(qs, acc / l if divide else acc)
     return mem.result()
 
 
@@ -257,6 +274,11 @@ def _wrong_flashes():
     rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 都是按 e^(s − m) 加起来的，两个都要先乘修正因子 e^(m − m_new)，"
                "再加上新块按 e^(s − m_new) 算的部分（练习 3 的那一步）。")
     return (
+        Mistake("outside", "函数运行时占的内存远超快速内存的容量，而这些数 mem 没有记到：多半是把读进来的块变成了普通数组"
+                           "（np.asarray、np.array、.view(np.ndarray)、.tolist()）或直接用了 mem 内部的数据，再在上面"
+                           "算了整行的分数（也可能是函数里建了别的很大的对象）。快速内存只认 mem.load 读进来的块和从它们"
+                           "算出来的数组：每个块算完就并进 m、l、acc。",
+                test=_escaped, seen=("Dao et al. 2022, FlashAttention §3.1 (the n×n scores never leave SRAM-sized tiles)",)),
         Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False),
                 seen=("https://github.com/tile-ai/tilelang/pull/1148", "https://github.com/Dao-AILab/flash-attention/issues/333")),
         Mistake("rescale_l_only", "只缩放了 l，累加器 acc 没有缩放：" + rescale, variant(rescale_acc=False),
@@ -295,7 +317,24 @@ def _wrong_flashes():
                 seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i written back after every key block)",)),
         Mistake("no_scale", "忘了除以 √d：分数是 q·kᵀ / √d，d = mem.d。", variant(scale=False),
                 seen=("https://github.com/jax-ml/jax/issues/19450", "https://github.com/NVIDIA/Megatron-LM/pull/848")),
+        Mistake("no_divide", "写回的是累加器 acc 本身：它是还没除以 l 的加权和 Σ e^(s − m)·v。所有键块处理完之后，"
+                             "输出是 acc / l，最后 mem.store(qs, acc / l)。", variant(divide=False),
+                seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i = diag(ℓ_i)^−1 · Õ_i)",)),
+        Mistake("inverted", "修正因子写反了：应是 e^(m − m_new)（不大于 1，把旧的部分缩小），你的是 e^(m_new − m)。",
+                variant(inverted=True), seen=("https://github.com/tile-ai/tilelang/pull/1148",)),
+        # none of the named slips, but the output is right: only the traffic is off (the lines above the hint
+        # give both counts)
+        Mistake("traffic", "输出对了，只是读写的数和纸上算的不一样（上面列出了应得的和你的）。读入多了：某个块读了两遍"
+                           "（比如 v 又 load 了一次），或没跳过对角线右边的块；读入少了：对角线上的块被截短了（纸上的数"
+                           "按 block_k 整块读，见题目），或漏了块。写出不一样：输出块写了不止一次，或有的行没写。",
+                test=_traffic_only, seen=("Dao et al. 2022, FlashAttention Theorem 2 (the HBM accesses counted)",)),
     )
+
+
+def _traffic_only(case, got, expected):
+    """The output right, a count of floats moved not."""
+    right = np.allclose(got[0], expected[0], rtol=1e-10, atol=1e-10)
+    return bool(right) and not all(np.isclose(g, e, rtol=1e-2, atol=0.0) for g, e in zip(got[1:], expected[1:]))
 
 
 FLASH_SOLUTION = '''\
@@ -330,7 +369,10 @@ CODE_EXERCISES["07-4"] = CodeExercise(
     "flash_forward(mem, block_q, block_k)", ("mem", "block_q", "block_k"), ("输出 o", "读入 reads", "写出 writes"),
     _flash_cases, _flash_reference, _wrong_flashes(), FLASH_SOLUTION, rtol=1e-10, atol=1e-10,
     # traffic is an exact count for given block sizes; 1 % leaves room for a different but sound bookkeeping
-    output_tolerances=((1e-10, 1e-10), (1e-2, 0.0), (1e-2, 0.0)),
+    output_tolerances=((1e-10, 1e-10), (1e-2, 0.0), (1e-2, 0.0)), measure=_flash_measured,
+    during=lambda mem, block_q, block_k: mem.watching(),
+    extra={"mutated": {"mem": "你改了 mem 的慢速内存（q、k、v 只能用 mem.load 读，输出只能用 mem.store 写）："
+                              "判分看的是 load 和 store 记下的读写，不是 mem 里面的数据。"}},
     returns="返回三个值：慢速内存里的输出 o、读入和写出的浮点数个数（最后一行 return mem.result() 就是它们）",
     forbidden=("helpers.tiled.flash_forward", "helpers.tiled.tiled_attention", "helpers.tiled.tile_update",
                "helpers.tiled.naive_attention", "helpers.scaled_dot_product_attention"),

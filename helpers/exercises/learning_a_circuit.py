@@ -15,7 +15,7 @@ import functools
 import numpy as np
 
 from ..circuit import history, sweep
-from ..circuit.model import Config, Model, forward
+from ..circuit.model import MAX_HEADS, Config, Model, forward
 from ..circuit.task import Task
 from ..grading.answers import Choice, Exercise, Number, Numbers
 from ..grading.code_exercise import NOT_JUDGED, Case, CodeExercise, Mistake
@@ -150,9 +150,25 @@ def _induction_model(params, w_e, w_u, length):
     if w_q.ndim != 4 or w_q.shape[0] != 2:
         raise ValueError(f"W_Q 的形状应是 (2 层, 头数, d_model, d_head)，收到的是 {w_q.shape}")
     vocab, d_model = w_e.shape
-    config = Config(vocab=vocab, length=length, d_model=d_model, heads=w_q.shape[1], layers=2, positions="qk")
+    heads = w_q.shape[1]
+    if not 1 <= heads <= MAX_HEADS or d_model % heads:
+        raise ValueError(f"头数（W_Q.shape[1]）要在 1 到 {MAX_HEADS} 之间，并且整除 d_model = {d_model}，收到的是 {heads}")
+    config = Config(vocab=vocab, length=length, d_model=d_model, heads=heads, layers=2, positions="qk")
+    for name, shape in config.shapes().items():
+        if name in params:
+            value = np.asarray(params[name])
+            if value.shape != shape:
+                raise ValueError(f"{name} 的形状应是 {shape}（{heads} 个头，d_head = {config.d_head}），收到的是 {value.shape}")
+            if not np.issubdtype(value.dtype, np.number) or np.issubdtype(value.dtype, np.complexfloating):
+                raise ValueError(f"{name} 要是实数数组，收到的是 {value.dtype}")
+            if not np.all(np.isfinite(value)) or np.abs(value).max(initial=0.0) > MAX_WEIGHT:
+                raise ValueError(f"{name} 里有 NaN、inf 或绝对值大于 {MAX_WEIGHT:.0e} 的数：分数会溢出")
     return Model(config, {"W_E": w_e, "W_U": w_u, **{k: np.asarray(params[k], dtype=float)
                                                      for k in ("W_pos", "W_Q", "W_K", "W_V", "W_O")}})
+
+
+#: the largest weight 11-4 accepts: past it the scores overflow float64 (a gain of 20·√d is about 200)
+MAX_WEIGHT = 1e6
 
 
 def _head_outputs(cache, layer, rows, cols):
@@ -199,8 +215,23 @@ def induction_measure(params, w_e, w_u, length) -> tuple:
     copies = float(np.mean((outs[1][:, h1] @ w_u).argmax(-1) == tokens[rows, looked]))  # that head's own logits
     sharpest = min(float(w0.max(-1).mean()), float(w1.max(-1).mean()))
     entries = np.arange(len(cols))
+    queries = np.arange(1, length)
+    written = outs[0].sum(axis=1)                                              # layer 0's whole output, (entries, D)
+    embedded = w_e[tokens[rows, cols]]                                         # the tokens themselves
+    in_tokens = written @ np.linalg.pinv(w_e) @ w_e                            # its part in the embedding's dimensions
+    w_q1, w_k1 = (model.params[k][1, h1] for k in ("W_Q", "W_K"))
+    reads = [float(np.linalg.norm(x @ w)) for x in (written, embedded) for w in (w_q1, w_k1)]  # qp, kp, qt, kt
+    weights = [np.asarray(params[k], dtype=float) for k in ("W_Q", "W_K", "W_V", "W_O")]
     diagnosis = (prev1, prev2, float(np.mean(w1[entries, cols])), float(np.mean(w1[entries, targets])), copies,
-                 fixed, sharpest)
+                 fixed, sharpest,
+                 float(np.mean(w0[:, queries, queries])),                                  # layer 0 looks at i
+                 float(np.linalg.norm(written, axis=-1).mean()),                           # layer 0 writes anything
+                 float(np.sum(in_tokens ** 2) / max(np.sum(written ** 2), 1e-300)),       # … into the token dims
+                 float(np.mean(w0[:, queries].argmax(-1) == queries - 1)),                 # layer 0's argmax at i − 1
+                 float(np.mean(looked == targets)),                                         # layer 1's argmax on target
+                 reads[0] / max(reads[0] + reads[2], 1e-300),                               # layer-1 query reads layer 0
+                 reads[3] / max(reads[1] + reads[3], 1e-300),                               # layer-1 key reads the token
+                 float(sum(np.count_nonzero(w) for w in weights)))                         # anything at all
     return (accuracy, *np.nan_to_num(diagnosis))
 
 
@@ -231,30 +262,60 @@ def _induction_mistakes():
     """The usual mistakes in building an induction head, recognised from what the weights do (the
     diagnosis outputs of :func:`induction_measure`); the weights that make each are in the grader's
     corpus of learners' answers."""
-    acc, prev1, prev2, self1, target1, copies, fixed, sharpest = range(8)
+    (acc, prev1, prev2, self1, target1, copies, fixed, sharpest, self0, wrote0, in_tok0, arg0, arg1, q_reads0,
+     k_reads_tok, nonzero) = range(16)
+    def l0_off(got):  # layer 0 does not look at i − 1, not even most
+        return got[prev1] < 0.5 and got[arg0] < 0.9
+
     return (
+        Mistake("all_zero", "返回的 W_Q、W_K、W_V、W_O 全是零：两层都什么也没做，每个位置的 logit 都一样。"
+                            "照题目的四步把几个位置填上数。", test=lambda case, got, exp: got[nonzero] == 0,
+                seen=("https://transformer-circuits.pub/2021/exercises/index.html",)),
         Mistake("two_back", "第 0 层的头看的是前两个位置（i − 2），不是前一个（i − 1）：位置的查询 i 要和键 i − 1 对上。"
                             "这样第 1 层找到的是“前两个 token 是我”的位置，抄来的就错了一格。",
                 test=lambda case, got, exp: got[prev2] > 0.5,
                 seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (previous-token head)")),
-        Mistake("self_attend", "第 1 层的头主要看的是查询自己（和同一个 token 上次出现的位置）：它的键读的是当前 token，"
-                               "和查询一样。键要读第 0 层写进来的“前一个 token”（K-composition），查询读当前 token："
-                               "找的是“前一个 token 和我一样”的位置。",
-                test=lambda case, got, exp: got[self1] >= 0.4,
-                seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Olsson et al. 2022, In-context Learning and Induction Heads (the K-composition mechanism)")),
-        Mistake("no_copy", "第 1 层的头看对了位置（归纳目标），但它写出的不是那个位置的 token：OV 不是拷贝，"
-                           "被看的 token 的 logit 没有升高。W_V 要读被看位置的当前 token，W_O 要写到 W_U 读出"
-                           "这个 token 的方向（W_U 里 logit t 读的那一维）。",
-                test=lambda case, got, exp: got[target1] > 0.5 and got[copies] < 0.5,
-                seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (OV copying circuit)",)),
+        Mistake("l0_self", "第 0 层的头看的是查询自己（位置 i），不是前一个位置 i − 1：位置的查询 i 要和键 i − 1 对上"
+                           "（W_Q 读位置 i 的那一维，W_K 读位置 i − 1 的那一维，写到同一个 d_head 分量上）。"
+                           "第 0 层错了，第 1 层的键读到的“前一个 token”其实是当前 token，所以它也会看自己。",
+                test=lambda case, got, exp: l0_off(got) and got[self0] > 0.5,
+                seen=("https://transformer-circuits.pub/2021/exercises/index.html",)),
+        Mistake("l0_not_prev", "第 0 层的头没有看前一个位置 i − 1（它最看重的位置多数不是 i − 1）：它要按位置找，查询的位置 i "
+                               "对上键的位置 i − 1。位置只能从 W_pos 进来：W_pos 把每个位置放进自己的一维，W_Q、W_K 读这些维。",
+                test=lambda case, got, exp: l0_off(got),
+                seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (previous-token head)",)),
+        Mistake("l0_silent", "第 0 层的头看对了 i − 1，但什么也没写出来（它的 W_V 或 W_O 是零）：要把被看位置的 token "
+                             "抄进残差流空着的维度，第 1 层的键才读得到“前一个 token”。",
+                test=lambda case, got, exp: got[wrote0] < 1e-6,
+                seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (OV circuit)",)),
+        Mistake("l0_into_tokens", "第 0 层把前一个 token 写进了 W_E 用的那几维，和当前 token 混在了一起：第 1 层分不出"
+                                  "哪个是当前的、哪个是前一个。要写进 W_E 没用的维度（比如 V … 2V − 1）。",
+                test=lambda case, got, exp: got[in_tok0] > 0.5,
+                seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (residual stream subspaces)",)),
         Mistake("positional", "只在重复段的起点和长度固定时才对：第 1 层按位置往回看固定的距离，而这里每条序列的重复段"
                               "长度和起点都是随机的。要按内容找：查询的当前 token 和键的“前一个 token”相同（笔记本 11 的"
                               "位置上限）。",
                 test=lambda case, got, exp: got[fixed] >= 0.9 and got[acc] < 0.99,
                 seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Olsson et al. 2022, In-context Learning and Induction Heads (repeated random tokens)")),
-        Mistake("soft", "注意力太平了：至少有一层的头，平均而言连它看得最多的那个位置也分不到一半的权重。分数只差 1 左右时 softmax 分得很散；"
-                        "把 W_Q（或 W_K）乘一个大的系数（比如 20·√d_head），分数的差就大到 softmax 几乎只选一个位置。",
-                test=lambda case, got, exp: got[sharpest] < 0.5,
+        Mistake("self_attend", "第 1 层的头主要看的是查询自己（和同一个 token 上次出现的位置）：它的键读的是当前 token，"
+                               "和查询一样。键要读第 0 层写进来的“前一个 token”（K-组合），查询读当前 token："
+                               "找的是“前一个 token 和我一样”的位置。",
+                test=lambda case, got, exp: got[self1] >= 0.4 and got[k_reads_tok] > 0.5,
+                seen=("https://transformer-circuits.pub/2021/exercises/index.html", "Olsson et al. 2022, In-context Learning and Induction Heads (the K-composition mechanism)")),
+        Mistake("query_prev", "第 1 层的查询读的是第 0 层写进来的“前一个 token”：查询要读当前 token，键才读“前一个 token”"
+                              "（K-组合），找的是“前一个 token 和我的当前 token 一样”的位置。",
+                test=lambda case, got, exp: got[arg1] < 0.9 and got[q_reads0] > 0.5,
+                seen=("Olsson et al. 2022, In-context Learning and Induction Heads (the K-composition mechanism)",)),
+        Mistake("no_copy", "第 1 层的头看对了位置（归纳目标），但它写出的不是那个位置的 token：OV 不是拷贝，"
+                           "被看的 token 的 logit 没有升高。W_V 要读被看位置的当前 token，W_O 要写到 W_U 读出"
+                           "这个 token 的方向（W_U 里 logit t 读的那一维）。",
+                test=lambda case, got, exp: got[target1] > 0.5 and got[copies] < 0.5,
+                seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (OV copying circuit)",)),
+        Mistake("soft", "注意力太平了：第 0 层最看重的位置是对的（i − 1），但至少有一层平均连它看得最多的位置也分不到一半的权重。"
+                        "分数只差 1 左右时 softmax 分得很散；把 W_Q（或 W_K）乘一个大的系数（比如 20·√d_head），"
+                        "分数的差就大到 softmax 几乎只选一个位置。",
+                # scaling helps where the patterns point the right way; a soft layer 0 blurs what layer 1's key reads
+                test=lambda case, got, exp: got[sharpest] < 0.5 and got[arg0] >= 0.9 and (got[arg1] >= 0.9 or got[prev1] < 0.5),
                 seen=("Elhage et al. 2021, A Mathematical Framework for Transformer Circuits (attention sharpness)",)),
         Mistake("other", "准确率不够：用 helpers.circuit.forward(模型, tokens) 看两层的注意力模式（cache.weights），"
                          "先确认第 0 层看 i − 1、第 1 层看归纳目标，再看第 1 层写出的 logit（cache.head_outputs(1) @ W_U）。",
@@ -296,10 +357,12 @@ CODE_EXERCISES = {
         "induction_weights(W_E, W_U, length)", ("W_E", "W_U", "length"),
         ("可预测位置上的 top-1 准确率", "诊断：第 0 层看 i − 1", "诊断：第 0 层看 i − 2", "诊断：第 1 层看自己",
          "诊断：第 1 层看归纳目标", "诊断：第 1 层拷贝被看的 token", "诊断：固定起点和长度时的准确率",
-         "诊断：两层里较平的那层的最大权重"),
+         "诊断：两层里较平的那层的最大权重", "诊断：第 0 层看自己", "诊断：第 0 层写出的大小",
+         "诊断：第 0 层写进 token 维度的比例", "诊断：第 0 层最看重 i − 1", "诊断：第 1 层最看重归纳目标",
+         "诊断：第 1 层的查询读第 0 层的比例", "诊断：第 1 层的键读当前 token 的比例", "诊断：非零权重的个数"),
         _induction_cases, _induction_reference, _induction_mistakes(), INDUCTION_SOLUTION,
         # 99 % of ≥ 1,000 predictable entries: the reference is right on every one (accuracy 1.0)
-        rtol=0.0, atol=0.01, output_tolerances=((0.0, 0.01),) + ((0.0, NOT_JUDGED),) * 7, measure=induction_measure,
+        rtol=0.0, atol=0.01, output_tolerances=((0.0, 0.01),) + ((0.0, NOT_JUDGED),) * 15, measure=induction_measure,
         returns="返回一个字典：{'W_pos': …, 'W_Q': …, 'W_K': …, 'W_V': …, 'W_O': …}，形状见题目",
         forbidden=("helpers.circuit.trainer.train", "helpers.circuit.history.load"),
         forbidden_hint="这道题不训练，也不读存好的模型：每个矩阵都自己写出来（np.zeros 再填几个位置就够了）。"),

@@ -70,9 +70,10 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine) -> tuple:
         read = reader(exercise.outputs, case_shapes)
         if exercise.measure is not None:
             read = measuring(read, exercise.measure, case.args)
+        during = exercise.during(*case.args) if exercise.during is not None else None
         with world.learners():
             call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm,
-                                forbidden=forbidden, reader=read)
+                                forbidden=forbidden, reader=read, during=during)
         calls.append(call)
         if call.forbidden or call.timed_out or call.error is not None or call.unwatched:
             break
@@ -109,7 +110,7 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine) -> tuple:
     if changed is not None:
         i = calls.index(changed)
         names = tuple(n for n in changed.mutated if n not in exercise.mutable)
-        return False, messages.mutated(cases[i], i + 1, names, notes), "mutation"
+        return False, messages.mutated(cases[i], i + 1, names, notes, exercise.extra.get("mutated")), "mutation"
     for i, call in enumerate(calls):
         wrote = exercise.in_place and call.after and exercise.in_place(cases[i].args, call.after, call.result.got)
         if wrote:

@@ -94,6 +94,9 @@ class CodeExercise:
     #: its own reference and mistakes: ``{keyword: {value: CodeExercise or None}}`` (``None``: this
     #: exercise). RoPE's ``pairing="interleaved"`` is how a learner says which convention they wrote.
     choices: dict = field(default_factory=dict)
+    #: ``during(*args)`` → a context manager the learner's call on ``args`` runs inside (a fast memory
+    #: tracing what is allocated beside its own count); ``None``: none
+    during: Callable | None = None
 
 
 def causal_rows(rng, n):

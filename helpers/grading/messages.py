@@ -296,13 +296,16 @@ def unreadable(exercise: CodeExercise, case: Case, index: int, total: int, probl
     return "\n".join(lines + after)
 
 
-def mutated(case: Case, index: int, names: tuple, after: list) -> str:
-    """Right results, but the function changed the arguments ``names`` in place on case ``index``."""
+def mutated(case: Case, index: int, names: tuple, after: list, hints: dict | None = None) -> str:
+    """Right results, but the function changed the arguments ``names`` in place on case ``index``
+    (``hints``: the exercise's own sentence for an argument that is not an array, by name)."""
     first = names[0]
     lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {'、'.join(names)}（第 {index} 组：{case.label}）。",
              "  判分时传的是副本；在笔记本里，这会悄悄改掉你的数据，后面的单元再用它就错了。",
              f"  提示：{first} -= …、{first} *= …、{first}[...] = … 会原地修改；"
              f"写成 {first} = {first} - …，或者先 {first} = {first}.copy()。"]
+    if hints and first in hints:
+        lines[1:] = [f"  提示：{hints[first]}"]
     return "\n".join(lines + after)
 
 

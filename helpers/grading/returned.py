@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .originals import Pristine
+
 
 class Unreadable(Exception):
     """The learner's return value cannot be compared; the message is the Chinese hint, ``name`` the
@@ -77,13 +79,15 @@ def _check_sizes(result, outputs: tuple, shapes: tuple):
 
 def measuring(read, measure, args: tuple):
     """``read`` applied to ``measure(result, *args)``: for an exercise judged by what the learner's
-    result does. A result the measure cannot use (wrong keys, shapes, types) is :class:`Unreadable`
+    result does, measured once their function has returned and with the functions recorded by
+    :mod:`~helpers.grading.originals` back in place. A result the measure cannot use (wrong keys, shapes, types) is :class:`Unreadable`
     with the measure's own sentence."""
     def read_measured(result):
         if result is None:
             return read(None)
         try:
-            values = measure(result, *args)
+            with Pristine():  # measured with the recorded originals: a learner's np.mean = … changes nothing
+                values = measure(result, *args)
         except (TypeError, ValueError, KeyError) as why:
             return Read(problem=Unreadable(f"返回的结果用不了：{why}"))
         return read(values)

@@ -29,6 +29,9 @@ from .watch import TimeUp, Watch, guarded
 KEPT_CHARS = 2_000
 #: bytes of the learner's printing buffered before they are counted (see :class:`_Sink`)
 SINK_BUFFER = 1 << 20
+#: bytes decoded at a time when the buffer is counted: what counting allocates stays small beside what a
+#: learner's function is allowed (07-4's fast memory traces every allocation during the call)
+KEPT_CHUNK = 1 << 14
 
 
 class _Kept(io.RawIOBase):
@@ -43,12 +46,14 @@ class _Kept(io.RawIOBase):
         return True
 
     def write(self, data):
-        text = self._decoder.decode(bytes(data))
-        room = KEPT_CHARS - self.kept_chars
-        if room > 0:
-            self.kept.append(text[:room])
-            self.kept_chars += min(room, len(text))
-        self.count += len(text)
+        view = memoryview(data)
+        for start in range(0, len(view), KEPT_CHUNK):  # small pieces: a flush allocates little at a time
+            text = self._decoder.decode(view[start:start + KEPT_CHUNK].tobytes())
+            room = KEPT_CHARS - self.kept_chars
+            if room > 0:
+                self.kept.append(text[:room])
+                self.kept_chars += min(room, len(text))
+            self.count += len(text)
         return len(data)
 
 
@@ -140,7 +145,7 @@ def _warning_text(caught: list) -> str:
 
 
 def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool | None = None,
-                 forbidden: dict | None = None, reader=None) -> Call:
+                 forbidden: dict | None = None, reader=None, during=None) -> Call:
     """Call ``fn(*copies of args)`` under the watch (time limit, stop button, forbidden calls),
     capturing printing and warnings. Everything that touches what the learner's code made — its
     exception's text, its warning, the arguments it may have changed, and ``reader(result)`` (which
@@ -155,7 +160,8 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
 
     def whole_call():  # only the checker's own lines here: context managers stay outside the watch
         try:
-            result, error = fn(*copies), None
+            with during if during is not None else contextlib.nullcontext():  # around the learner's call only
+                result, error = fn(*copies), None
         except (TimeUp, KeyboardInterrupt):
             raise
         except BaseException as exc:  # noqa: BLE001 — SystemExit too: the learner's code, reported

@@ -388,6 +388,49 @@ def _fl_keep(mem, bq, bk):
     return mem.result()
 
 
+def _fl_v_twice(mem, bq, bk):
+    """Right output; each value block loaded a second time (a leftover line)."""
+    class Twice:
+        def __getattr__(self, name):
+            return getattr(mem, name)
+
+        def load(self, name, start, stop):
+            if name == "v":
+                mem.load(name, start, stop)
+            return mem.load(name, start, stop)
+    return _fl(Twice(), bq, bk)
+
+
+def _fl_cut_diagonal(mem, bq, bk):
+    """Right output; the diagonal key block read only up to the block's last query (fewer floats than the
+    count on paper, which reads whole key blocks)."""
+    class Cut:
+        def __getattr__(self, name):
+            return getattr(mem, name)
+    cut, ends = Cut(), {}
+
+    def load(name, start, stop):
+        if name == "q":
+            ends["q"] = min(stop, mem.n)
+            return mem.load(name, start, stop)
+        return mem.load(name, start, min(stop, ends["q"]))
+    cut.load = load
+    return _fl(cut, bq, bk)
+
+
+class _PlainLoads:
+    """``mem`` whose loads come back as plain arrays (``np.asarray(mem.load(…)).view(np.ndarray)``)."""
+
+    def __init__(self, mem):
+        self._mem = mem
+
+    def __getattr__(self, name):
+        return getattr(self._mem, name)
+
+    def load(self, name, start, stop):
+        return np.asarray(self._mem.load(name, start, stop)).view(np.ndarray)
+
+
 FLASH_WRONG = [
     ("no rescale at all", lambda *a: _fl(*a, update=lambda m, l, o, s, vb: (
         np.maximum(m, s.max(1, keepdims=True)), l + np.exp(s - np.maximum(m, s.max(1, keepdims=True))).sum(1, keepdims=True),
@@ -413,12 +456,16 @@ FLASH_WRONG = [
     ("mask hides the diagonal", lambda *a: _fl(*a, mask=lambda s, r, c: np.where(c >= r, -np.inf, s)),
      GENERIC),
     ("output returned without the traffic", lambda *a: _fl(*a)[0], GENERIC),
+    ("v loaded twice", _fl_v_twice, {"traffic"}),
+    ("diagonal key block cut short at the last query", _fl_cut_diagonal, {"traffic"}),
+    ("every block made a plain array, a whole row of scores kept",
+     lambda mem, bq, bk: _fl_keep(_PlainLoads(mem), bq, bk), {"outside"}),
 ]
 
 
 # ---- 11-4 induction head by hand ---------------------------------------------------------------------
 def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position=None, gain=30.0,
-        l0_query="pos", swap_qk=False, layers_swapped=False):
+        l0_query="pos", swap_qk=False, layers_swapped=False, l0_write="prev"):
     """A learner's induction head in one-hot subspaces (token, previous token, output, positions),
     written its own way; the keywords are the slips."""
     V, D = W_E.shape
@@ -436,7 +483,7 @@ def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position
         Q[a, 0, t, t] = g
         K[a, 0, t, t] = 1
     Vw[a, 0, t, t] = 1
-    O[a, 0, t, p] = 1
+    O[a, 0, t, p if l0_write == "prev" else t] = 1
     if by_position is None:
         q_src, k_src = (p, t) if swap_qk else (t, p if key == "prev" else t)
         Q[b, 0, q_src, t] = g
@@ -447,6 +494,12 @@ def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position
     Vw[b, 0, p if value == "prev" else t, t] = 1
     O[b, 0, t, o if write is None else write(o, t, V)] = 1
     return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
+
+
+def _zero_layer(w, layer):
+    w = w.copy()
+    w[layer] = 0.0
+    return w
 
 
 def _ih_two_heads(W_E, W_U, n):
@@ -525,7 +578,12 @@ INDUCTION_HAND_RIGHT = [_ih, _ih_two_heads, _ih_rotary, _ih_split_vocab_float32]
 INDUCTION_HAND_WRONG = [
     ("layer 0 two back", lambda *a: _ih(*a, back=2), {"two_back"}),
     ("layer-1 key reads the token", lambda *a: _ih(*a, key="tok"), {"self_attend"}),
-    ("layer 0 looks at itself", lambda *a: _ih(*a, back=0), {"self_attend"}),
+    ("layer 0 looks at itself", lambda *a: _ih(*a, back=0), {"l0_self"}),
+    ("layer 0's value is zero", lambda *a: {**_ih(*a), "W_V": _zero_layer(_ih(*a)["W_V"], 0)}, {"l0_silent"}),
+    ("layer 0 writes into the token dimensions", lambda *a: _ih(*a, l0_write="tok"), {"l0_into_tokens"}),
+    ("all zero", lambda *a: {**_ih(*a), **{k: np.zeros_like(_ih(*a)[k]) for k in ("W_Q", "W_K", "W_V", "W_O")}},
+     {"all_zero"}),
+    ("no positions", lambda *a: {**_ih(*a), "W_pos": np.zeros_like(_ih(*a)["W_pos"])}, {"l0_not_prev"}),
     ("layer-1 value reads the previous token", lambda *a: _ih(*a, value="prev"), {"no_copy"}),
     ("layer-1 output written where W_U does not read", lambda *a: _ih(*a, write=lambda o, t, V: t), {"no_copy"}),
     ("layer-1 output one token off", lambda *a: _ih(*a, write=lambda o, t, V: o[(t + 1) % V]), {"no_copy"}),
@@ -533,9 +591,9 @@ INDUCTION_HAND_WRONG = [
                                                                                           (n - 1) // 2) - 1),
      {"positional"}),
     ("no gain", lambda *a: _ih(*a, gain=1 / math.sqrt(a[0].shape[1])), {"soft"}),
-    ("query and key swapped in layer 1", lambda *a: _ih(*a, swap_qk=True), {"other"}),
-    ("layer 0 matches tokens, not positions", lambda *a: _ih(*a, l0_query="tok"), {"self_attend", "other"}),
-    ("layers in the wrong order", lambda *a: _ih(*a, layers_swapped=True), {"self_attend", "other", "soft"}),
+    ("query and key swapped in layer 1", lambda *a: _ih(*a, swap_qk=True), {"query_prev"}),
+    ("layer 0 matches tokens, not positions", lambda *a: _ih(*a, l0_query="tok"), {"l0_self"}),
+    ("layers in the wrong order", lambda *a: _ih(*a, layers_swapped=True), {"l0_not_prev", "l0_self"}),
     ("W_pos missing", lambda *a: {k: v for k, v in _ih(*a).items() if k != "W_pos"}, {"unreadable"}),
     ("W_Q for one layer", lambda *a: {**_ih(*a), "W_Q": _ih(*a)["W_Q"][0]}, {"unreadable"}),
 ]
