@@ -79,11 +79,11 @@ def _tiles(q_arr, k_arr, v_arr, out, block, causal, factor, offset, skip_masked=
             if causal:
                 cols = np.arange(ks, ks + s.shape[1])[None, :]
                 s = np.where(cols > rows, -np.inf, s)
-            m, l, acc = tile_update(m, l, acc, s, v_arr[ks:ks + block])
+            m, l, acc = _tile_update(m, l, acc, s, v_arr[ks:ks + block])
         out[qs:qs + len(qb)] = acc / l
 
 
-def tile_update(m, l, acc, s, v_block) -> tuple:
+def _tile_update(m, l, acc, s, v_block) -> tuple:
     """The online softmax over one tile, for every query row of a block at once: running max ``m``
     and sum ``l`` (shape ``(rows, 1)``), accumulator ``acc`` ``(rows, d_v)``, the tile's scores ``s``
     ``(rows, cols)`` and values ``v_block`` ``(cols, d_v)`` give the new ``(m, l, acc)``; old ``l`` and
@@ -442,7 +442,7 @@ def flash_forward(mem: FastMemory, block_q, block_k) -> tuple:
         for ks in range(0, qs + len(qb), block_k):  # key blocks starting right of the last row: all masked
             kb, vb = mem.load("k", ks, ks + block_k), mem.load("v", ks, ks + block_k)
             s = np.where(np.arange(ks, ks + len(kb))[None, :] > rows, -np.inf, qb @ kb.T)
-            m, l, acc = tile_update(m, l, acc, s, vb)
+            m, l, acc = _tile_update(m, l, acc, s, vb)
         mem.store(qs, acc / l)
     return mem.result()
 

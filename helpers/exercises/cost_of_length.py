@@ -374,7 +374,7 @@ CODE_EXERCISES["07-4"] = CodeExercise(
     extra={"mutated": {"mem": "你改了 mem 的慢速内存（q、k、v 只能用 mem.load 读，输出只能用 mem.store 写）："
                               "判分看的是 load 和 store 记下的读写，不是 mem 里面的数据。"}},
     returns="返回三个值：慢速内存里的输出 o、读入和写出的浮点数个数（最后一行 return mem.result() 就是它们）",
-    forbidden=("helpers.tiled.flash_forward", "helpers.tiled.tiled_attention", "helpers.tiled.tile_update",
+    forbidden=("helpers.tiled.flash_forward", "helpers.tiled.tiled_attention", "helpers.tiled._tile_update",
                "helpers.tiled.naive_attention", "helpers.scaled_dot_product_attention"),
     forbidden_hint="照练习 3 的一步自己写：外层按 block_q 读查询块，内层按 block_k 读键块和值块，更新 m、l、acc，"
                    "最后 mem.store(qs, acc / l)。")
