@@ -32,9 +32,9 @@ pytestmark = pytest.mark.slow
 PAGES = ["index", *NOTEBOOKS]
 #: (query, the page that must come first or second, why)
 SEARCHES = [
-    ("归纳头", "12_heads_at_work", "induction heads are 12's subject"),
+    ("归纳头", "13_induction_circuit", "the induction circuit is 13's subject"),
     ("KV Cache", "05_causal_mask", "05 is 因果掩码与 KV Cache"),
-    ("归纳头的作用", "12_heads_at_work", "a phrase typed without spaces is cut into the index's words"),
+    ("归纳头的作用", "13_induction_circuit", "a phrase typed without spaces is cut into the index's words"),
     ("因果掩码", "05_causal_mask", "05's title"),
 ]
 #: a query no page matches: search must not simply list every page
