@@ -343,6 +343,7 @@ def _rope_mistakes(pairing):
     layout = {"halves": ("cat", "np.concatenate([angles, angles], axis=-1)：[θ₀, θ₁, …, θ₀, θ₁, …]"),
               "interleaved": ("repeat", "np.repeat(angles, 2, axis=-1)：[θ₀, θ₀, θ₁, θ₁, …]")}
     wrong_layout = "repeat" if pairing == "halves" else "cat"
+    written_in = ("https://github.com/meta-pytorch/torchtune/pull/1386",)  # all four scaling numbers written in
     band = ("Llama-3.1 的缩放按波长 λᵢ = 2π/θᵢ 分三段（L = original_max_position_embeddings）：λᵢ < L/high_freq_factor "
             "的高频对不变；λᵢ > L/low_freq_factor 的低频对变成 θᵢ/factor；两者之间平滑过渡："
             "s = (L/λᵢ − low_freq_factor)/(high_freq_factor − low_freq_factor)，θᵢ ← (1 − s)·θᵢ/factor + s·θᵢ。")
@@ -369,9 +370,8 @@ def _rope_mistakes(pairing):
                       "https://github.com/felafax/felafax/issues/59", "https://github.com/jmaczan/tiny-vllm/pull/1")),
         Mistake("bands_swapped", "缩放的两端反了：应是低频（波长长）的对变慢、高频的对不变。" + band,
                 _rope_with(pairing, bands="swapped"), seen="https://github.com/Lightning-AI/litgpt/pull/1745"),
-        # not named, as no public thread shows them: the middle band left out (kept or slowed whole) and
-        # rope_scaling's other three numbers written in; the generic path answers them, and
-        # tests/support/grader_corpus.py keeps them as wrong versions that must be rejected
+        # not named, as no public thread shows it: the middle band left out (kept or slowed whole); the
+        # generic path answers it, and tests/support/grader_corpus.py keeps both as wrong versions
         Mistake("smooth_flipped", "平滑段的两个权重反了：s 越大越接近原来的 θᵢ。" + band,
                 _rope_with(pairing, bands="smooth_flipped"),
                 seen=("https://github.com/ml-explore/mlx-examples/pull/907",
@@ -381,9 +381,12 @@ def _rope_mistakes(pairing):
                 seen=("https://github.com/ml-explore/mlx-examples/pull/907",
                       "https://github.com/ml-explore/mlx-swift-examples/issues/152",
                       "https://github.com/ml-explore/mlx-swift-examples/pull/154")),
-        Mistake("fixed_factor", f"用了写死的 factor = {LLAMA_3_1_ROPE.factor:g}（Llama-3.1 的值）："
-                                "要从配置里读，config.rope_scaling.factor，不同的模型不一样。",
-                _rope_with(pairing, fixed="factor"), seen="https://github.com/pytorch/executorch/issues/7265"),
+        *(Mistake(f"fixed_{field}", f"用了写死的 {field} = {getattr(LLAMA_3_1_ROPE, field):g}（Llama-3.1 的值）："
+                                    f"要从配置里读，config.rope_scaling.{field}，不同的模型不一样。",
+                  _rope_with(pairing, fixed=field), seen=seen)
+          for field, seen in (("original_max_position_embeddings", written_in), ("low_freq_factor", written_in),
+                              ("high_freq_factor", written_in),
+                              ("factor", ("https://github.com/pytorch/executorch/issues/7265", *written_in)))),
         Mistake("sin_cos_swapped", "sin 和 cos 用反了：每一对 (x₁, x₂) 转成 (x₁·cos − x₂·sin, x₂·cos + x₁·sin)，"
                                    "位置 0（角度 0）时应该原样不动。", _rope_with(pairing, turn="swapped"),
                 seen=("https://github.com/Haskell-Things/ImplicitCAD/pull/72", "https://github.com/stackgl/gl-vec3/pull/8")),

@@ -806,16 +806,17 @@ ROPE_WRONG = [
     ("rotate_half with repeat_interleave angles", lambda x, p, c: _rp(x, p, c, interleave_angles=True), {"angle_layout"}),
     ("turned the other way (sin sign)", lambda x, p, c: _rp(x, p, c, sin_sign=-1.0), {"turned_backwards"}),
     ("sin and cos swapped", _rp_sin_cos_swapped, {"sin_cos_swapped"}),
-    # no public thread shows these three or the two missing middle bands below: the checker must reject
-    # them without naming a mistake they do not contain
     ("L = 8192 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "original_max_position_embeddings")),
-     {"values"}),
-    ("low_freq_factor = 1 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "low_freq_factor")), {"values"}),
-    ("high_freq_factor = 4 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "high_freq_factor")), {"values"}),
+     {"fixed_original_max_position_embeddings"}),
+    ("low_freq_factor = 1 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "low_freq_factor")),
+     {"fixed_low_freq_factor"}),
+    ("high_freq_factor = 4 written in", lambda x, p, c: _rp(x, p, _llama31_field(c, "high_freq_factor")),
+     {"fixed_high_freq_factor"}),
     ("exponent i/d", lambda x, p, c: _rp(x, p, c, exp_den=x.shape[-1]), {"steps_of_d"}),
     ("rope_scaling ignored", lambda x, p, c: _rp(x, p, c, scale=False), {"no_scaling"}),
     ("factor multiplied", lambda x, p, c: _rp(x, p, c, band={"multiply": True}), GENERIC),
     ("bands swapped", lambda x, p, c: _rp(x, p, c, band={"low_keep": True}), {"bands_swapped"}),
+    # no public thread shows a missing middle band: rejected without naming a mistake it does not contain
     ("every band above L/high slowed, no blend", lambda x, p, c: _rp(x, p, c, band={"no_blend": True}), {"values"}),
     ("the middle band left as it was, no blend", lambda x, p, c: _rp(x, p, c, band={"mid_keep": True}), {"values"}),
     ("smooth weights flipped", lambda x, p, c: _rp(x, p, c, band={"flip": True}), {"smooth_flipped"}),
