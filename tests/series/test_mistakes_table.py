@@ -11,9 +11,8 @@ from paths import ROOT
 from helpers.exercises import CODE_EXERCISES
 from helpers.grading.code_exercise import Mistake
 
-#: mistakes with no public thread or paper found yet (most were graded before sources were recorded;
-#: the RoPE band slips were looked for and not found): a test below fails when one gains a source, so
-#: the entry is then deleted here
+#: mistakes with no public thread or paper found yet (graded before sources were recorded): a test
+#: below fails when one gains a source, so the entry is then deleted here
 UNSOURCED = {
     "03-3": {"no_max", "global_max", "axis0", "axis1", "sum_no_keepdims", "max_no_keepdims", "sum_all", "no_exp",
              "no_normalise", "row_min", "row_mean", "first_element"},
