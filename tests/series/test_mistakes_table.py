@@ -15,10 +15,6 @@ from helpers.grading.code_exercise import Mistake
 #: the RoPE band slips were looked for and not found): a test below fails when one gains a source, so
 #: the entry is then deleted here
 UNSOURCED = {
-    "03-3": {"no_max", "global_max", "axis0", "axis1", "sum_no_keepdims", "max_no_keepdims", "sum_all", "no_exp",
-             "no_normalise", "row_min", "row_mean", "first_element"},
-    "05-3": {"no_max", "no_mask", "mask_added_after", "mask_zeroed_after", "one_future", "no_scale", "scale_by_d",
-             "axis0", "swapped", "no_transpose"},
     "06-3": {"no_causal", "no_scale", "heads_last", "heads_as_positions", "reshape_both", "reshape_into",
              "reshape_back"},
     "06-4": {"bands_swapped", "no_smooth_band", "no_smooth_band_slow", "smooth_flipped", "smooth_by_wavelength",
@@ -26,11 +22,6 @@ UNSOURCED = {
              "fixed_factor", "sin_cos_swapped", "turned_backwards"},
     "09-4": {"cached_before_rope", "attended_before_rope", "new_token_masked", "cache_q", "position_plus_1",
              "no_rope_on_q", "caches_swapped", "no_scale", "no_o_proj"},
-    "07-3": {"no_l_rescale", "no_rescale", "inverted", "block_max", "old_max_in_p", "no_shift", "normalised", "old_m",
-             "order_maccl", "order_lmacc", "order_laccm", "order_accml", "order_acclm"},
-    "12-2": {"duplicate", "two_after", "transposed", "from_T", "whole_diagonal", "drops_last", "no_mean", "sum",
-             "previous"},
-    "13-3": {"no_half", "signed", "squared", "largest", "mean_over_keys", "sum_rows", "every_row", "columns"},
 }
 #: a GitHub issue, pull request or discussion, or a paper written "Author et al. YEAR, title/§"
 SOURCE = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+"
