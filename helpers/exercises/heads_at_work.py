@@ -115,10 +115,11 @@ def _wrong_induction_scores():
                 when_constant="如果你读的是 A[i − T + 1, i]（行和列反了），那在因果注意力的对角线右上方，全是 0："
                               "A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]。",
                 seen="https://github.com/Daner-Wang/VTC-LFC/issues/1"),
-        # an exclusive loop bound that silently skips the last index of the range meant
+        # an exclusive bound (np.arange, range) that silently skips the last index of the range meant
         Mistake("drops_last", "少算了最后一个查询 2T（range 不含终点）：第二遍的查询是 T + 1 … 2T，要写成 "
                               "range(T + 1, 2 * T + 1) 或 np.arange(T + 1, 2 * T + 1)。", lambda a, t: diagonal(a, t, stop=0),
-                seen="https://github.com/RosettaCommons/rosetta/pull/695"),
+                seen=("https://github.com/harvardnlp/pytorch-struct/issues/59",
+                      "https://github.com/RosettaCommons/rosetta/pull/695")),
     )
 
 
