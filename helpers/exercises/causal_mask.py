@@ -132,14 +132,6 @@ def _wrong_attentions():
         w = e / e.sum(axis=0, keepdims=True)
         return w @ v, w
 
-    def swapped(q, k, v):
-        w = _masked_softmax(scores(q, k))
-        return w, w @ v
-
-    def no_transpose(q, k, v):
-        w = _masked_softmax(q @ k / np.sqrt(q.shape[-1]))
-        return w @ v, w
-
     def zeroed_scores(q, k, v):
         s = np.where(np.triu(np.ones((len(q), len(k)), dtype=bool), k=1), 0.0, scores(q, k))
         w = np.exp(s - s.max(axis=-1, keepdims=True))
@@ -162,27 +154,33 @@ def _wrong_attentions():
 
     return (
         Mistake("no_max", "分数很大时 e^s 溢出成 inf，inf / inf 是 nan：softmax 之前先减去每一行的最大值"
-                          "（s − s.max(axis=-1, keepdims=True)），结果不变（笔记本 03 的练习 3）。", no_max),
+                          "（s − s.max(axis=-1, keepdims=True)），结果不变（笔记本 03 的练习 3）。", no_max,
+                seen="https://github.com/uTensor/uTensor/issues/175"),
         Mistake("no_mask", "没有加因果掩码：第 i 行只能看位置 0…i，对角线右上方（j > i，未来的位置）的分数要在 softmax "
-                           "之前设成 −∞，softmax 之后这些权重就是 0。", no_mask),
+                           "之前设成 −∞，softmax 之后这些权重就是 0。", no_mask,
+                seen=("https://github.com/facebookresearch/xformers/issues/103",
+                      "https://github.com/alex-matton/causal-transformer-decoder/issues/1")),
         Mistake("wrong_triangle", "掩码的三角反了：要遮住的是对角线右上方（j > i，还没出现的位置），你遮住的是左下方。"
                                   "np.triu(np.ones((n, n)), k=1) 是右上方、不含对角线。", wrong_triangle,
                 seen="https://github.com/karpathy/nanoGPT/issues/170"),
         Mistake("mask_added_after", "−∞ 加在了 softmax 之后，权重里出现了 −∞，乘 v 以后输出也坏了。掩码要加在分数上、"
-                                    "在 softmax 之前：softmax 把 −∞ 变成 0，剩下的权重重新加成 1。", mask_added_after),
+                                    "在 softmax 之前：softmax 把 −∞ 变成 0，剩下的权重重新加成 1。", mask_added_after,
+                seen=("https://github.com/huggingface/pytorch-image-models/pull/2236",
+                      "https://github.com/lucidrains/memory-compressed-attention/issues/2")),
         Mistake("mask_zeroed_after", "softmax 之后才把右上方清零：剩下的权重加起来不到 1。掩码要在 softmax 之前加（分数设成 −∞），"
-                                     "让 softmax 自己在看得见的位置上归一化。", mask_zeroed_after),
+                                     "让 softmax 自己在看得见的位置上归一化。", mask_zeroed_after,
+                seen="https://github.com/huggingface/transformers/issues/542"),
         # np.triu(…, k=0) hides the diagonal
         Mistake("diagonal_hidden", "差了一格：对角线也被遮住了，每个位置连自己都看不见（第 0 行什么都看不见，0/0 = nan）。"
                                    "j = i 要留着：np.triu(…, k=1) 的 k=1 表示从对角线右边一格开始遮。", with_offset(0),
                 seen="https://github.com/pbloem/former/issues/10"),
-        Mistake("one_future", "差了一格：多看了一个未来的位置，对角线右边紧挨着的那一格（j = i + 1）也要遮住："
-                              "np.triu(…, k=1)，不是 k=2。", with_offset(2)),
-        Mistake("no_scale", "忘了除以 √d：分数应是 q·kᵀ / √d，d 是 q 的最后一维（q.shape[-1]）。", no_scale),
-        Mistake("scale_by_d", "除的是 d，应该除以 √d：np.sqrt(q.shape[-1])。", scale_by_d),
-        Mistake("axis0", "softmax 沿第 0 维（每一列）做了：每一行（一个查询）的权重加起来才等于 1，用 axis=-1。", axis0),
-        Mistake("swapped", "两个返回值的顺序反了：先返回输出 out（n × d_v），再返回权重 weights（n × n）。", swapped),
-        Mistake("no_transpose", "分数要用 q @ k.T（每个 q 和每个 k 做点积，得到 n × n），不是 q @ k。", no_transpose),
+        Mistake("no_scale", "忘了除以 √d：分数应是 q·kᵀ / √d，d 是 q 的最后一维（q.shape[-1]）。", no_scale,
+                seen="https://github.com/microsoft/MInference/issues/69"),
+        Mistake("scale_by_d", "除的是 d，应该除以 √d：np.sqrt(q.shape[-1])。", scale_by_d,
+                seen="https://github.com/delzac/cntkx/issues/10"),
+        Mistake("axis0", "softmax 沿第 0 维（每一列）做了：每一行（一个查询）的权重加起来才等于 1，用 axis=-1。", axis0,
+                seen=("https://github.com/PetrochukM/PyTorch-NLP/issues/2",
+                      "https://github.com/nerminnuraydogan/vision-transformer/issues/1")),
         # Zeroing the hidden scores (or multiplying by a 0/1 mask) instead of −∞: softmax still gives them e^0
         Mistake("zeroed_scores", "把未来位置的分数设成了 0，而不是 −∞：e^0 = 1，softmax 照样给它们权重；"
                                  "看得见的分数都很负时，权重几乎全落在未来的位置上。要设成 −np.inf，softmax 之后才是 0。",

@@ -10,8 +10,6 @@ the expected answer and its working at check time (vocabulary: :mod:`helpers.gra
 """
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..config import LLAMA_3_1_8B, preset
@@ -81,14 +79,11 @@ def _online_reference(m, l, acc, s, v):
 
 def _wrong_online_steps():
     """The usual mistakes in one online-softmax update, each as the wrong code a learner writes."""
-    def step(m, l, acc, s, v, *, rescale_l=True, rescale_acc=True, inverted=False, running=True, new_max_in_p=True,
-             shift=True, normalise=False):
+    def step(m, l, acc, s, v, *, rescale_acc=True, inverted=False, running=True, shift=True):
         m_new = max(m, s.max()) if running else s.max()
         c = np.exp(m_new - m) if inverted else np.exp(m - m_new)
-        p = np.exp(s - (m_new if new_max_in_p else m)) if shift else np.exp(s)
-        l_new = (l * c if rescale_l else l) + p.sum()
-        acc_new = (acc * c if rescale_acc else acc) + p @ v
-        return m_new, l_new, (acc_new / l_new if normalise else acc_new)
+        p = np.exp(s - m_new) if shift else np.exp(s)
+        return m_new, l * c + p.sum(), (acc * c if rescale_acc else acc) + p @ v
 
     def old_max(m, l, acc, s, v):
         _, l_new, acc_new = step(m, l, acc, s, v)
@@ -97,42 +92,26 @@ def _wrong_online_steps():
     def variant(**kw):
         return lambda m, l, acc, s, v: step(m, l, acc, s, v, **kw)
 
-    def reorder(order):
-        def wrong(m, l, acc, s, v):
-            state = step(m, l, acc, s, v)
-            return tuple(state[i] for i in order)
-        return wrong
-
     rescale = ("最大值从 m 变成 m_new 时，旧的 l 和 acc 是按 e^(s − m) 加起来的，要先乘上修正因子 e^(m − m_new)，"
                "才能和新块按 e^(s − m_new) 算的部分相加。")
     return (
         # keeping the running maximum and rescaling what was summed under the old one
         Mistake("no_acc_rescale", "忘了重新缩放累加器 acc：" + rescale, variant(rescale_acc=False),
                 seen="https://github.com/tile-ai/tilelang/pull/1148"),
-        Mistake("no_l_rescale", "忘了重新缩放运行和 l：" + rescale, variant(rescale_l=False)),
-        Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False)),
         Mistake("inverted", "修正因子写反了：应是 e^(m − m_new)（不大于 1，把旧的部分缩小），你的是 e^(m_new − m)；"
-                            "第一块时 m = −∞，它还会变成 inf。", variant(inverted=True)),
-        Mistake("block_max", "运行最大值要取 max(m, 新块的最大值)：新块的分数都比 m 小时，m 不能变小。", variant(running=False)),
-        Mistake("old_max_in_p", "新块的 e^(s − m) 要用新的最大值 m_new：用旧的 m（第一块时是 −∞）会溢出，"
-                                "也和修正过的 l、acc 不在同一个基准上。", variant(new_max_in_p=False)),
-        Mistake("no_shift", "新块的指数没有减去最大值：e^s 在分数 1000 附近溢出成 inf；要算 e^(s − m_new)。", variant(shift=False)),
-        Mistake("normalised", "返回的 acc 应是还没除以 l 的加权和 Σ e^(s − m)·v；除以 l 只在最后输出时做一次（输出 = acc / l）。",
-                variant(normalise=True)),
+                            "第一块时 m = −∞，它还会变成 inf。", variant(inverted=True),
+                seen="https://github.com/deepseek-ai/FlashMLA/pull/177"),
+        Mistake("block_max", "运行最大值要取 max(m, 新块的最大值)：新块的分数都比 m 小时，m 不能变小。", variant(running=False),
+                seen=("https://github.com/tile-ai/tilelang/pull/1148", "https://github.com/tile-ai/TileOPs/pull/239")),
+        Mistake("no_shift", "新块的指数没有减去最大值：e^s 在分数 1000 附近溢出成 inf；要算 e^(s − m_new)。", variant(shift=False),
+                seen="https://github.com/HabanaAI/vllm-fork/pull/104"),
         # l and acc rescaled to the new maximum, but the maximum handed back is still the old one (the
-        # next block would then rescale by the wrong factor): the first block returns m = −∞
+        # next block would then rescale by the wrong factor): the first block returns m = −∞. Seen as a
+        # state whose m was put back to m_old while the block's terms stayed on m_new.
         Mistake("old_m", "返回的 m 还是传进来的旧 m：l 和 acc 已经换到了新的最大值 m_new 上（乘了 e^(m − m_new)），"
-                         "返回的 m 也要是 m_new，下一块才会用对的修正因子；第一块时旧的 m 是 −∞。", old_max),
-        *(Mistake(f"order_{''.join(names)}", f"返回值的顺序不对：你返回的是 {', '.join(names)}，应按 m, l, acc 的顺序返回"
-                                               "（return m_new, l_new, acc_new）。", reorder(order))
-          for order, names in _reorders()),
+                         "返回的 m 也要是 m_new，下一块才会用对的修正因子；第一块时旧的 m 是 −∞。", old_max,
+                seen="https://github.com/meta-pytorch/MSLK/pull/242"),
     )
-
-
-def _reorders():
-    """Every wrong order of the three returned values: ``(permutation, names in that order)``."""
-    return [(order, tuple("m l acc".split()[i] for i in order))
-            for order in itertools.permutations(range(3)) if order != (0, 1, 2)]
 
 
 ONLINE_SOLUTION = '''\

@@ -98,12 +98,6 @@ def _wrong_softmaxes():
         e = np.exp(x - x.max(axis=-1, keepdims=True))
         return e / e.sum()
 
-    def no_exp(x):
-        return x / x.sum(axis=-1, keepdims=True)
-
-    def no_normalise(x):
-        return np.exp(x - x.max(axis=-1, keepdims=True))
-
     def shifted_by(shift):
         def wrong(x):
             e = np.exp(x - shift(x))
@@ -115,30 +109,29 @@ def _wrong_softmaxes():
     return (
         Mistake("no_max", "e^1000 超出了 float64 能表示的最大数（约 1.8e308），变成 inf，inf / inf 是 nan；"
                           "分数都在 −1000 附近时 e^s 全部下溢成 0，0 / 0 也是 nan。先减去每一行的最大值："
-                          "softmax(x) = softmax(x − max)，结果不变，最大的一项变成 e^0 = 1。", no_max),
+                          "softmax(x) = softmax(x − max)，结果不变，最大的一项变成 e^0 = 1。", no_max,
+                seen=("https://github.com/deeplearning4j/deeplearning4j-examples/issues/730",
+                      "https://github.com/uTensor/uTensor/issues/175")),
         Mistake("global_max", "减去的是整个数组的最大值 x.max()：两行差得很远时，另一行的 e^s 全部下溢成 0，0 / 0 是 nan。"
-                              "要减每一行自己的最大值：x.max(axis=-1, keepdims=True)。", global_max),
+                              "要减每一行自己的最大值：x.max(axis=-1, keepdims=True)。", global_max,
+                seen="https://github.com/keras-team/keras/pull/10027"),
         Mistake("axis0", "沿第 0 维（每一列）做了 softmax；这里要沿最后一维，让每一行（一个查询的一行分数）加起来等于 1："
-                         "axis=-1。", axis0),
+                         "axis=-1。", axis0, seen="https://github.com/PetrochukM/PyTorch-NLP/issues/2"),
         Mistake("axis1", "写死了 axis=1：一维的 x 没有第 1 维，三维的 x 第 1 维也不是最后一维。用 axis=-1（最后一维），"
-                         "任何维数都对。", axis1),
-        Mistake("sum_no_keepdims", keepdims, sum_no_keepdims),
-        Mistake("max_no_keepdims", keepdims, max_no_keepdims),
-        Mistake("sum_all", "除以了整个数组的总和：每一行要除以它自己那一行的和，e.sum(axis=-1, keepdims=True)。", sum_all),
-        Mistake("no_exp", "忘了取指数：softmax 先算 e^x（全变成正数、拉开差距），再除以总和；分数直接除以总和可能是负的。", no_exp),
-        Mistake("no_normalise", "忘了除以总和：e^(x − max) 之后，每一行还要除以这一行的和，权重加起来才等于 1。",
-                no_normalise),
+                         "任何维数都对。", axis1, seen="https://github.com/pytorch/pytorch/issues/3238"),
+        Mistake("sum_no_keepdims", keepdims, sum_no_keepdims,
+                seen=("https://github.com/triton-lang/triton/pull/11409",
+                      "https://github.com/sahandsafizadeh/qeep/pull/29")),
+        Mistake("max_no_keepdims", keepdims, max_no_keepdims, seen="https://github.com/triton-lang/triton/pull/11409"),
+        Mistake("sum_all", "除以了整个数组的总和：每一行要除以它自己那一行的和，e.sum(axis=-1, keepdims=True)。", sum_all,
+                seen=("https://github.com/rickwierenga/MLFundamentals/issues/1",
+                      "https://github.com/uTensor/uTensor/pull/171")),
         # Subtracting another number than the row maximum: the result is the same in exact arithmetic,
-        # so small cases cannot tell; the [1000, 0, −1000] row can (learners' implementations in e.g.
-        # https://github.com/Open-Deep-ML/DML-OpenProblem/issues/406 skip the shift altogether).
-        Mistake("row_min", "减去的是每一行的最小值：softmax(x − c) 对任何 c 都不变，但只有减最大值才能保证最大的一项是 e^0 = 1；"
-                           "一行里差得很远时（[1000, 0, −1000]），减最小值后 e^2000 溢出成 inf。",
-                shifted_by(lambda x: x.min(axis=-1, keepdims=True))),
-        Mistake("row_mean", "减去的是每一行的平均值：一行里差得很远时（[1000, 0, −1000]），x − 平均 仍有 1000，e^1000 溢出成 inf。"
-                            "要减去每一行的最大值，最大的一项才是 e^0 = 1。",
-                shifted_by(lambda x: x.mean(axis=-1, keepdims=True))),
+        # so small cases cannot tell; the [1000, 0, −1000] row can. (The row minimum and the row mean
+        # are rejected too, by the generic path: no public thread was found that makes them.)
         Mistake("first_element", "减去的是每一行的第一个元素：第一个数不一定最大，[1000, 0, −1000] 换个顺序就会溢出。"
-                                 "要减去每一行的最大值。", shifted_by(lambda x: x[..., :1])),
+                                 "要减去每一行的最大值。", shifted_by(lambda x: x[..., :1]),
+                seen="https://github.com/ROCm/AMDMIGraphX/pull/1290"),
     )
 
 

@@ -99,32 +99,27 @@ def _induction_reference(a, length):
 
 def _wrong_induction_scores():
     """The usual mistakes in reading the induction diagonal, each as the wrong code a learner writes."""
-    def diagonal(a, length, shift=1, start=None, transpose=False, reduce=np.mean, stop=1):
-        q = np.arange(length + 1 if start is None else start(length), 2 * length + stop)
+    def diagonal(a, length, shift=1, transpose=False, stop=1):
+        q = np.arange(length + 1, 2 * length + stop)
         keys = q - length + shift
-        return float(reduce(a[keys, q] if transpose else a[q, keys]))
+        return float(np.mean(a[keys, q] if transpose else a[q, keys]))
 
     return (
+        # the induction head's key taken as the earlier copy of the current token itself (a duplicate-token
+        # head's key), as in a public induction-head detector's definition
         Mistake("duplicate", "差了一格：i − T 是上一次出现的“同一个 token”本身（重复 token 头看的地方）；归纳头看的是它后面的"
-                             "那一个，键的位置是 i − T + 1。", lambda a, t: diagonal(a, t, shift=0)),
-        Mistake("two_after", "差了一格：键的位置应是 i − T + 1（上一次出现之后紧挨着的那个），你取的是 i − T + 2。",
-                lambda a, t: diagonal(a, t, shift=2)),
+                             "那一个，键的位置是 i − T + 1。", lambda a, t: diagonal(a, t, shift=0),
+                seen="https://github.com/Sudharsanselvaraj/Token-Print/issues/16"),
         Mistake("transposed", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]；你读的是 A[i − T + 1, i]"
                               "（因果注意力里在对角线右上方，全是 0）。", lambda a, t: diagonal(a, t, transpose=True),
                 when_constant="如果你读的是 A[i − T + 1, i]（行和列反了），那在因果注意力的对角线右上方，全是 0："
-                              "A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]。"),
-        Mistake("from_T", "多算了位置 T：第二遍是位置 T + 1 … 2T（位置 0 是起始 token，第一遍是 1 … T），只对这 T 个查询取平均。",
-                lambda a, t: diagonal(a, t, start=lambda length: length)),
-        Mistake("whole_diagonal", "把第一遍的位置也平均进去了：只取第二遍的查询 i = T + 1 … 2T。",
-                lambda a, t: float(np.diagonal(a, -(t - 1)).mean())),
+                              "A[i, j] 是查询 i 放在键 j 上的权重，要读 A[i, i − T + 1]。",
+                seen="https://github.com/Daner-Wang/VTC-LFC/issues/1"),
+        # an exclusive bound (np.arange, range) that silently skips the last index of the range meant
         Mistake("drops_last", "少算了最后一个查询 2T（range 不含终点）：第二遍的查询是 T + 1 … 2T，要写成 "
-                              "range(T + 1, 2 * T + 1) 或 np.arange(T + 1, 2 * T + 1)。", lambda a, t: diagonal(a, t, stop=0)),
-        Mistake("no_mean", "应返回一个数：把这 T 个权重取平均（.mean()）。",
-                lambda a, t: a[np.arange(t + 1, 2 * t + 1), np.arange(2, t + 2)]),
-        Mistake("sum", "求的是和，不是平均：第二遍有 T 个查询，要除以 T（np.mean）。",
-                lambda a, t: diagonal(a, t, reduce=np.sum)),
-        Mistake("previous", "这是前一个 token 分数（每个位置放在 i − 1 上的平均权重）；归纳分数只看第二遍的查询 i，"
-                            "读的是 A[i, i − T + 1]。", lambda a, t: float(a[np.arange(1, 2 * t + 1), np.arange(2 * t)].mean())),
+                              "range(T + 1, 2 * T + 1) 或 np.arange(T + 1, 2 * T + 1)。", lambda a, t: diagonal(a, t, stop=0),
+                seen=("https://github.com/harvardnlp/pytorch-struct/issues/59",
+                      "https://github.com/RosettaCommons/rosetta/pull/695")),
     )
 
 

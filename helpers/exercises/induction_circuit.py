@@ -163,31 +163,22 @@ def _wrong_pattern_changes():
         rows = np.asarray(rows)
         return np.asarray(a)[rows], np.asarray(b)[rows]
 
-    def per_row(a, b, rows, distance=lambda d: 0.5 * np.abs(d).sum(axis=-1), reduce=np.mean):
+    def per_row(a, b, rows, distance):
         x, y = rows_of(a, b, rows)
-        return float(reduce(distance(y - x)))
+        return float(np.mean(distance(y - x)))
 
     return (
-        Mistake("no_half", "差了一倍：一行里挪走的权重和挪来的权重一样多，|A − B| 的和把每份挪动算了两次；"
-                           "总变差要乘 ½，这样两行完全不重叠时正好是 1。",
-                lambda a, b, r: per_row(a, b, r, lambda d: np.abs(d).sum(axis=-1))),
+        # the differences summed (or averaged) before any absolute value: the parts cancel
         Mistake("signed", "没取绝对值：每一行的权重加起来都是 1，A − B 的正负两部分正好抵消，和永远是 0；"
                           "要把每个键上的差取绝对值（np.abs）再加。", lambda a, b, r: per_row(a, b, r, lambda d: d.sum(axis=-1)),
                 when_constant="如果你把 B − A 直接加起来（没取绝对值）：每一行的权重加起来都是 1，正负两部分正好抵消，"
-                              "和永远是 0；要把每个键上的差取绝对值（np.abs）再加。"),
-        Mistake("squared", "用的是差的平方和：总变差是差的绝对值之和的一半（½ Σ_j |A[i, j] − B[i, j]|），不平方。",
-                lambda a, b, r: per_row(a, b, r, lambda d: np.square(d).sum(axis=-1))),
-        Mistake("largest", "只取了一行里变得最多的那个键：总变差要把这一行所有键上的变化加起来（再乘 ½）。",
-                lambda a, b, r: per_row(a, b, r, lambda d: np.abs(d).max(axis=-1))),
-        Mistake("mean_over_keys", "在键这一维上取了平均：一行里要把所有键上的 |A − B| 加起来（sum），再乘 ½；"
-                                  "平均是对查询行取的。", lambda a, b, r: per_row(a, b, r, lambda d: 0.5 * np.abs(d).mean(axis=-1))),
-        Mistake("sum_rows", "对查询行求的是和，不是平均：每一行的距离在 0 到 1 之间，再对 rows 里的这些行取平均（np.mean）。",
-                lambda a, b, r: per_row(a, b, r, reduce=np.sum)),
-        Mistake("every_row", "没按 rows 挑行：只对 rows 里列出的查询行取平均（A[rows]、B[rows]），别的行不算。",
-                lambda a, b, r: per_row(a, b, np.arange(len(a)))),
+                              "和永远是 0；要把每个键上的差取绝对值（np.abs）再加。",
+                seen=("https://github.com/sagiebenaim/DistanceGAN/issues/3", "https://github.com/vgteam/vg/pull/2947")),
+        # the attention matrix read with its two indices swapped (key where the query belongs)
         Mistake("columns", "行和列反了：A[i, j] 是查询 i 放在键 j 上的权重，rows 挑的是行（查询）：A[rows]，"
                            "一行的权重加起来是 1；你挑的是列 A[:, rows]。",
-                lambda a, b, r: float(np.mean(0.5 * np.abs(np.asarray(b)[:, r] - np.asarray(a)[:, r]).sum(axis=0)))),
+                lambda a, b, r: float(np.mean(0.5 * np.abs(np.asarray(b)[:, r] - np.asarray(a)[:, r]).sum(axis=0))),
+                seen="https://github.com/Daner-Wang/VTC-LFC/issues/1"),
     )
 
 

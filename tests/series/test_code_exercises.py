@@ -71,9 +71,11 @@ def test_the_reference_and_the_printed_solution_pass(key, capsys):
 def test_every_usual_mistake_is_rejected_with_its_own_hint(key):
     exercise = CODE_EXERCISES[key]
     wrong = [m for m in exercise.mistakes if m.wrong is not None]
-    # an exercise judged by what its result does (measure) names mistakes from the measurements
-    # (Mistake.test); the weights that make each are in the grader corpus, tested there
-    assert len(wrong) >= 5 or (exercise.measure is not None and len(exercise.mistakes) >= 5)
+    # a mistake is named only where it was seen made in public (test_mistakes_table), so some exercises
+    # name few; the learners' wrong versions that name none are in the grader corpus, rejected there by
+    # the generic path. An exercise judged by what its result does (measure) names mistakes from the
+    # measurements (Mistake.test); the weights that make each are in the corpus too
+    assert wrong or (exercise.measure is not None and exercise.mistakes)
     for mistake in wrong:
         ok, message, name = _judge(key, mistake.wrong)
         assert ok is False, mistake.name
@@ -224,7 +226,7 @@ def test_a_scalar_answer_is_asked_for_as_a_number():
         queries = np.arange(T + 1, 2 * T + 1)
         return A[queries, queries - T + 1]
     ok, message, mistake = _judge("12-2", no_mean)
-    assert (ok, mistake) == (False, "no_mean") and "提示：应返回一个数：把这 T 个权重取平均（.mean()）" in message
+    assert (ok, mistake) == (False, "shape") and "提示：应返回一个数，你返回的是形状 (3,) 的数组" in message
     ok, message, _ = _judge("12-2", lambda A, T: "0.5")
     assert ok is False and "返回值应是一个数，收到的是字符串（str）" in message and "数组" not in message
     ok, message, _ = _judge("07-3", lambda m, l, acc, s, v: ("m", l, acc))
@@ -261,14 +263,16 @@ def test_moving_heads_with_reshape_is_named():
 
 
 @pytest.mark.parametrize("order", ["l, m, acc", "acc, l, m", "m, acc, l"])
-def test_returning_the_online_state_in_another_order_is_named(order):
+def test_returning_the_online_state_in_another_order_shows_each_value_against_its_name(order):
     online_step = _solution("07-3")
 
     def reordered(m, l, acc, s, v):
         state = dict(zip(("m", "l", "acc"), online_step(m, l, acc, s, v)))
         return tuple(state[name] for name in order.split(", "))
     ok, message, mistake = _judge("07-3", reordered)
-    assert (ok, mistake[:5]) == (False, "order") and f"返回值的顺序不对：你返回的是 {order}" in message
+    # no hint names the order (no public thread makes this slip): the values are shown under their names
+    assert (ok, mistake) in ((False, "values"), (False, "shape")) and "提示：" in message
+    assert "m 应得" in message or "acc 应得" in message
 
 
 def test_the_messages_read_as_sentences():

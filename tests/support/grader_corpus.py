@@ -75,7 +75,7 @@ SOFTMAX_WRONG = [
     ("log-softmax returned",
      lambda x: x - x.max(-1, keepdims=True) - np.log(np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True)),
      GENERIC),
-    ("divided by the row max", lambda x: np.exp(x - x.max(-1, keepdims=True)), {"no_normalise"}),
+    ("divided by the row max", lambda x: np.exp(x - x.max(-1, keepdims=True)), GENERIC),
     ("sigmoid", lambda x: np.exp(x) / (1 + np.exp(x)), GENERIC),
     ("temperature 2", lambda x: _rows_softmax(x / 2), GENERIC),
     # ε in the denominator: relative error 1e-5 on a row summing to 1, ten times the float64 tolerance
@@ -90,11 +90,15 @@ SOFTMAX_WRONG = [
      GENERIC),
     ("modifies x in place", _sm_in_place, {"mutation"}),
     ("row minimum via np.min", lambda x: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(x - np.min(x, -1)[..., None])),
-     {"row_min"}),
+     GENERIC),
     ("row mean via np.mean",
-     lambda x: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(x - np.mean(x, axis=-1, keepdims=True))), {"row_mean"}),
+     lambda x: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(x - np.mean(x, axis=-1, keepdims=True))), GENERIC),
     ("first element via x[..., 0:1]",
      lambda x: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(x - x[..., 0:1])), {"first_element"}),
+    # named by no hint (no public thread makes them): rejected by the generic path
+    ("no exponential", lambda x: x / x.sum(axis=-1, keepdims=True), GENERIC),
+    ("row minimum, keepdims", lambda x: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(x - x.min(-1, keepdims=True))),
+     GENERIC),
     ("a complex result", lambda x: _rows_softmax(x) + 5j, {"complex"}),
     ("a float16 result", lambda x: _rows_softmax(x).astype(np.float16), {"float16"}),
 ]
@@ -161,6 +165,14 @@ ATTENTION_WRONG = [
      lambda q, k, v: (lambda w: (w @ v, w))(_rows_softmax(q @ k.T / np.sqrt(q.shape[1])) * (1 - _causal(len(q)))),
      {"mask_zeroed_after"}),
     ("scaled by √(q.size)", lambda q, k, v: _attn(q, k, v, scale=np.sqrt(q.size)), GENERIC),
+    # named by no hint (no public thread makes them): rejected by the generic path
+    ("one future position visible (triu k=2)",
+     lambda q, k, v: (lambda w: (w @ v, w))(_rows_softmax(np.where(np.triu(np.ones((len(q),) * 2), 2) > 0, -np.inf,
+                                                                   q @ k.T / np.sqrt(q.shape[1])))), GENERIC),
+    ("weights returned first", lambda q, k, v: _attn(q, k, v)[::-1], GENERIC),
+    ("q @ k without the transpose",
+     lambda q, k, v: (lambda w: (w @ v, w))(_rows_softmax(np.where(_causal(len(q)), -np.inf, q @ k / np.sqrt(q.shape[1])))),
+     GENERIC),
 ]
 
 
@@ -274,10 +286,15 @@ def _on(m, l, acc, s, v, *, m_new=None, c=None, p=None, l_new=None, acc_new=None
 
 ONLINE_WRONG = [
     ("correction e^(m_new − m)", lambda *a: _on(*a, c=lambda m, mn: np.exp(mn - m)), {"inverted"}),
-    ("l not rescaled", lambda *a: _on(*a, l_new=lambda l, c, p: l + np.sum(p)), {"no_l_rescale"}),
+    # named by no hint (no public thread makes them): rejected by the generic path
+    ("l not rescaled", lambda *a: _on(*a, l_new=lambda l, c, p: l + np.sum(p)), GENERIC),
+    ("neither l nor acc rescaled",
+     lambda *a: _on(*a, l_new=lambda l, c, p: l + np.sum(p), acc_new=lambda acc, c, p, v: acc + p @ v), GENERIC),
+    ("state returned as l, m, acc", lambda *a: (lambda r: (r[1], r[0], r[2]))(_on(*a)), GENERIC),
+    ("state returned as acc, l, m", lambda *a: _on(*a)[::-1], GENERIC),
     ("block max only", lambda *a: _on(*a, m_new=lambda m, s: float(np.max(s))), {"block_max"}),
-    ("acc divided by l", lambda *a: (lambda r: (r[0], r[1], r[2] / r[1]))(_on(*a)), {"normalised"}),
-    ("new block with the old max", lambda *a: _on(*a, p=lambda s, m, mn: np.exp(s - m)), {"old_max_in_p"}),
+    ("acc divided by l", lambda *a: (lambda r: (r[0], r[1], r[2] / r[1]))(_on(*a)), GENERIC),
+    ("new block with the old max", lambda *a: _on(*a, p=lambda s, m, mn: np.exp(s - m)), GENERIC),
     ("acc from the mean of v", lambda *a: _on(*a, acc_new=lambda acc, c, p, v: acc * c + p.sum() * v.mean(0)), GENERIC),
     ("correction on the new block", lambda *a: _on(*a, l_new=lambda l, c, p: l + c * p.sum()), GENERIC),
     ("only m and l returned", lambda *a: _on(*a)[:2], GENERIC),
@@ -613,7 +630,7 @@ INDUCTION_RIGHT = [
 ]
 INDUCTION_WRONG = [
     ("key i − T", lambda A, T: _ind(A, T, 0), {"duplicate"}),
-    ("key i − T + 2", lambda A, T: _ind(A, T, 2), {"two_after"}),
+    ("key i − T + 2", lambda A, T: _ind(A, T, 2), GENERIC),
     ("key i − T − 1", lambda A, T: _ind(A, T, -1), GENERIC),
     ("queries T … 2T − 1", lambda A, T: _ind(A, T, start=lambda t: t, stop=lambda t: 2 * t), GENERIC),
     ("mean of whole query rows", lambda A, T: float(A[T + 1:].mean()), GENERIC),
@@ -624,9 +641,12 @@ INDUCTION_WRONG = [
     # the output cannot tell them apart, so neither is named "transposed"
     ("rows and columns swapped", lambda A, T: _ind(A, T, transpose=True), {"constant"}),
     ("a constant 0.0", lambda A, T: 0.0, {"constant"}),
-    ("the T values, not their mean", lambda A, T: A[np.arange(T + 1, 2 * T + 1), np.arange(2, T + 2)], {"no_mean"}),
-    ("previous-token score", lambda A, T: float(np.mean([A[i, i - 1] for i in range(1, 2 * T + 1)])), {"previous"}),
-    ("queries from T", lambda A, T: float(np.mean([A[i, i - T + 1] for i in range(T, 2 * T + 1)])), {"from_T"}),
+    # named by no hint (no public thread makes them): rejected by the generic path
+    ("the T values, not their mean", lambda A, T: A[np.arange(T + 1, 2 * T + 1), np.arange(2, T + 2)], GENERIC),
+    ("previous-token score", lambda A, T: float(np.mean([A[i, i - 1] for i in range(1, 2 * T + 1)])), GENERIC),
+    ("queries from T", lambda A, T: float(np.mean([A[i, i - T + 1] for i in range(T, 2 * T + 1)])), GENERIC),
+    ("whole diagonal, both copies", lambda A, T: float(np.diagonal(A, -(T - 1)).mean()), GENERIC),
+    ("sum, not mean", lambda A, T: _ind(A, T, reduce=np.sum), GENERIC),
     ("argmax hit rate", lambda A, T: float(np.mean([A[i].argmax() == i - T + 1 for i in range(T + 1, 2 * T + 1)])),
      GENERIC),
     ("first-copy queries", lambda A, T: float(np.mean([A[i, i - 1] for i in range(2, T + 1)])), GENERIC),
@@ -647,16 +667,17 @@ def _pc(A, B, rows, dist=lambda d: 0.5 * np.abs(d).sum(-1), reduce=np.mean):
 
 
 PATTERN_WRONG = [
-    ("no half", lambda A, B, r: _pc(A, B, r, lambda d: np.abs(d).sum(-1)), {"no_half"}),
+    # named by no hint (no public thread makes them): rejected by the generic path
+    ("no half", lambda A, B, r: _pc(A, B, r, lambda d: np.abs(d).sum(-1)), GENERIC),
     # rows sum to 1: the signed sum is 0 on every case, like ``return 0.0`` and the typo A[r] − A[r]
     ("signed", lambda A, B, r: _pc(A, B, r, lambda d: d.sum(-1)), {"constant"}),
     ("a constant 0.0", lambda A, B, r: 0.0, {"constant"}),
     ("typo A[r] − A[r]", lambda A, B, r: float(0.5 * np.abs(A[r] - A[r]).sum(-1).mean()), {"constant"}),
-    ("squared", lambda A, B, r: _pc(A, B, r, lambda d: (d ** 2).sum(-1)), {"squared"}),
-    ("largest change", lambda A, B, r: _pc(A, B, r, lambda d: np.abs(d).max(-1)), {"largest"}),
-    ("mean over keys", lambda A, B, r: _pc(A, B, r, lambda d: 0.5 * np.abs(d).mean(-1)), {"mean_over_keys"}),
-    ("sum over rows", lambda A, B, r: _pc(A, B, r, reduce=np.sum), {"sum_rows"}),
-    ("every row", lambda A, B, r: _pc(A, B, range(len(A))), {"every_row"}),
+    ("squared", lambda A, B, r: _pc(A, B, r, lambda d: (d ** 2).sum(-1)), GENERIC),
+    ("largest change", lambda A, B, r: _pc(A, B, r, lambda d: np.abs(d).max(-1)), GENERIC),
+    ("mean over keys", lambda A, B, r: _pc(A, B, r, lambda d: 0.5 * np.abs(d).mean(-1)), GENERIC),
+    ("sum over rows", lambda A, B, r: _pc(A, B, r, reduce=np.sum), GENERIC),
+    ("every row", lambda A, B, r: _pc(A, B, range(len(A))), GENERIC),
     ("KL divergence", lambda A, B, r: float(np.mean([np.sum(A[i] * np.log((A[i] + 1e-12) / (B[i] + 1e-12))) for i in r])),
      GENERIC),
     ("L2 distance", lambda A, B, r: _pc(A, B, r, lambda d: np.sqrt((d ** 2).sum(-1))), GENERIC),
