@@ -176,25 +176,28 @@ _BREAK_AFTER = "，；：。、？！"
 _LOOKBACK = 1 / 3
 
 
-def _cut(pieces: list, width: int, fits) -> int:
-    """Where a full line of ``pieces`` ends: after the last :data:`_BREAK_AFTER` mark or before the
-    last space within the line's last :data:`_LOOKBACK`, provided what moves on still ``fits``;
-    otherwise at its end (beside whatever piece comes last, a CJK character included)."""
+def _cut(pieces: list, piece: str, width: int, fits) -> int:
+    """Where a full line of ``pieces`` ends when ``piece`` does not fit after it: after the last
+    :data:`_BREAK_AFTER` mark, at the last space or before the last opening bracket within the line's
+    last :data:`_LOOKBACK`, provided what moves on ``fits``; otherwise at its end (beside whatever
+    piece comes last, a CJK character included)."""
+    following = [*pieces, piece]
     column = _width("".join(pieces))
     for j in range(len(pieces), 0, -1):
-        column -= _width(pieces[j - 1])
-        if column + _width(pieces[j - 1]) < width - width * _LOOKBACK:
+        if column < width - width * _LOOKBACK:
             break
-        at_space = j < len(pieces) and pieces[j].isspace()
-        if (pieces[j - 1].rstrip()[-1:] in _BREAK_AFTER or at_space) and fits(pieces[j:]):
+        end, before = pieces[j - 1].rstrip()[-1:], following[j][:1]
+        if (not end or end in _BREAK_AFTER or before.isspace() or before in _OPENING) and fits(pieces[j:]):
             return j
+        column -= _width(pieces[j - 1])
     return len(pieces)
 
 
 def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
     """``text`` with each line folded to at most ``width`` columns (a CJK character counts two).
 
-    A line ends after CJK punctuation (``，；：。、``) or at a space when one lies within its last third,
+    A line ends after CJK punctuation (``，；：。、``), at a space or before an opening bracket (``（``)
+    when one lies within its last third,
     and only otherwise beside a CJK character, so a Chinese word is split only where a clause offers no
     earlier point. A number, a name (``lm_head``) or a token (``[0.179, 0.735]`` pieces) is never split,
     nor a short ``name = value``, ``a × b``, number with its unit or bracketed group (:data:`_GLUED`).
@@ -211,7 +214,7 @@ def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
                     and _width("".join(current) + piece) > width):
                 def fits(rest, piece=piece):
                     return _width(indent + "".join(rest).lstrip() + piece) <= width
-                j = _cut(current, width, fits)
+                j = _cut(current, piece, width, fits)
                 out.append("".join(current[:j]).rstrip())
                 rest = "".join(current[j:]).lstrip()
                 current = [indent] + ([rest] if rest else [])

@@ -80,3 +80,9 @@ def test_folding_keeps_the_text_and_the_width(words, width, indent):
     # punctuation never starts a line; continuation lines carry the indent
     assert not any(line.strip()[:1] in _CLOSING for line in lines[1:] if line.strip()), lines
     assert all(line.startswith(indent) for line in lines[1:]), lines
+
+
+def test_a_line_ends_before_an_opening_bracket_rather_than_at_an_earlier_space():
+    text = "只有键减去 16.0：第二遍的查询放在起始 token 上 0.96，放在“上次的下一个”上 0.00，其余位置 0.03（12 条序列的平均）"
+    lines = wrap_text(text, indent="  ").split("\n")
+    assert lines == [text[:text.index("（")], "  （12 条序列的平均）"]
