@@ -21,6 +21,8 @@ class HeadsExplorer(Explorer):
     resample-ablation, read from the stored scan."""
 
     figsize = (5.0, 4.9)
+    #: the prose points at the three loss changes: the static preview shows them too
+    preview_readout = True
 
     def __init__(self, **kwargs):
         self.study = heads.study()

@@ -40,6 +40,7 @@ from .report import (
     sender_table,
     set_side_lines,
     set_table,
+    share_parts,
 )
 from .scan import RECOMPUTE_TOLERANCE, SCAN_PATH, Scan, load_scan, random_set, recompute, tracked_heads
 from .scores import (
@@ -71,5 +72,5 @@ __all__ = [
     "difference_spread", "difference_text", "percentile", "rank_correlation", "ranks", "spread", "spread_text",
     "ABLATION_LABELS", "ABLATIONS", "HeadStudy", "output_constancy", "study",
     "attribution_lines", "attribution_table", "composition_rows", "direct_path_change", "direct_shares", "leader_table",
-    "random_set_lines", "score_rank", "sender_table", "set_side_lines", "set_table",
+    "random_set_lines", "score_rank", "sender_table", "set_side_lines", "set_table", "share_parts",
 ]

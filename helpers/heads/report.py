@@ -6,7 +6,8 @@ cell stays one short call: each ``*_table`` returns ``(headers, rows)`` for
   random sets of k heads (the stored scan);
 - :func:`leader_table`, :func:`score_rank` — the heads whose removal hurts the second copy most,
   with the rank of each of their scores; :func:`composition_rows` — what patching one input did;
-- :func:`direct_shares`, :func:`attribution_table`, :func:`attribution_lines`,
+- :func:`share_parts` — one head's direct share at one position, as the three factors it multiplies;
+  :func:`direct_shares`, :func:`attribution_table`, :func:`attribution_lines`,
   :func:`direct_path_change` — direct logit attribution on the study's sequences;
 - :func:`sender_table` — the stored sender screen into 18.6, one row per screen.
 """
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..render.validation import entries, head_pair, instance, one_of, positive_int
-from .attribution import direct_path_losses
+from ..real_model import head_attention
+from ..render.validation import entries, head_pair, instance, integer, one_of, positive_int
+from .attribution import centred_unembedding, direct_path_losses, frozen_scale
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy
+from .patching import head_write
 from .scan import Scan
 from .scores import SCORE_LABELS, SCORES, top_heads
 from .senders import Senders
@@ -155,6 +158,32 @@ def composition_rows(study, patched) -> list:
     return rows
 
 
+def share_parts(study, head, sequence: int, position: int) -> dict:
+    """``head``'s direct share of the next token's logit at one ``position`` of one ``sequence``,
+    taken apart: ``along`` (how far the head's write reaches along the direction that reads the
+    target, ``o · r / ‖r‖``), ``scale`` (the final norm's frozen ``1/rms``), ``length`` (``‖r‖``,
+    with ``r = γ · (E[target] − mean_v E[v])`` the target's centred unembedding row through the norm's
+    weights) and their product ``share``; ``stored`` is the same share from
+    :meth:`HeadStudy.logit_attribution` (``None`` at a position it does not cover); ``target`` the
+    token id predicted."""
+    study = _study(study)
+    (head,) = _heads("head", [head], study.shape)
+    sequence = integer("sequence", sequence, low=0, high=len(study.seeds) - 1)
+    position = integer("position", position, low=0, high=2 * study.length - 1)
+    model, layer, h = study.model, *head
+    z = head_attention(model, layer, h, study.layer_inputs[layer][sequence]).z
+    write = head_write(model, layer, h, z)[position]
+    target = int(study.batch[sequence, position + 1])
+    reader = centred_unembedding(model, target) * model.final_norm
+    length = float(np.linalg.norm(reader))
+    along = float(write @ reader) / length
+    scale = float(frozen_scale(model, study.final_residual[sequence])[position])
+    stored = (float(study.logit_attribution()[sequence, layer, h, study.loss_positions.index(position)])
+              if position in study.loss_positions else None)
+    return {"target": target, "along": along, "scale": scale, "length": length,
+            "share": along * scale * length, "stored": stored}
+
+
 def direct_shares(study) -> tuple:
     """``(first, second)``: every head's direct share of the next token's logit
     (:meth:`HeadStudy.logit_attribution`) averaged over each copy's positions, each ``(seeds,
@@ -207,7 +236,7 @@ def direct_path_change(study, head) -> np.ndarray:
 
 __all__ = ["SIDE_EFFECT_HEADS", "WATCHED_HEAD", "EARLY_LAYERS", "RANKED_SCORES", "RANKED_LABELS", "set_table",
            "random_set_lines", "set_side_lines", "score_rank", "leader_table", "ROUTES", "composition_rows",
-           "direct_shares",
+           "share_parts", "direct_shares",
            "attribution_table", "attribution_lines", "direct_path_change"]
 
 

@@ -29,14 +29,17 @@ state) show the picture. ``tools/execute_notebooks.py`` stores only the picture 
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import math
+import re
 
 import ipywidgets as widgets
 from IPython.display import display
 from PIL import Image
 from traitlets import TraitError
 
+from .format import wrap_text
 from .memo import ByteLRU
 from .palette import BAND_GREY, TEXT_GREY
 from .png import DPI, display_width, figure_png, new_figure, rgba_png
@@ -63,6 +66,9 @@ class Explorer:
     #: stamp animated text from :class:`~helpers.render.text_stamps.TextStamps` (False: matplotlib draws
     #: every string, as the figure check in the tests needs to see them)
     text_stamps = True
+    #: draw the initial readout (:meth:`describe`) in the static preview too, between the hint and the
+    #: picture as in the live layout: for an explorer whose prose points at numbers the readout holds
+    preview_readout = False
 
     def __init__(self, *, naive: bool = False):
         self.naive = boolean("naive", naive)
@@ -382,14 +388,32 @@ class Explorer:
         band.set_layout_engine("none")
         band.patch.set_facecolor(BAND_GREY)
         band.text(0.5, 0.5, STATIC_HINT, ha="center", va="center", fontsize=10, color=TEXT_GREY)
-        top = Image.open(io.BytesIO(figure_png(band)))
         body = Image.open(io.BytesIO(self.png))
-        picture = Image.new("RGBA", (body.width, top.height + body.height), "white")
-        picture.paste(top.resize((body.width, top.height)) if top.width != body.width else top, (0, 0))
-        picture.paste(body, (0, top.height))
+        bands = [figure_png(band)] + ([self._readout_png()] if self.preview_readout else [])
+        bands = [Image.open(io.BytesIO(b)) for b in bands]
+        bands = [b.resize((body.width, b.height)) if b.width != body.width else b for b in bands]
+        picture = Image.new("RGBA", (body.width, sum(b.height for b in bands) + body.height), "white")
+        top = 0
+        for part in (*bands, body):
+            picture.paste(part, (0, top))
+            top += part.height
         buffer = io.BytesIO()
         picture.save(buffer, format="PNG", optimize=True)
         return buffer.getvalue()
+
+    def readout_text(self) -> str:
+        """The readout of the current state as plain text (its HTML's tags dropped, ``<br>`` a new
+        line), folded to the figure's width in 9-pt text: what the static preview draws."""
+        text = html.unescape(re.sub(r"<[^>]+>", "", re.sub(r"<br\s*/?>", "\n", self.describe(self.state))))
+        return wrap_text(text, int(self.figsize[0] * 72 / 4.8))  # a Latin character ≈ 4.8 pt, a CJK one two
+
+    def _readout_png(self) -> bytes:
+        """:meth:`readout_text` as a picture as wide as the figure."""
+        lines = self.readout_text().split("\n")
+        band = new_figure(self.figsize[0], 0.12 + 0.17 * len(lines))
+        band.set_layout_engine("none")
+        band.text(0.03, 0.5, "\n".join(lines), ha="left", va="center", fontsize=9, linespacing=1.4)
+        return figure_png(band)
 
     def mime_bundle(self) -> tuple:
         """``(data, metadata)`` of the explorer's display: widget view, preview PNG, hint text."""

@@ -160,29 +160,65 @@ def _units(line: str, width: int) -> list:
     most = min(_GLUE_COLUMNS, width // 2)
     units = []
     for group in _GLUED.findall(line):
-        units.extend([group] if group.isspace() or _width(group) <= most or " " not in group
-                     else _PIECES.findall(group))
+        for unit in ([group] if group.isspace() or _width(group) <= most or " " not in group
+                     else _PIECES.findall(group)):
+            if unit[:1] in _CLOSING and len(units) > 1 and units[-1].isspace():  # "18.6 ，" stays whole
+                units[-2:] = [units[-2] + units[-1] + unit]
+            else:
+                units.append(unit)
     return units
 
 
+#: CJK punctuation a line prefers to end after (a clause ends there), before a space
+_BREAK_AFTER = "，；：。、？！"
+#: how far back a line may end early to reach such a point or a space, as a fraction of the width:
+#: a line ends at most this much short rather than split two CJK characters of one word
+_LOOKBACK = 1 / 3
+
+
+def _cut(pieces: list, piece: str, width: int, fits) -> int:
+    """Where a full line of ``pieces`` ends when ``piece`` does not fit after it: after the last
+    :data:`_BREAK_AFTER` mark, at the last space or before the last opening bracket within the line's
+    last :data:`_LOOKBACK`, provided what moves on ``fits``; otherwise at its end (beside whatever
+    piece comes last, a CJK character included)."""
+    following = [*pieces, piece]
+    column = _width("".join(pieces))
+    for j in range(len(pieces), 0, -1):
+        if column < width - width * _LOOKBACK:
+            break
+        end, before = pieces[j - 1].rstrip()[-1:], following[j][:1]
+        if (not end or end in _BREAK_AFTER or before.isspace() or before in _OPENING) and fits(pieces[j:]):
+            return j
+        column -= _width(pieces[j - 1])
+    return len(pieces)
+
+
 def wrap_text(text: str, width: int = LINE_COLUMNS, *, indent: str = "") -> str:
-    """``text`` with each line folded to at most ``width`` columns (a CJK character counts two),
-    breaking only at spaces or beside a CJK character: a number, a name (``lm_head``) or a token
-    (``[0.179, 0.735]`` pieces) is never split, nor a short ``name = value``, ``a × b``, number with
-    its unit or bracketed group (:data:`_GLUED`). A piece longer than a line stays whole; CJK
-    punctuation never starts a line, nor an opening bracket ends one. Continuation lines start with
-    ``indent``."""
+    """``text`` with each line folded to at most ``width`` columns (a CJK character counts two).
+
+    A line ends after CJK punctuation (``，；：。、``), at a space or before an opening bracket (``（``)
+    when one lies within its last third,
+    and only otherwise beside a CJK character, so a Chinese word is split only where a clause offers no
+    earlier point. A number, a name (``lm_head``) or a token (``[0.179, 0.735]`` pieces) is never split,
+    nor a short ``name = value``, ``a × b``, number with its unit or bracketed group (:data:`_GLUED`).
+    A piece longer than a line stays whole; CJK punctuation never starts a line, nor an opening bracket
+    ends one. Continuation lines start with ``indent``."""
     text = _text("text", text)
     width = integer("width", width, low=10, high=1000)
     indent = _text("indent", indent)
     out = []
     for line in text.split("\n"):
-        current = ""
+        current = []  # the pieces of the line being filled
         for piece in _units(line, width):
-            if current.strip() and not piece.isspace() and _width(current + piece) > width:
-                out.append(current.rstrip())
-                current = indent
-            if not (piece.isspace() and current == indent and out):
-                current += piece
-        out.append(current.rstrip())
+            if ("".join(current).strip() and not piece.isspace() and piece[0] not in _CLOSING
+                    and _width("".join(current) + piece) > width):
+                def fits(rest, piece=piece):
+                    return _width(indent + "".join(rest).lstrip() + piece) <= width
+                j = _cut(current, piece, width, fits)
+                out.append("".join(current[:j]).rstrip())
+                rest = "".join(current[j:]).lstrip()
+                current = [indent] + ([rest] if rest else [])
+            if not (piece.isspace() and "".join(current) == indent and out):
+                current.append(piece)
+        out.append("".join(current).rstrip())
     return "\n".join(out)

@@ -46,6 +46,9 @@ def test_heads_explorer_controls_show_the_studys_numbers_and_the_scans_three_rem
             np.testing.assert_array_equal(e.panel.image.get_array(), study.weights[0][head])
             title = e.panel.title.get_text()  # the static preview says which head; the numbers once, below
             assert title == f"第 {head[0]} 层第 {head[1]} 个头：{heads.SCORE_LABELS[score]}第 {rank} 名（第 1 条序列）"
+    e.set(score="induction", rank=2)  # the static preview draws the readout too: the prose points at it
+    assert e.preview_readout and shown_numbers(e.readout_text()) == shown_numbers(e.readout.value)
+    assert "置零" in e.readout_text() and "重采样" in e.readout_text()
     before = e.renders
     e.controls["rank"].value = 1
     assert e.renders == before + 1 and e.state["head"] == study.top("induction", 1)[0]

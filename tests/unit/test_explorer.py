@@ -1,6 +1,9 @@
 """helpers.render.explorer: the explorer machinery (set(), the memo, naive mode), on 00's explorer."""
+import io
+
 import numpy as np
 import pytest
+from PIL import Image
 
 from helpers import widgets
 from helpers.explorers.index import QueryWeightsExplorer
@@ -110,3 +113,15 @@ def test_picture_variants_are_drawn_up_front_and_a_move_to_one_draws_nothing():
     assert e.png != shown and e.readout.value
     e.restore_defaults()
     assert e.png == shown  # the figure was put back to the shown state after warming
+
+
+def test_a_preview_with_its_readout_draws_the_readout_between_the_hint_and_the_picture():
+    class WithReadout(QueryWeightsExplorer):
+        preview_readout = True
+
+    plain, with_readout = QueryWeightsExplorer(), WithReadout()
+    heights = [Image.open(io.BytesIO(e.preview_png())).height for e in (plain, with_readout)]
+    assert heights[1] > heights[0]  # one band more, as tall as the readout's lines
+    text = with_readout.readout_text()
+    assert "<" not in text and text.strip()  # the readout's HTML as plain text
+    assert all(len(line) <= with_readout.figsize[0] * 72 / 4.8 for line in text.split("\n"))

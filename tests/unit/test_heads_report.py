@@ -68,3 +68,21 @@ def test_bad_input_is_named(study, scan):
         heads.score_rank(study, "copy", (0, 0))
     with pytest.raises(TypeError, match="patched must be"):
         heads.composition_rows(study, [{"inputs": ("k",)}])
+
+
+def test_share_parts_multiply_to_the_attributed_share(study):
+    top = study.top("induction", 1)[0]
+    dla = study.logit_attribution()
+    for position in study.loss_positions:
+        parts = heads.share_parts(study, top, 1, position)
+        assert parts["target"] == int(study.batch[1, position + 1]) and parts["scale"] > 0 < parts["length"]
+        # one float64 dot product against another: equal to round-off of a few hundred terms
+        assert parts["share"] == pytest.approx(parts["stored"], rel=1e-9, abs=1e-12)
+        assert parts["stored"] == dla[1, top[0], top[1], study.loss_positions.index(position)]
+    assert heads.share_parts(study, top, 0, 0)["stored"] is None  # the first token predicts nothing counted
+    with pytest.raises(ValueError, match="sequence"):
+        heads.share_parts(study, top, 2, T + 1)
+    with pytest.raises(ValueError, match="position"):
+        heads.share_parts(study, top, 0, 2 * T)
+    with pytest.raises(TypeError, match="study must be"):
+        heads.share_parts(None, top, 0, 1)
