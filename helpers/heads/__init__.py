@@ -11,7 +11,8 @@ One module per job, every name re-exported here so that a notebook cell reads ``
 - :mod:`.attribution` — direct logit attribution and the direct path's loss;
 - :mod:`.stats` — percentiles in a null distribution and the spread over sequences;
 - :mod:`.senders` — the stored sender screen into 18.6 (``load_senders``) and where a removed
-  sender is made up for (``between_change``);
+  sender is made up for (``between_change``), and a same-size random-direction control
+  (``same_size_directions``);
 - :mod:`.scan` — the stored single-head and random-set ablation scans (``load_scan``);
 - :mod:`.report` — the notebook's longer tables and summary lines, one call per cell.
 """
@@ -55,13 +56,13 @@ from .scores import (
     sink_score,
     top_heads,
 )
-from .senders import SENDERS_PATH, Senders, between_change, load_senders
+from .senders import SENDERS_PATH, Senders, between_change, load_senders, same_size_directions
 from .sequences import FIRST_TOKEN, copy_losses, repeated_sequence, unrepeated_sequence, word_pool
 from .stats import difference_spread, difference_text, percentile, rank_correlation, ranks, spread, spread_text
 
 __all__ = [
     "attribution", "experiment", "patching", "report", "scan", "scores", "senders", "sequences", "stats",
-    "SENDERS_PATH", "Senders", "between_change", "load_senders",
+    "SENDERS_PATH", "Senders", "between_change", "load_senders", "same_size_directions",
     "centred_unembedding", "direct_path_losses", "frozen_scale", "head_logit_attribution",
     "INPUTS", "PATHS", "composition", "composition_screen", "head_write", "pattern_change", "receiver_pattern",
     "sender_screen",

@@ -19,7 +19,7 @@ import numpy as np
 from .. import real_model
 from ..interventions import Replace, Zero
 from ..render.npz import read_npz
-from ..render.validation import head_pair, instance, one_of
+from ..render.validation import head_pair, instance, integer, one_of
 from .experiment import ABLATIONS, HeadStudy
 from .patching import head_write, receiver_pattern, sender_screen
 from .scores import induction_score, top_heads
@@ -72,6 +72,29 @@ def recompute(study: HeadStudy, sender, receiver=RECEIVER, inputs=("k",), kind: 
     weights = receiver_pattern(study.model, study.layer_inputs, sender, receiver, inputs=inputs,
                                replacement=replacement)
     return induction_score(weights, study.length)
+
+
+def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: int = 20, seed: int = 0) -> np.ndarray:
+    """A control for removing ``sender`` from the receiver's keys: at every position, subtract instead
+    a random direction as long as the sender's write there, and recompute the receiver's induction
+    score. If removing the sender moves the score and these do not, the effect is the sender's
+    direction, not the size of the change. Returns the mean score over the sequences, ``(draws,)``."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    s_layer, s_head = head_pair("sender", sender, *study.shape)
+    r_layer, r_head = head_pair("receiver", receiver, *study.shape)
+    if s_layer >= r_layer:
+        raise ValueError(f"sender must sit in an earlier layer than receiver, got sender {sender} and receiver {receiver}")
+    draws = integer("draws", draws, low=1, high=200)
+    seed = integer("seed", seed, low=0)
+    x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
+    write = head_write(study.model, s_layer, s_head, real_model.head_attention(study.model, s_layer, s_head, x_s).z)
+    noise = np.random.default_rng(seed).standard_normal((draws, *write.shape))
+    noise *= np.linalg.norm(write, axis=-1, keepdims=True) / np.linalg.norm(noise, axis=-1, keepdims=True)
+    shape = (-1, *x.shape[-2:])
+    stacked = np.broadcast_to(x, (draws, *x.shape)).reshape(shape)
+    keys = (x[None] - noise.astype(x.dtype)).reshape(shape)
+    weights = real_model.head_attention(study.model, r_layer, r_head, stacked, x_k=keys).weights
+    return induction_score(weights.reshape(draws, *x.shape[:-2], *weights.shape[-2:]), study.length).mean(axis=-1)
 
 
 def between_change(study: HeadStudy, sender, receiver=RECEIVER, kind: str = "zero") -> dict:

@@ -418,6 +418,7 @@ def _new_baselines():
         "helpers.heads.senders.recompute": dict(study=study, sender=(0, 1), receiver=(1, 0)),
         "helpers.heads.senders.screen_scores": dict(study=study, receiver=(1, 0)),
         "helpers.heads.senders.between_change": dict(study=study, sender=(0, 1), receiver=(1, 0)),
+        "helpers.heads.senders.same_size_directions": dict(study=study, sender=(0, 1), receiver=(1, 0), draws=2),
         "helpers.heads.scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
         "helpers.heads.scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
         "helpers.heads.scan.tracked_heads": dict(study=study),

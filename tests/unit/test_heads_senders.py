@@ -124,3 +124,31 @@ def test_the_screen_finds_two_senders_into_the_keys():
             assert stored.ranked("k", kind, study, k=2) == [(16, 0), (17, 8)]
             rest = np.delete(mean.ravel(), [16 * 9, 17 * 9 + 8])
             assert mean[17, 8] < rest.min() - 0.25, (kind, study)  # the gap the notebook's text leans on
+
+
+def test_same_size_directions_subtract_a_random_vector_as_long_as_the_write(studies, monkeypatch):
+    study = studies["study"]
+    seen = []
+    head_attention = real_model.head_attention
+
+    def spy(model, layer, head, x, **streams):
+        if "x_k" in streams:
+            seen.append((x, streams["x_k"]))
+        return head_attention(model, layer, head, x, **streams)
+
+    monkeypatch.setattr(real_model, "head_attention", spy)
+    got = heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5)
+    assert got.shape == (3,) and np.all((got >= 0) & (got <= 1))
+    (x, keys), = seen
+    z = head_attention(study.model, 0, 1, study.layer_inputs[0]).z
+    write = heads.head_write(study.model, 0, 1, z)
+    removed = (x - keys).reshape(3, *write.shape)
+    # each random direction has the write's length at every position, and the draws differ
+    np.testing.assert_allclose(np.linalg.norm(removed, axis=-1),
+                               np.broadcast_to(np.linalg.norm(write, axis=-1), removed.shape[:-1]), rtol=1e-6)
+    assert not np.allclose(removed[0], removed[1])
+    np.testing.assert_array_equal(got, heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5))
+    with pytest.raises(ValueError, match="draws"):
+        heads.same_size_directions(study, (0, 1), RECEIVER, draws=0)
+    with pytest.raises(ValueError, match="sender must sit in an earlier layer"):
+        heads.same_size_directions(study, (1, 1), RECEIVER)
