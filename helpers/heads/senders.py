@@ -74,12 +74,21 @@ def recompute(study: HeadStudy, sender, receiver=RECEIVER, inputs=("k",), kind: 
     return induction_score(weights, study.length)
 
 
-def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: int = 20, seed: int = 0) -> np.ndarray:
+#: where :func:`same_size_directions` draws: anywhere in the residual stream, or only in the
+#: subspace the sender can write (the span of its rows of o_proj)
+DIRECTION_SPACES = ("stream", "head")
+
+
+def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: int = 20, seed: int = 0,
+                         within: str = "stream") -> np.ndarray:
     """A control for removing ``sender`` from the receiver's keys: at every position, subtract instead
     a random direction as long as the sender's write there, and recompute the receiver's induction
-    score. If removing the sender moves the score and these do not, the effect is the sender's
-    direction, not the size of the change. Returns the mean score over the sequences, ``(draws,)``."""
+    score. If removing the sender moves the score and these do not, the effect is what the sender
+    writes, not the size of the change. ``within="head"`` draws only in the subspace the sender can
+    write (a harder control: a random vector of the whole stream barely reaches the receiver's keys).
+    Returns the mean score over the sequences, ``(draws,)``."""
     study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    within = one_of("within", within, DIRECTION_SPACES)
     s_layer, s_head = head_pair("sender", sender, *study.shape)
     r_layer, r_head = head_pair("receiver", receiver, *study.shape)
     if s_layer >= r_layer:
@@ -88,7 +97,13 @@ def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: 
     seed = integer("seed", seed, low=0)
     x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
     write = head_write(study.model, s_layer, s_head, real_model.head_attention(study.model, s_layer, s_head, x_s).z)
-    noise = np.random.default_rng(seed).standard_normal((draws, *write.shape))
+    rng = np.random.default_rng(seed)
+    if within == "stream":
+        noise = rng.standard_normal((draws, *write.shape))
+    else:
+        d = study.model.config.head_dim
+        rows = study.model.blocks[s_layer].attention.w_o[s_head * d:(s_head + 1) * d]
+        noise = rng.standard_normal((draws, *write.shape[:-1], d)) @ rows
     noise *= np.linalg.norm(write, axis=-1, keepdims=True) / np.linalg.norm(noise, axis=-1, keepdims=True)
     shape = (-1, *x.shape[-2:])
     stacked = np.broadcast_to(x, (draws, *x.shape)).reshape(shape)

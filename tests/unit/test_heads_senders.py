@@ -150,5 +150,27 @@ def test_same_size_directions_subtract_a_random_vector_as_long_as_the_write(stud
     np.testing.assert_array_equal(got, heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5))
     with pytest.raises(ValueError, match="draws"):
         heads.same_size_directions(study, (0, 1), RECEIVER, draws=0)
+    with pytest.raises(ValueError, match="within"):
+        heads.same_size_directions(study, (0, 1), RECEIVER, within="everywhere")
+
+
+def test_same_size_directions_within_the_head_lie_in_its_rows_of_o_proj(studies, monkeypatch):
+    study = studies["study"]
+    seen = []
+    head_attention = real_model.head_attention
+
+    def spy(model, layer, head, x, **streams):
+        if "x_k" in streams:
+            seen.append(x - streams["x_k"])
+        return head_attention(model, layer, head, x, **streams)
+
+    monkeypatch.setattr(real_model, "head_attention", spy)
+    heads.same_size_directions(study, (0, 1), RECEIVER, draws=2, within="head")
+    (removed,) = seen
+    d = study.model.config.head_dim
+    rows = study.model.blocks[0].attention.w_o[d:2 * d]
+    # projecting onto the span of the head's rows of o_proj gives each direction back
+    coef, *_ = np.linalg.lstsq(rows.T, removed.reshape(-1, rows.shape[1]).T, rcond=None)
+    np.testing.assert_allclose((rows.T @ coef).T, removed.reshape(-1, rows.shape[1]), atol=1e-9)
     with pytest.raises(ValueError, match="sender must sit in an earlier layer"):
         heads.same_size_directions(study, (1, 1), RECEIVER)
