@@ -364,6 +364,8 @@ CODE_EXERCISES = {
         # 99 % of ≥ 1,000 predictable entries: the reference is right on every one (accuracy 1.0)
         rtol=0.0, atol=0.01, output_tolerances=((0.0, 0.01),) + ((0.0, NOT_JUDGED),) * 15, measure=induction_measure,
         returns="返回一个字典：{'W_pos': …, 'W_Q': …, 'W_K': …, 'W_V': …, 'W_O': …}，形状见题目",
-        forbidden=("helpers.circuit.trainer.train", "helpers.circuit.history.load"),
-        forbidden_hint="这道题不训练，也不读存好的模型：每个矩阵都自己写出来（np.zeros 再填几个位置就够了）。"),
+        forbidden=("helpers.circuit.trainer.train", "helpers.circuit.history.load",
+                   "helpers.exercises.learning_a_circuit._induction_reference"),
+        forbidden_hint="这道题不训练，不读存好的模型，也不调用判分的参考答案：每个矩阵都自己写出来"
+                       "（np.zeros 再填几个位置就够了）。"),
 }
