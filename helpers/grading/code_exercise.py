@@ -97,6 +97,11 @@ class CodeExercise:
     #: ``during(*args)`` → a context manager the learner's call on ``args`` runs inside (a fast memory
     #: tracing what is allocated beside its own count); ``None``: none
     during: Callable | None = None
+    #: ``later()`` → cases that are slow to build (a real model's layer), run only once every case of
+    #: ``cases()`` is right, so a wrong function is answered without waiting for them; ``later_count()``
+    #: → how many there will be, known without building them (the message counts them from the start)
+    later: Callable | None = None
+    later_count: Callable | None = None
 
 
 def causal_rows(rng, n):

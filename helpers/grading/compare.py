@@ -106,10 +106,10 @@ _SHAPES: dict = {}
 def expected_shapes(exercise: CodeExercise, cases: list) -> list:
     """The shapes of the reference's outputs per case (cached per exercise; values are not kept, so
     the learner's code finds no expected value in memory while it runs)."""
-    cached = _SHAPES.get(id(exercise))
+    cached = _SHAPES.get((id(exercise), len(cases)))
     if cached is None or cached[0] is not exercise:
         cached = (exercise, [tuple(e.shape for e in reference_outputs(exercise, c)) for c in cases])
-        _SHAPES[id(exercise)] = cached
+        _SHAPES[(id(exercise), len(cases))] = cached
     return cached[1]
 
 
