@@ -103,6 +103,10 @@ class CodeExercise:
     later: Callable | None = None
     later_count: Callable | None = None
 
+    def every_case(self) -> list:
+        """The quick cases, then the later ones (building them: slow where they load a model)."""
+        return list(self.cases()) + (list(self.later()) if self.later is not None else [])
+
 
 def causal_rows(rng, n):
     """Random causal attention rows ``(n, n)``: each row a softmax over positions 0…i."""

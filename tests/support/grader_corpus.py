@@ -624,7 +624,7 @@ INDUCTION_HAND_WRONG = [
     ("W_pos missing", lambda *a: {k: v for k, v in _ih(*a).items() if k != "W_pos"}, {"unreadable"}),
     ("W_Q for one layer", lambda *a: {**_ih(*a), "W_Q": _ih(*a)["W_Q"][0]}, {"unreadable"}),
     # layer 1 finds by content; layer 0's previous-token scores only 0.5 apart: soft, not positional
-    ("soft layer 0", lambda *a: _ih(*a, gain0=0.5), {"soft", "other"}),
+    ("soft layer 0", lambda *a: _ih(*a, gain0=0.5), {"soft"}),
     ("the grader's reference called", _ih_reference_called, {"forbidden"}),
 ]
 
