@@ -834,6 +834,17 @@ def _rp_sin_cos_swapped(x, positions, config):
     return x * np.sin(ang) + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * np.cos(ang)
 
 
+def _rp_float32_angles(x, positions, config):
+    """Rotate-half RoPE with the angles, cos and sin in float32 (x's own dtype for the rest)."""
+    d = x.shape[-1]
+    inv = config.rope_theta ** (-np.arange(0, d, 2) / d)
+    inv = (inv if config.rope_scaling is None else _llama3(inv, config.rope_scaling)).astype(np.float32)
+    ang = np.asarray(positions, np.float32)[:, None] * inv
+    ang = np.concatenate([ang, ang], axis=-1)[:, None] if x.ndim == 3 else np.concatenate([ang, ang], axis=-1)
+    half = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
+    return x * np.cos(ang) + half * np.sin(ang)
+
+
 ROPE_RIGHT = [_rp_loops, _rp_complex, _rp_matrix, lambda x, p, c: _rp(x, p, c).astype(np.float32)]
 ROPE_WRONG = [
     ("adjacent pairs (2i, 2i+1), not said", lambda x, p, c: _rp(x, p, c, pairs="interleaved"), {"wrong_pairing"}),
@@ -862,6 +873,9 @@ ROPE_WRONG = [
     ("angles in float32", lambda x, p, c: _rp(x, p, c, dtype=np.float32), GENERIC),
     ("positions divided by the factor (interpolation)",
      lambda x, p, c: _rp(x, np.asarray(p) / (c.rope_scaling.factor if c.rope_scaling else 1), c, scale=False), GENERIC),
+    # float32 angles, the rest float64 / the whole pipeline float32: named as the angles' precision
+    ("float32 angles", lambda x, p, c: _rp_float32_angles(x, p, c), {"float32_angles"}),
+    ("everything in float32", lambda x, p, c: _rp_float32_angles(np.asarray(x, np.float32), p, c), {"float32_angles"}),
 ]
 
 
