@@ -337,6 +337,7 @@ CODE_EXERCISES = {
                          # the real layer only once the random cases are right: a wrong function is
                          # answered without waiting seconds for the model
                          later=lambda: _decode_cases(real=True), later_count=lambda: int(_real_installed()),
+                         later_labels=(f"SmolLM2-135M 的第 0 层（真实权重）：“{DECODE_PROMPT}” 的最后一个 token",),
                          forbidden=("helpers.layer.attention_layer", "helpers.real_model.forward",
                                     "helpers.real_model.generate"),
                          forbidden_hint="这道题练的就是一步解码：投影、RoPE、接缓存、注意力、o_proj 都自己接起来；"

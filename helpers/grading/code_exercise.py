@@ -102,6 +102,8 @@ class CodeExercise:
     #: → how many there will be, known without building them (the message counts them from the start)
     later: Callable | None = None
     later_count: Callable | None = None
+    #: how the later cases are described before they are built (the unfilled stub's list of cases)
+    later_labels: tuple = ()
 
     def every_case(self) -> list:
         """The quick cases, then the later ones (building them: slow where they load a model)."""

@@ -164,6 +164,8 @@ def describe_cases(exercise: CodeExercise) -> str:
     for case in exercise.cases():
         if case.label not in labels:
             labels.append(case.label)
+    if exercise.later_count is not None and exercise.later_count():
+        labels.extend(exercise.later_labels)
     return "；".join(labels)
 
 

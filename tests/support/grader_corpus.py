@@ -207,11 +207,15 @@ def _gqa_grouped(q, k, v):
 
 
 def _gqa_float32(q, k, v):
-    return _gqa_einsum(*(np.asarray(a, dtype=np.float32) for a in (q, k, v)))
+    return _gqa_einsum(*(np.asarray(a, dtype=np.float32) for a in (q, k, v))).astype(np.float32)
 
 
 GQA_RIGHT = [lambda q, k, v: _per_head(q, k, v, lambda h, H, G: h // (H // G)), _gqa_einsum, _gqa_grouped, _gqa_float32]
 GQA_WRONG = [
+    # inputs cast to float32, the result float64 (np.sqrt of an int is a float64 scalar): judged by the
+    # dtype returned, so at float64, and told that the difference is small and where it may come from
+    ("float32 inputs, float64 result", lambda q, k, v: _gqa_einsum(*(np.asarray(a, dtype=np.float32) for a in (q, k, v))),
+     {"small_difference"}),
     ("KV heads concatenated r times", lambda q, k, v: _per_head(q, k, v, lambda h, H, G: h % G), {"tile"}),
     ("repeat along positions", lambda q, k, v: _per_head(np.asarray(q), np.repeat(k, q.shape[1] // k.shape[1], 0)[: len(q)],
                                                          np.repeat(v, q.shape[1] // k.shape[1], 0)[: len(q)],
