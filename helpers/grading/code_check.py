@@ -22,8 +22,6 @@ modified argument and a forbidden call are each named.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from . import messages
 from .code_exercise import CodeExercise
 from .compare import (

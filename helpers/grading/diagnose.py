@@ -160,7 +160,7 @@ def _generic(result: Result, exercise: CodeExercise | None = None) -> tuple:
     if shape:
         return "shape", shape
     wrong_index = result.ok.index(False)
-    g, e = fit(result.got[wrong_index], result.exact[wrong_index]), result.exact[wrong_index]
+    g = fit(result.got[wrong_index], result.exact[wrong_index])
     if not np.isfinite(g).all():
         return "nonfinite", ("结果里有 nan 或 inf：打印中间结果，找出是哪一步先出现的。可能是 e 的大数次方溢出、0 / 0、"
                              "∞ − ∞，也可能是把 −∞ 这样的初始值原样返回了（哪个变量没有更新？）。")
