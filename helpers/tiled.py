@@ -297,6 +297,8 @@ class FastMemory:
         self._capacity = positive_int("capacity", capacity)
         self.n, self.d = n, d
         self._o = np.zeros((n, d))
+        #: the dtypes of the blocks stored: an all-float32 forward gets its output back in float32
+        self._stored = set()
         self._reads = self._writes = self.held = self.peak = 0
         self._outside = 0.0
 
@@ -328,11 +330,14 @@ class FastMemory:
             raise ValueError(f"store writes rows start … start + len(block) − 1 = {start} … {start + len(arr) - 1}, "
                              f"past the output's last row {self.n - 1} (n = {self.n})")
         self._o[start:start + len(arr)] = arr
+        self._stored.add(np.float32 if getattr(block, "dtype", None) == np.float32 else np.float64)
         self._writes += arr.size
 
     def result(self) -> tuple:
-        """``(o, reads, writes)``: the output as stored in slow memory and the floats moved each way."""
-        return self._o.copy(), float(self.reads), float(self.writes)
+        """``(o, reads, writes)``: the output as stored in slow memory (float32 when every block stored was
+        float32, so its precision is judged as the forward computed it) and the floats moved each way."""
+        o = self._o.astype(np.float32) if self._stored == {np.float32} else self._o.copy()
+        return o, float(self.reads), float(self.writes)
 
     @contextlib.contextmanager
     def watching(self):

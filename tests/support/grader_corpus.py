@@ -207,11 +207,15 @@ def _gqa_grouped(q, k, v):
 
 
 def _gqa_float32(q, k, v):
-    return _gqa_einsum(*(np.asarray(a, dtype=np.float32) for a in (q, k, v)))
+    return _gqa_einsum(*(np.asarray(a, dtype=np.float32) for a in (q, k, v))).astype(np.float32)
 
 
 GQA_RIGHT = [lambda q, k, v: _per_head(q, k, v, lambda h, H, G: h // (H // G)), _gqa_einsum, _gqa_grouped, _gqa_float32]
 GQA_WRONG = [
+    # inputs cast to float32, the result float64 (np.sqrt of an int is a float64 scalar): judged by the
+    # dtype returned, so at float64, and told that the difference is small and where it may come from
+    ("float32 inputs, float64 result", lambda q, k, v: _gqa_einsum(*(np.asarray(a, dtype=np.float32) for a in (q, k, v))),
+     {"small_difference"}),
     ("KV heads concatenated r times", lambda q, k, v: _per_head(q, k, v, lambda h, H, G: h % G), {"tile"}),
     ("repeat along positions", lambda q, k, v: _per_head(np.asarray(q), np.repeat(k, q.shape[1] // k.shape[1], 0)[: len(q)],
                                                          np.repeat(v, q.shape[1] // k.shape[1], 0)[: len(q)],
@@ -312,14 +316,14 @@ ONLINE_WRONG = [
 
 # ---- 07-4 tiled forward under a fast-memory budget -----------------------------------------------------
 def _fl(mem, bq, bk, *, update=None, last=None, mask=lambda s, r, c: np.where(c > r, -np.inf, s),
-        q_blocks=None, k_stop=None, reload_q=False, scale=None, store_each=False):
+        q_blocks=None, k_stop=None, reload_q=False, scale=None, store_each=False, m0=-np.inf):
     """A learner's tiled forward written its own way: the tile update in one expression per state."""
     n, d = mem.n, mem.d
     scale = 1 / math.sqrt(d) if scale is None else scale
     for qs in (range(0, n, bq) if q_blocks is None else q_blocks(n, bq)):
         qb = mem.load("q", qs, min(qs + bq, n))
         r = np.arange(qs, qs + qb.shape[0]).reshape(-1, 1)
-        m, l, o = np.full((len(qb), 1), -np.inf), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
+        m, l, o = np.full((len(qb), 1), m0), np.zeros((len(qb), 1)), np.zeros((len(qb), d))
         for ks in range(0, min(n, qs + len(qb)) if k_stop is None else k_stop(n, qs, len(qb)), bk):
             if reload_q:
                 qb = mem.load("q", qs, min(qs + bq, n))
@@ -477,12 +481,16 @@ FLASH_WRONG = [
     ("diagonal key block cut short at the last query", _fl_cut_diagonal, {"traffic"}),
     ("every block made a plain array, a whole row of scores kept",
      lambda mem, bq, bk: _fl_keep(_PlainLoads(mem), bq, bk), {"outside"}),
+    # all float64: held to the float64 bound, not to float32 rounding (the ε moves o by ≈ 1e-6)
+    ("ε added to l before dividing", lambda *a: _fl(*a, last=lambda o, l: o / (l + 1e-6)), {"small_difference"}),
+    # right while some score in each row is above ≈ −745; a row of only very negative scores underflows
+    ("running max started at 0", lambda *a: _fl(*a, m0=0.0), {"m_finite_start"}),
 ]
 
 
 # ---- 11-4 induction head by hand ---------------------------------------------------------------------
 def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position=None, gain=30.0,
-        l0_query="pos", swap_qk=False, layers_swapped=False, l0_write="prev"):
+        l0_query="pos", swap_qk=False, layers_swapped=False, l0_write="prev", gain0=None):
     """A learner's induction head in one-hot subspaces (token, previous token, output, positions),
     written its own way; the keywords are the slips."""
     V, D = W_E.shape
@@ -494,7 +502,7 @@ def _ih(W_E, W_U, n, *, back=1, key="prev", value="tok", write=None, by_position
     g = gain * math.sqrt(D)
     a, b = (1, 0) if layers_swapped else (0, 1)
     if l0_query == "pos":
-        Q[a, 0, ps[back:], np.arange(n - back)] = g
+        Q[a, 0, ps[back:], np.arange(n - back)] = g if gain0 is None else gain0 * math.sqrt(D)
         K[a, 0, ps[:n - back], np.arange(n - back)] = 1
     else:
         Q[a, 0, t, t] = g
@@ -591,6 +599,12 @@ def _ih_split_vocab_float32(W_E, W_U, n):
     return {"W_pos": W_pos, "W_Q": Q, "W_K": K, "W_V": Vw, "W_O": O}
 
 
+def _ih_reference_called(W_E, W_U, n):
+    from helpers.exercises import learning_a_circuit
+
+    return learning_a_circuit._induction_reference(W_E, W_U, n)
+
+
 INDUCTION_HAND_RIGHT = [_ih, _ih_two_heads, _ih_rotary, _ih_split_vocab_float32]
 INDUCTION_HAND_WRONG = [
     ("layer 0 two back", lambda *a: _ih(*a, back=2), {"two_back"}),
@@ -613,6 +627,9 @@ INDUCTION_HAND_WRONG = [
     ("layers in the wrong order", lambda *a: _ih(*a, layers_swapped=True), {"l0_not_prev", "l0_self"}),
     ("W_pos missing", lambda *a: {k: v for k, v in _ih(*a).items() if k != "W_pos"}, {"unreadable"}),
     ("W_Q for one layer", lambda *a: {**_ih(*a), "W_Q": _ih(*a)["W_Q"][0]}, {"unreadable"}),
+    # layer 1 finds by content; layer 0's previous-token scores only 0.5 apart: soft, not positional
+    ("soft layer 0", lambda *a: _ih(*a, gain0=0.5), {"soft"}),
+    ("the grader's reference called", _ih_reference_called, {"forbidden"}),
 ]
 
 
@@ -821,6 +838,17 @@ def _rp_sin_cos_swapped(x, positions, config):
     return x * np.sin(ang) + np.concatenate([-x[..., d // 2:], x[..., : d // 2]], -1) * np.cos(ang)
 
 
+def _rp_float32_angles(x, positions, config):
+    """Rotate-half RoPE with the angles, cos and sin in float32 (x's own dtype for the rest)."""
+    d = x.shape[-1]
+    inv = config.rope_theta ** (-np.arange(0, d, 2) / d)
+    inv = (inv if config.rope_scaling is None else _llama3(inv, config.rope_scaling)).astype(np.float32)
+    ang = np.asarray(positions, np.float32)[:, None] * inv
+    ang = np.concatenate([ang, ang], axis=-1)[:, None] if x.ndim == 3 else np.concatenate([ang, ang], axis=-1)
+    half = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
+    return x * np.cos(ang) + half * np.sin(ang)
+
+
 ROPE_RIGHT = [_rp_loops, _rp_complex, _rp_matrix, lambda x, p, c: _rp(x, p, c).astype(np.float32)]
 ROPE_WRONG = [
     ("adjacent pairs (2i, 2i+1), not said", lambda x, p, c: _rp(x, p, c, pairs="interleaved"), {"wrong_pairing"}),
@@ -849,6 +877,9 @@ ROPE_WRONG = [
     ("angles in float32", lambda x, p, c: _rp(x, p, c, dtype=np.float32), GENERIC),
     ("positions divided by the factor (interpolation)",
      lambda x, p, c: _rp(x, np.asarray(p) / (c.rope_scaling.factor if c.rope_scaling else 1), c, scale=False), GENERIC),
+    # float32 angles, the rest float64 / the whole pipeline float32: named as the angles' precision
+    ("float32 angles", lambda x, p, c: _rp_float32_angles(x, p, c), {"float32_angles"}),
+    ("everything in float32", lambda x, p, c: _rp_float32_angles(np.asarray(x, np.float32), p, c), {"float32_angles"}),
 ]
 
 
@@ -962,6 +993,10 @@ DECODE_WRONG = [
     ("o_proj forgotten", lambda x, c, p, w: _ds(x, c, p, w, no_oproj=True), {"no_o_proj"}),
     # RoPE at position 0 is no turn: forgetting RoPE for the new token is the same output as position 0
     ("no RoPE", lambda x, c, p, w: _ds(x, c, p, w, no_rope=True), {"no_position_offset"}),
+    # the new k, v neither appended nor attended: the output's shape is right, the caches' are not, and
+    # the hint must say so rather than "shape right, values wrong"
+    ("new k, v not appended", lambda x, c, p, w: (_ds(x, c, p, w, hide_new=True)[0], c["k"], c["v"]), {"shape"}),
+    ("new k, v attended but not appended", lambda x, c, p, w: (_ds(x, c, p, w)[0], c["k"], c["v"]), {"shape"}),
 ]
 
 CORPUS = {
