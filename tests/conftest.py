@@ -1,4 +1,5 @@
-"""Every test draws with Agg and the series' font and style, as the notebooks do (helpers.setup).
+"""Every test draws with Agg and the series' font and style, as the notebooks do (helpers.setup),
+and runs numpy's BLAS on one thread (helpers.render.threads).
 
 Support code (browser_lab, figure_check, tiny_model, explorer_checks, fakes, paths) lives in
 tests/support/ and tools/series.py in tools/: both are on pytest's ``pythonpath`` (pyproject.toml).
@@ -7,6 +8,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import pytest  # noqa: E402
+
 import helpers  # noqa: E402
+from helpers.render.threads import one_blas_thread  # noqa: E402
 
 helpers.setup()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_blas_thread():
+    """One BLAS thread per test process: make test-fast already runs one process per core, and the
+    matrices here are small, so OpenBLAS's own threads only wait for each other (13-4's sender
+    screen, two workers on 2 busy cores: 30 s of wall with two threads, 3 s with one)."""
+    with one_blas_thread():
+        yield

