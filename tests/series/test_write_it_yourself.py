@@ -178,6 +178,7 @@ def test_a_rebound_preset_does_not_change_the_rope_cases(monkeypatch):
     assert [c.args[2].name for c in CODE_EXERCISES["06-4"].cases()] == before
 
 
+@pytest.mark.slow  # a fresh interpreter per case that loads the exercises (and the model): seconds each
 @pytest.mark.parametrize("name, replacement, key, wrong", [
     ("apply_rope", "lambda x, positions, theta, scaling=None: np.array(x, float)", "06-4",
      "lambda x, positions, config: np.array(x, float)"),
