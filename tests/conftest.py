@@ -30,7 +30,7 @@ def _fast_tests_run_without_the_model(request, monkeypatch):
     """A test not marked ``slow`` sees the world of a learner without the model wheel: loading
     SmolLM2 (seconds, in every xdist worker) raises ModelNotInstalled, so 09-4 grades its random
     layers only. What needs the real model is marked ``model`` (always also slow) and runs in make test."""
-    if request.node.get_closest_marker("slow") is None:
+    if request.node.get_closest_marker("slow") is None and request.node.get_closest_marker("model") is None:
         from helpers.real_model import load
 
         def missing(path=None):

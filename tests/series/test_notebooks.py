@@ -209,7 +209,8 @@ def leaks(nb) -> list:
     return found
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.model) if n in REAL_MODEL else n for n in NOTEBOOKS])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.model, pytest.mark.slow]) if n in REAL_MODEL else n
+                                  for n in NOTEBOOKS])
 def test_no_exercise_answer_is_printed_under_its_question(name):
     """(09's and 12's exercises read the real model's results: those two are ``model`` items.)"""
     assert leaks(read(name)) == []
