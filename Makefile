@@ -51,6 +51,9 @@ lint: setup-test
 
 # The inner loop: everything but the slow items (model, browser, nbval, figure scans, fuzz), in parallel, < 60 s
 # on 2 cores: pytest-xdist runs one worker per logical core (at most FAST_WORKERS_MAX; -n 0 = in-process).
+# Heavy walks keep a slice (tests/support/sampling.py: the first cases of each exercise or notebook; the rest are
+# slow); pip / fresh-interpreter tests are slow; fast tests run without the model (tests/conftest.py).
+# make test runs everything.
 FAST_WORKERS ?= logical
 FAST_WORKERS_MAX ?= 8
 test-fast: setup-test

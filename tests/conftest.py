@@ -1,12 +1,40 @@
-"""Every test draws with Agg and the series' font and style, as the notebooks do (helpers.setup).
+"""Every test draws with Agg and the series' font and style, as the notebooks do (helpers.setup),
+and runs numpy's BLAS on one thread (helpers.render.threads).
 
 Support code (browser_lab, figure_check, tiny_model, explorer_checks, fakes, paths) lives in
 tests/support/ and tools/series.py in tools/: both are on pytest's ``pythonpath`` (pyproject.toml).
 """
+import functools
 import matplotlib
 
 matplotlib.use("Agg")
 
+import pytest  # noqa: E402
+
 import helpers  # noqa: E402
+from helpers.render.threads import one_blas_thread  # noqa: E402
 
 helpers.setup()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_blas_thread():
+    """One BLAS thread per test process: make test-fast already runs one process per core, and the
+    matrices here are small, so OpenBLAS's own threads only wait for each other (13-4's sender
+    screen, two workers on 2 busy cores: 30 s of wall with two threads, 3 s with one)."""
+    with one_blas_thread():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_run_without_the_model(request, monkeypatch):
+    """A test not marked ``slow`` sees the world of a learner without the model wheel: loading
+    SmolLM2 (seconds, in every xdist worker) raises ModelNotInstalled, so 09-4 grades its random
+    layers only. What needs the real model is marked ``model`` (always also slow) and runs in make test."""
+    if request.node.get_closest_marker("slow") is None and request.node.get_closest_marker("model") is None:
+        from helpers.real_model import load
+
+        def missing(path=None):
+            raise helpers.real_model.ModelNotInstalled("fast tests run without the model (mark the test model)")
+        # cached like the real loader (a grader asks whether it has loaded yet); a raise is never cached
+        monkeypatch.setattr(load, "_load_model", functools.cache(missing))

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from paths import ROOT
+from sampling import first_of_each
 
 from helpers import exercises
 from helpers.exercises import CODE_EXERCISES
@@ -23,6 +24,10 @@ NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_at
 
 #: code exercises whose cases include the real model's layer when the model is installed
 NEEDS_MODEL = {"09-4"}
+#: every exercise as the fast suite grades it (09-4 on its random layers: fast tests run without the
+#: model), then 09-4 again with SmolLM2's first layer among its cases (model, so make test only)
+WITH_MODEL = KEYS + [pytest.param(key, id=f"{key}-SmolLM2", marks=[pytest.mark.model, pytest.mark.slow])
+                     for key in KEYS if key in NEEDS_MODEL]
 
 
 def _model_installed() -> bool:
@@ -57,7 +62,7 @@ def test_five_exercises_where_their_ideas_are_taught():
     assert set(KEYS) >= {"03-3", "05-3", "06-3", "07-3", "12-2", "13-3"}
 
 
-@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("key", WITH_MODEL)
 def test_the_reference_and_the_printed_solution_pass(key, capsys):
     exercise = CODE_EXERCISES[key]
     assert _judge(key, exercise.reference, forbidden=())[0] is True
@@ -67,30 +72,49 @@ def test_the_reference_and_the_printed_solution_pass(key, capsys):
     assert exercise.solution in capsys.readouterr().out
 
 
+def _wrong_versions(key):
+    return [m for m in CODE_EXERCISES[key].mistakes if m.wrong is not None]
+
+
 @pytest.mark.parametrize("key", KEYS)
-def test_every_usual_mistake_is_rejected_with_its_own_hint(key):
+def test_each_exercise_names_a_usual_mistake(key):
     exercise = CODE_EXERCISES[key]
-    wrong = [m for m in exercise.mistakes if m.wrong is not None]
     # a mistake is named only where it was seen made in public (test_mistakes_table), so some exercises
     # name few; the learners' wrong versions that name none are in the grader corpus, rejected there by
     # the generic path. An exercise judged by what its result does (measure) names mistakes from the
     # measurements (Mistake.test); the weights that make each are in the corpus too
-    assert wrong or (exercise.measure is not None and exercise.mistakes)
-    for mistake in wrong:
-        ok, message, name = _judge(key, mistake.wrong)
-        assert ok is False, mistake.name
-        if mistake.when_constant:  # the same number on every case, like ``return 0.0``: said conditionally
-            assert name == "constant" and mistake.when_constant in message, (mistake.name, message)
-        else:
-            assert "提示：" + mistake.hint in message, (mistake.name, message)
+    assert _wrong_versions(key) or (exercise.measure is not None and exercise.mistakes)
+
+
+#: (exercise, usual mistake): fast grades the first two of each exercise, make test all of them
+MISTAKES = [(key, mistake.name) for key in KEYS for mistake in _wrong_versions(key)]
+
+
+@pytest.mark.parametrize("key, name", first_of_each(MISTAKES, lambda case: case[0], keep=2,
+                                                    ids=[f"{key}-{name}" for key, name in MISTAKES]))
+def test_every_usual_mistake_is_rejected_with_its_own_hint(key, name):
+    mistake = next(m for m in _wrong_versions(key) if m.name == name)
+    ok, message, got = _judge(key, mistake.wrong)
+    assert ok is False, mistake.name
+    if mistake.when_constant:  # the same number on every case, like ``return 0.0``: said conditionally
+        assert got == "constant" and mistake.when_constant in message, (mistake.name, message)
+    else:
+        assert "提示：" + mistake.hint in message, (mistake.name, message)
 
 
 def _first_array(args):
     return next(i for i, a in enumerate(args) if isinstance(a, np.ndarray))
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_misbehaving_functions_get_a_hint_not_a_traceback(key):
+#: (exercise, misbehaviour): fast tries each misbehaviour on the first two exercises, make test on every
+#: exercise (09-4 there with SmolLM2's layer among its cases)
+MISBEHAVIOURS = ("stub", "raises", "none_later", "loops", "prints", "mutates")
+MISBEHAVING = [(key, kind) for key in KEYS for kind in MISBEHAVIOURS]
+
+
+@pytest.mark.parametrize("key, kind", first_of_each(MISBEHAVING, lambda case: case[1], keep=2,
+                                                    ids=[f"{key}-{kind}" for key, kind in MISBEHAVING]))
+def test_misbehaving_functions_get_a_hint_not_a_traceback(key, kind):
     exercise = dataclasses.replace(CODE_EXERCISES[key], reference=_solution(key))
 
     def stub(*args):
@@ -117,22 +141,29 @@ def test_misbehaving_functions_get_a_hint_not_a_traceback(key):
         args[_first_array(args)][...] = 0.0
         return result
 
-    ok, message, _ = _judge(key, stub)
-    assert ok is None and message.startswith("⚠ 还没有写好")
-    ok, message, mistake = _judge(key, raises)
-    assert (ok, mistake) == (False, "error") and "ZeroDivisionError: division by zero" in message
-    ok, message, mistake = _judge(key, none_later)
-    assert (ok, mistake) == (False, "unreadable") and "None" in message
-    ok, message, mistake = _judge(key, loops, time_limit=0.2)
-    assert (ok, mistake) == (False, "timeout")
-    ok, message, _ = _judge(key, prints)
-    assert ok is True and "打印了" in message and len(message) < 600
-    if any(isinstance(a, np.ndarray) for a in exercise.cases()[0].args):  # 07-4's memory has no public way to
-        ok, message, mistake = _judge(key, mutates)                       # change its problem
+    if kind == "stub":
+        ok, message, _ = _judge(key, stub)
+        assert ok is None and message.startswith("⚠ 还没有写好")
+    elif kind == "raises":
+        ok, message, mistake = _judge(key, raises)
+        assert (ok, mistake) == (False, "error") and "ZeroDivisionError: division by zero" in message
+    elif kind == "none_later":
+        ok, message, mistake = _judge(key, none_later)
+        assert (ok, mistake) == (False, "unreadable") and "None" in message
+    elif kind == "loops":
+        ok, message, mistake = _judge(key, loops, time_limit=0.2)
+        assert (ok, mistake) == (False, "timeout")
+    elif kind == "prints":
+        ok, message, _ = _judge(key, prints)
+        assert ok is True and "打印了" in message and len(message) < 600
+    elif any(isinstance(a, np.ndarray) for a in exercise.cases()[0].args):  # 07-4's memory has no public way
+        ok, message, mistake = _judge(key, mutates)                         # to change its problem
         assert (ok, mistake) == (False, "mutation")
 
 
-@pytest.mark.parametrize("key", [k for k in KEYS if k not in AWAITING_NOTEBOOK])
+# the stored hint lists 09-4's real-layer case: with the model only (fast tests run without it)
+@pytest.mark.parametrize("key", [pytest.param(k, marks=[pytest.mark.model, pytest.mark.slow]) if k in NEEDS_MODEL
+                                 else k for k in KEYS if k not in AWAITING_NOTEBOOK])
 def test_each_exercise_sits_in_its_notebook_with_the_stubs_hint_stored(key):
     if key in NEEDS_MODEL and not _model_installed():
         pytest.skip(f"{key} lists one case more when the model is installed, as it is wherever its notebook runs")
@@ -204,7 +235,7 @@ CHEATS = {
 }
 
 
-@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("key", WITH_MODEL)
 def test_calling_the_helper_the_exercise_asks_for_is_refused(key):
     cheat, name = CHEATS[key]
     ok, message, mistake = _judge(key, cheat)

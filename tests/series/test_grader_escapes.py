@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sampling import first_of_each
 
 from helpers.exercises import CODE_EXERCISES
 from helpers.grading import code_check
@@ -84,7 +85,9 @@ def _soft_induction(W_E, W_U, length, c=2.0):
     return dict(W_pos=W_pos, W_Q=WQ, W_K=WK, W_V=WV, W_O=WO)
 
 
-@pytest.mark.parametrize("inside", [True, False], ids=["inside the function", "before the check"])
+# fast: the first way of replacing it; make test: both (each grades 11-4, seconds)
+@pytest.mark.parametrize("inside", first_of_each([True, False], lambda inside: "11-4",
+                                                 ids=["inside the function", "before the check"]))
 def test_replacing_np_mean_changes_nothing(inside):
     def sneaky(W_E, W_U, length):
         np.mean = lambda *a, **k: 1.0

@@ -35,6 +35,7 @@ def test_check_fails_on_a_notebook_missing_from_the_list(tmp_path, monkeypatch):
     assert any(NOTEBOOKS[-1] in line and "not in tools/series.py" in line for line in nbtool.problems())
 
 
+@pytest.mark.slow  # checks every pair three times (jupytext reads each notebook): seconds
 def test_check_fails_when_a_source_is_edited_but_not_synced(tmp_path, monkeypatch):
     src = tmp_path / "notebook_sources"
     out = tmp_path / "notebooks"
@@ -208,7 +209,8 @@ def leaks(nb) -> list:
     return found
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.model) if n in REAL_MODEL else n for n in NOTEBOOKS])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.model, pytest.mark.slow]) if n in REAL_MODEL else n
+                                  for n in NOTEBOOKS])
 def test_no_exercise_answer_is_printed_under_its_question(name):
     """(09's and 12's exercises read the real model's results: those two are ``model`` items.)"""
     assert leaks(read(name)) == []

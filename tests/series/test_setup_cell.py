@@ -104,6 +104,7 @@ def run_against_index(tmp_path, version):
     return url, lines, err
 
 
+@pytest.mark.slow  # runs pip in a fresh interpreter against a local index: seconds each
 def test_with_the_version_on_the_index_it_installs_it_and_says_where_from(tmp_path):
     url, lines, err = run_against_index(tmp_path, VERSION)
     assert lines == [f"已从包索引 {url.rstrip('/')} 安装 attention-lab {VERSION}"], (lines, err)
@@ -111,6 +112,7 @@ def test_with_the_version_on_the_index_it_installs_it_and_says_where_from(tmp_pa
     assert err == "" and not any("Note: you may need to restart" in line for line in lines)
 
 
+@pytest.mark.slow  # runs pip in a fresh interpreter against a local index: seconds each
 def test_an_index_without_this_version_says_so_first_and_names_the_index(tmp_path):
     older = "0.0.1"
     assert older != VERSION
@@ -120,6 +122,7 @@ def test_an_index_without_this_version_says_so_first_and_names_the_index(tmp_pat
     assert nbtool.home()["documentation"] in lines[0] and "PIP_INDEX_URL" not in lines[0]  # a mirror cannot help
 
 
+@pytest.mark.slow  # runs pip in a fresh interpreter against a local index: seconds each
 def test_a_refused_index_says_it_cannot_reach_it_and_names_a_mirror(tmp_path):
     url = f"http://127.0.0.1:{closed_port()}/simple/"
     lines, err, seconds = run_cell(PLAIN, url, local_repos(), tmp_path)

