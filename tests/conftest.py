@@ -5,6 +5,7 @@ Support code (browser_lab, figure_check, tiny_model, explorer_checks, fakes, pat
 tests/support/ and tools/series.py in tools/: both are on pytest's ``pythonpath`` (pyproject.toml).
 """
 import functools
+
 import matplotlib
 
 matplotlib.use("Agg")
