@@ -310,7 +310,7 @@ def _wrong_flashes():
         Mistake("inverted", "修正因子写反了：应是 e^(m − m_new)（不大于 1，把旧的部分缩小），你的是 e^(m_new − m)。",
                 variant(inverted=True), seen=("https://github.com/tile-ai/tilelang/pull/1148",)),
         # a finite start for the running max: right until every score of a row is far below it
-        Mistake("m_finite_start", "运行最大值 m 的初值不是 −∞（这里像是 0）：一行的分数都比初值小很多时（这一组都在 −1400 "
+        Mistake("m_finite_start", "运行最大值 m 的初值不是 −∞：一行的分数都比初值小很多时（这一组都在 −1400 "
                                   "附近），e^(s − m) 全部下溢成 0，l = 0，输出是 0 / 0。m 从 −∞ 开始："
                                   "np.full((行数, 1), -np.inf)，第一块的修正因子 e^(−∞) = 0。", variant(m0=0.0),
                 seen=("https://github.com/flashinfer-ai/flashinfer/issues/4267",)),

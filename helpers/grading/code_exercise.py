@@ -66,8 +66,12 @@ class CodeExercise:
     reference: Callable
     mistakes: tuple = ()
     solution: str = ""
-    rtol: float = 1e-6
-    atol: float = 1e-9
+    #: a float64 result is held to what float64 itself allows: another correct order of the same sums
+    #: (a few thousand terms at most here) moves a value by ~1e-13 relative, so 1e-9 leaves four orders
+    #: of margin and still rejects an epsilon or a 1e-7 nudge; float32 results get their own bound
+    #: (:func:`helpers.grading.compare.tolerances`)
+    rtol: float = 1e-9
+    atol: float = 1e-12
     #: ``(rtol, atol)`` per output where one output is judged otherwise (counts of floats moved to
     #: within 1 % beside an output to 1e-10); outputs past its end use ``rtol``/``atol``
     output_tolerances: tuple = ()

@@ -196,7 +196,7 @@ def test_precision_is_judged_and_told_per_case():
     ok, message, _ = _run("03-3", _softmax_keeping_dtype)
     assert ok is True and "你的结果是 float32" not in message
     assert f"第 {'、'.join(map(str, groups))} 组按 float32 的精度判（输入是 float32）" in message
-    assert "其余各组按 float64 判" in message and "相对误差 ≤ 1e-06" in message
+    assert "其余各组按 float64 判" in message and "相对误差 ≤ 1e-09" in message
     ok, message, _ = _run("03-3", lambda x: x)  # fails on the first (float64) case
     assert ok is False and "float32" not in message
 
