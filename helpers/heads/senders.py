@@ -74,6 +74,15 @@ def recompute(study: HeadStudy, sender, receiver=RECEIVER, inputs=("k",), kind: 
     return induction_score(weights, study.length)
 
 
+def _upwards(study: HeadStudy, sender, receiver) -> tuple:
+    """``(sender, receiver)`` checked as heads of the study's model, the sender in a lower layer."""
+    s_layer, s_head = head_pair("sender", sender, *study.shape)
+    r_layer, r_head = head_pair("receiver", receiver, *study.shape)
+    if s_layer >= r_layer:
+        raise ValueError(f"sender must sit in an earlier layer than receiver, got sender {sender} and receiver {receiver}")
+    return (s_layer, s_head), (r_layer, r_head)
+
+
 #: where :func:`same_size_directions` draws: anywhere in the residual stream, or only in the
 #: subspace the sender can write (the span of its rows of o_proj)
 DIRECTION_SPACES = ("stream", "head")
@@ -89,10 +98,7 @@ def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: 
     Returns the mean score over the sequences, ``(draws,)``."""
     study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
     within = one_of("within", within, DIRECTION_SPACES)
-    s_layer, s_head = head_pair("sender", sender, *study.shape)
-    r_layer, r_head = head_pair("receiver", receiver, *study.shape)
-    if s_layer >= r_layer:
-        raise ValueError(f"sender must sit in an earlier layer than receiver, got sender {sender} and receiver {receiver}")
+    (s_layer, s_head), (r_layer, r_head) = _upwards(study, sender, receiver)
     draws = integer("draws", draws, low=1, high=200)
     seed = integer("seed", seed, low=0)
     x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
@@ -123,10 +129,7 @@ def between_change(study: HeadStudy, sender, receiver=RECEIVER, kind: str = "zer
     the write: 1 would put the write back) and ``"ratio"`` (its size over the write's)."""
     study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
     kind = one_of("kind", kind, KINDS)
-    s_layer, s_head = head_pair("sender", sender, *study.shape)
-    r_layer, r_head = head_pair("receiver", receiver, *study.shape)
-    if s_layer >= r_layer:
-        raise ValueError(f"sender must sit in an earlier layer than receiver, got sender {sender} and receiver {receiver}")
+    (s_layer, s_head), (r_layer, r_head) = _upwards(study, sender, receiver)
     x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
     z = real_model.head_attention(study.model, s_layer, s_head, x_s).z
     change = Zero()

@@ -126,36 +126,9 @@ def test_the_screen_finds_two_senders_into_the_keys():
             assert mean[17, 8] < rest.min() - 0.25, (kind, study)  # the gap the notebook's text leans on
 
 
-def test_same_size_directions_subtract_a_random_vector_as_long_as_the_write(studies, monkeypatch):
-    study = studies["study"]
-    seen = []
-    head_attention = real_model.head_attention
-
-    def spy(model, layer, head, x, **streams):
-        if "x_k" in streams:
-            seen.append((x, streams["x_k"]))
-        return head_attention(model, layer, head, x, **streams)
-
-    monkeypatch.setattr(real_model, "head_attention", spy)
-    got = heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5)
-    assert got.shape == (3,) and np.all((got >= 0) & (got <= 1))
-    (x, keys), = seen
-    z = head_attention(study.model, 0, 1, study.layer_inputs[0]).z
-    write = heads.head_write(study.model, 0, 1, z)
-    removed = (x - keys).reshape(3, *write.shape)
-    # each random direction has the write's length at every position, and the draws differ
-    np.testing.assert_allclose(np.linalg.norm(removed, axis=-1),
-                               np.broadcast_to(np.linalg.norm(write, axis=-1), removed.shape[:-1]), rtol=1e-6)
-    assert not np.allclose(removed[0], removed[1])
-    np.testing.assert_array_equal(got, heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5))
-    with pytest.raises(ValueError, match="draws"):
-        heads.same_size_directions(study, (0, 1), RECEIVER, draws=0)
-    with pytest.raises(ValueError, match="within"):
-        heads.same_size_directions(study, (0, 1), RECEIVER, within="everywhere")
-
-
-def test_same_size_directions_within_the_head_lie_in_its_rows_of_o_proj(studies, monkeypatch):
-    study = studies["study"]
+@pytest.fixture
+def subtracted(monkeypatch):
+    """What each call of the receiver with its own keys stream took out of them, ``x − x_k``."""
     seen = []
     head_attention = real_model.head_attention
 
@@ -165,8 +138,32 @@ def test_same_size_directions_within_the_head_lie_in_its_rows_of_o_proj(studies,
         return head_attention(model, layer, head, x, **streams)
 
     monkeypatch.setattr(real_model, "head_attention", spy)
+    return seen
+
+
+def test_same_size_directions_subtract_a_random_vector_as_long_as_the_write(studies, subtracted):
+    study = studies["study"]
+    got = heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5)
+    assert got.shape == (3,) and np.all((got >= 0) & (got <= 1))
+    z = real_model.head_attention(study.model, 0, 1, study.layer_inputs[0]).z
+    write = heads.head_write(study.model, 0, 1, z)
+    removed = subtracted[0].reshape(3, *write.shape)
+    # each random direction has the write's length at every position (x − (x − r) rounds r to the
+    # stream's float64, a few units in the last place), and the draws differ
+    np.testing.assert_allclose(np.linalg.norm(removed, axis=-1),
+                               np.broadcast_to(np.linalg.norm(write, axis=-1), removed.shape[:-1]), rtol=1e-9)
+    assert not np.allclose(removed[0], removed[1])
+    np.testing.assert_array_equal(got, heads.same_size_directions(study, (0, 1), RECEIVER, draws=3, seed=5))
+    with pytest.raises(ValueError, match="draws"):
+        heads.same_size_directions(study, (0, 1), RECEIVER, draws=0)
+    with pytest.raises(ValueError, match="within"):
+        heads.same_size_directions(study, (0, 1), RECEIVER, within="everywhere")
+
+
+def test_same_size_directions_within_the_head_lie_in_its_rows_of_o_proj(studies, subtracted):
+    study = studies["study"]
     heads.same_size_directions(study, (0, 1), RECEIVER, draws=2, within="head")
-    (removed,) = seen
+    (removed,) = subtracted
     d = study.model.config.head_dim
     rows = study.model.blocks[0].attention.w_o[d:2 * d]
     # projecting onto the span of the head's rows of o_proj gives each direction back
