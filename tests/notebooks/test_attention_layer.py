@@ -79,3 +79,13 @@ def test_the_readout_says_when_a_slider_is_at_its_maximum():
     assert f"长度 n {AT_MAX}（{n.max}）" in e.readout.value
     e.set(n=n.max - 1, heads=8)
     assert AT_MAX not in e.readout.value
+
+
+def test_no_rope_exercise_prints_the_bound_not_the_rounding():
+    """06-2's working: "怎么"'s output does not move beyond rounding (the rounding itself, 4e-16 or 0
+    depending on the CPU's kernel, is never printed); "年"'s moves by a printed amount."""
+    from helpers.exercises import EXERCISES
+
+    answer, working = EXERCISES["06-2"].solve()
+    assert answer == "不会" and "“怎么”的输出变化 < 1e-09：是" in working and "输出变化 1.630" in working
+    assert "e-1" not in working
