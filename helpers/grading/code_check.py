@@ -95,7 +95,7 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list, to
     failing = [r for r in results if not all(r.ok)]
     if failing:
         name, hint = diagnose(exercise, results)
-        return False, messages.wrong(exercise, failing[0], total, hint, notes), name
+        return False, messages.wrong(exercise, failing[0], total, hint, notes, rounding=name == "small_difference"), name
     if last.timed_out:
         return False, messages.timed_out(exercise, case, index, total, last.seconds, notes), "timeout"
     if last.error is not None:

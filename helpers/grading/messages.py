@@ -69,15 +69,18 @@ def first_difference(got: np.ndarray, expected: np.ndarray, rtol: float, atol: f
     return miss[0][:-1] if miss else None
 
 
-def miss_line(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> str:
-    """``差得最多的一个值：下标 [1, 5]，应得 …，你的 …，差 2.1e-07，允许 ≤ 1.0e-09`` (``""`` when none)."""
+def miss_line(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, size: bool = True) -> str:
+    """``差得最多的一个值：下标 [1, 5]，应得 …，你的 …，差 2.1e-07，允许的差 ≤ 1.0e-09`` (``""`` when none);
+    ``size=False`` for a miss within float32's precision, whose size is rounding (its digits change
+    with the CPU): ``…，差超过了允许的差 ≤ 1.0e-09``."""
     miss = largest_miss(got, expected, rtol, atol)
     if miss is None or not np.isfinite(miss[1]):
         return ""
     at, diff, allowed = miss
     where = f"下标 [{', '.join(map(str, at))}]，" if at else ""
-    return (f"差得最多的一个值：{where}应得 {float(expected[at]):.8g}，你的 {float(got[at]):.8g}，差 {diff:.1e}，"
-            f"允许的差 ≤ {allowed:.1e}（相对误差 {rtol:g}、绝对误差 {atol:g}）")
+    gap = f"差 {diff:.1e}，允许的差" if size else "差超过了允许的差"
+    return (f"差得最多的一个值：{where}应得 {float(expected[at]):.8g}，你的 {float(got[at]):.8g}，{gap} ≤ {allowed:.1e}"
+            f"（相对误差 ≤ {rtol:g}、绝对误差 ≤ {atol:g}）")
 
 
 def show_array(arr: np.ndarray, row: tuple | None = None) -> str:
@@ -240,9 +243,10 @@ def forbidden(exercise: CodeExercise, called: tuple, after: list) -> str:
     return "\n".join(lines + after)
 
 
-def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list) -> str:
+def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list, rounding: bool = False) -> str:
     """The first wrong case (a :class:`~helpers.grading.compare.Result`): per output, right or what
-    was expected beside what came back (the first differing row of a larger array), and the hint."""
+    was expected beside what came back (the first differing row of a larger array), and the hint;
+    ``rounding``: the miss is within float32's precision, so its size is not printed (:func:`miss_line`)."""
     head = case_lines(exercise, first.case, first.index, total)
     lines = ["✘ 还不对。" + head[0], head[1]]
     for label, g, e, fine, (r, a) in zip(exercise.outputs, first.got, first.exact, first.ok, first.tols):
@@ -255,7 +259,7 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list) -> 
             row = first_difference(g, e, r, a)
             lines.append(f"  {label} 应得：{show_array(e, row)}")
             lines.append(f"  {label} 你的：{show_array(g, row)}")
-            miss = miss_line(g, e, r, a)
+            miss = miss_line(g, e, r, a, size=not rounding)
             if miss:
                 lines.append(f"  {label} {miss}")
     lines.append(f"  提示：{hint}")

@@ -375,3 +375,16 @@ def test_a_small_difference_is_shown_where_it_is_and_against_the_tolerance():
     ok, message, _ = code_check.run(CODE_EXERCISES["06-4"], off_at_the_last_value)
     assert ok is False and "第 3 行" in message and "下标 [3, 15]" in message
     assert "差 1.0e-04" in message and "允许的差" in message
+
+
+def test_a_miss_within_float32_precision_prints_its_bound_not_its_rounding():
+    """06-3 computed in float32 and returned as float64: the miss is rounding, whose digits change
+    with the CPU's BLAS kernel, so the verdict names the bound it misses, never the miss's digits."""
+    from grader_corpus import CORPUS
+    from printed_gaps import noisy_lines
+
+    fn = next(fn for label, fn, _ in CORPUS["06-3"][0] if label == "float32 inputs, float64 result")
+    ok, message, mistake = code_check.run(CODE_EXERCISES["06-3"], fn)
+    assert (ok, mistake) == (False, "small_difference")
+    assert "差超过了允许的差 ≤" in message and "在 float32 的精度以内" in message
+    assert not noisy_lines(message), noisy_lines(message)
