@@ -1,8 +1,10 @@
 """No stored output prints a gap's noisy digits: every gap, error or recompute difference between two
 computations is printed as a bound against its tolerance ("差 < 1e-05：是"), so strict nbval passes
-under every CPU kernel family (tests/support/printed_gaps.py says what counts as noisy). Explorer
-readouts are held to the same rule in tests/series/test_explorers.py, exercise workings in
-tests/series/test_exercises.py."""
+under every CPU kernel family (tests/support/printed_gaps.py says what counts as noisy). The live
+book's readouts (every state of every explorer) are scanned here too (slow); each explorer's default
+readout in tests/series/test_explorers.py, exercise workings in tests/series/test_exercises.py."""
+import base64
+import gzip
 import json
 
 import pytest
@@ -26,6 +28,21 @@ def test_stored_outputs_print_gaps_as_bounds(name):
     assert not found, (f"{name}: a gap printed with its own digits, which change with the CPU's BLAS kernel "
                        "(print it against its tolerance, e.g. f\"差 < {bound:.0e}：{'是' if gap < bound else '否'}\"): "
                        + "; ".join(f"cell {i}: {line!r} ({', '.join(numbers)})" for i, line, numbers in found))
+
+
+@pytest.mark.slow
+def test_every_live_readout_prints_gaps_as_bounds():
+    """Every readout the live book holds (each state of a grid explorer, a formula explorer's default:
+    tools/site/live/live_pages.py) is made on the machine that builds the book."""
+    import live_pages
+
+    found = []
+    for name, encoded in live_pages.build_all(log=lambda *_: None).items():
+        data = json.loads(gzip.decompress(base64.b64decode(encoded)))
+        grid = data.get("grid")
+        readouts = {grid["strings"][state[1]] for state in grid["states"].values()} if grid else {data["readout"]}
+        found += [(name, line, numbers) for text in sorted(readouts) for line, numbers in noisy_lines(text)]
+    assert not found, found
 
 
 @pytest.mark.parametrize("line", [
