@@ -319,8 +319,8 @@ def test_a_notebook_name_taken_by_a_folder_or_a_pipe_is_one_sentence_not_a_hang(
 def test_a_path_deeper_than_the_recursion_limit_is_copied_and_one_past_the_byte_limit_is_one_sentence(
         tmp_path, monkeypatch, capsys):
     """Folders are made one at a time, never by recursion: 400 of them under a recursion limit 150
-    frames above this test's own (a path 1,500 folders deep used to end in a RecursionError; 400 keeps
-    the tree shallow enough for pytest's own clean-up, which does recurse)."""
+    frames above this test's own stand for a path 1,500 folders deep under the usual limit (a tree
+    that deep would stop pytest's own clean-up of old temporary folders, which does recurse)."""
     monkeypatch.chdir(tmp_path)
     deep = "/".join(["a"] * 400)
     limit = sys.getrecursionlimit()
