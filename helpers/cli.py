@@ -142,7 +142,7 @@ def _check_folder(folder: Path) -> None:
     if broken_link:
         target = _shown(_link_target(folder))
         raise CommandError(f"“{_shown(folder)}” 是一个符号链接，指向的 “{target}” 不是一个文件夹：换一个文件夹名，"
-                           f"或先建好那个文件夹。 / {_shown(folder)} is a symbolic link to {target}, which is no folder.")
+                           f"或先建好那个文件夹。 / {_shown(folder)} is a symbolic link that leads to no folder.")
 
 
 def _make_folders(folder: Path) -> None:
@@ -154,7 +154,7 @@ def _make_folders(folder: Path) -> None:
         if path.is_symlink():
             target = _shown(_link_target(path))
             raise CommandError(f"路径里的 “{_shown(path)}” 是一个符号链接，指向的 “{target}” 不是一个文件夹："
-                               f"换一个路径再运行。 / {_shown(path)} is a symbolic link to {target}, which is no folder.")
+                               f"换一个路径再运行。 / {_shown(path)} in the path is a symbolic link that leads to no folder.")
         if path.exists():
             raise CommandError(f"路径里的 “{_shown(path)}” 是一个文件，不是文件夹：换一个路径再运行。"
                                f" / {_shown(path)} in the path is a file, not a folder.")
