@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .validation import entries, integer, text
+
 #: the timestamp every entry carries (the zip format's earliest date)
 STAMP = (1980, 1, 1, 0, 0, 0)
 
@@ -54,6 +56,10 @@ def read_npz(path, *, what: str = "an .npz file", remedy: str = "", format_versi
     head-scan"``). With ``format_version``, the file must hold a ``format`` entry of that one
     integer; it must hold every entry named in ``keys`` (the writer's fixed names)."""
     path = _path("path", path)
+    what, remedy = text("what", what), text("remedy", remedy)
+    if format_version is not None:
+        format_version = integer("format_version", format_version, low=0)
+    keys = tuple(text("keys", k) for k in entries("keys", keys, "entry names"))
     tail = f"; {remedy}" if remedy else ""
     if not path.is_file():
         raise NpzError(f"path must be an existing file, {what}, got {str(path)!r}{tail}")
