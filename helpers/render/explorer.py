@@ -513,9 +513,13 @@ class Explorer:
         except (TypeError, ValueError) as exc:
             sliders = ", ".join(f"“{self.controls[c].description or c}”" for c in controls)
             raise _with_note(exc, f"{arg} is set by the controls {sliders} of {type(self).__name__}") from None
-        for index in np.ndindex(arr.shape):
-            name = arg + "".join(f"[{i}]" for i in index)
-            self._within(name, arr[index].item(), controls[index[-1]], self.domains[controls[index[-1]]])
+        for column, control in enumerate(controls):
+            domain, entries = self.domains[control], arr[..., column]
+            if domain[0] == "float" and np.isfinite(entries).all() and domain[1] <= entries.min() <= entries.max() <= domain[2]:
+                continue  # the usual case, checked at once
+            for index in np.ndindex(entries.shape):  # find the entry to name
+                name = arg + "".join(f"[{i}]" for i in (*index, column))
+                self._within(name, entries[index].item(), control, domain)
 
     def check_state(self, state, method: str = "web_view", name: str = "state") -> None:
         """Refuse a ``state`` that is not one of this explorer's (``None``, another explorer's): a
