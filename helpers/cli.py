@@ -6,19 +6,36 @@
 
 A copy the learner has edited is never overwritten without ``--force``: DIR keeps a small record
 (``.attention-lab.json``) of what was copied, so an unedited older copy is updated and an edited one
-is not. Bad input (a file where the folder should be, a folder that cannot be written, an empty
-folder name, a path over 4,095 bytes or a name over 255, a ``.attention-lab.json`` this command did
-not write) ends in one sentence in Chinese and English, exit status 2 and nothing written; edited
-copies without ``--force``, or JupyterLab missing for ``lab``, exit 1.
+is not; the summary names every file it replaced. Bad input (a file where the folder should be, a
+folder that cannot be written, an empty folder name, a path over 4,095 bytes or a name over 255, a
+``.attention-lab.json`` this command did not write, a notebook's name taken by a folder or a device)
+ends in one sentence in Chinese and English, exit status 2 and nothing written; edited copies
+without ``--force``, or JupyterLab missing for ``lab``, exit 1. Anything unforeseen is still one
+sentence, never a traceback.
+
+Nothing outside DIR changes. A file the command would write that is a symbolic link (to a file
+outside DIR, or to nowhere) is refused, naming the link and its target, before anything is
+written: replacing the link would silently cut the learner's own arrangement, and writing through
+it would change a file outside DIR. Each file is written to a temporary file in DIR and then
+renamed over its name (``os.replace``), which replaces a name rather than following it: a link
+made between the check and the write, or a hard link to a file elsewhere, is replaced, never
+written through, and an interrupted copy leaves whole notebooks only. DIR itself, and the folders
+above it, may be links: they are the path the learner typed (macOS's /tmp, a home folder on
+another disk), and the summary prints the folder they lead to. Missing folders are made one by
+one, so a path thousands of folders deep is no deeper for the command than a short one.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
+import stat
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -60,12 +77,10 @@ def _read_record(folder: Path) -> dict:
     """``{file name: sha256}`` of what was last copied into ``folder`` (``{}`` when there is no record).
     A record that is not one this command wrote stops the command: it decides what counts as edited."""
     path = folder / RECORD
-    try:
-        files = json.loads(path.read_text(encoding="utf-8")).get("files", {})
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except OSError as exc:
-        raise _os_error(folder, exc) from None
+    try:
+        files = json.loads(_read_file(folder, path).decode("utf-8")).get("files", {})
     except (ValueError, AttributeError):   # not UTF-8, not JSON, not a JSON object
         files = None
     if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
@@ -93,10 +108,11 @@ def _check_path_text(text: str) -> None:
                            "或者不写，用默认的文件夹。 / The folder name is empty.")
     if "\0" in text:
         raise CommandError("文件夹名里有空字符（\\0）：换一个文件夹名再运行。 / The folder name holds a NUL character.")
-    encoded = os.fsencode(text)
-    if len(encoded) >= MAX_PATH_BYTES:
-        raise CommandError(f"文件夹路径太长（{len(encoded):,} 字节，最多 {MAX_PATH_BYTES - 1:,} 字节）：换一个短一点的路径。"
-                           f" / The path is {len(encoded):,} bytes long; the limit is {MAX_PATH_BYTES - 1:,}.")
+    for shown, path in (("文件夹路径", text), ("文件夹的完整路径", os.path.abspath(text))):
+        size = len(os.fsencode(path))
+        if size >= MAX_PATH_BYTES:
+            raise CommandError(f"{shown}太长（{size:,} 字节，最多 {MAX_PATH_BYTES - 1:,} 字节）：换一个短一点的路径。"
+                               f" / The path is {size:,} bytes long; the limit is {MAX_PATH_BYTES - 1:,}.")
     for part in Path(text).parts:
         size = len(os.fsencode(part))
         if size > MAX_NAME_BYTES:
@@ -105,14 +121,44 @@ def _check_path_text(text: str) -> None:
                                f"{MAX_NAME_BYTES}.")
 
 
+def _link_target(path: Path) -> str:
+    """Where the symbolic link ``path`` points (as written in the link)."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
 def _check_folder(folder: Path) -> None:
+    """Refuse a folder path that leads to a file, or a link that leads to no folder."""
     try:
         is_file = folder.exists() and not folder.is_dir()
+        broken_link = folder.is_symlink() and not folder.is_dir()
     except OSError as exc:
         raise _os_error(folder, exc) from None
     if is_file:
         raise CommandError(f"“{_shown(folder)}” 是一个文件，不是文件夹：换一个文件夹名再运行。"
                            f" / {_shown(folder)} is a file, not a folder.")
+    if broken_link:
+        target = _shown(_link_target(folder))
+        raise CommandError(f"“{_shown(folder)}” 是一个符号链接，指向的 “{target}” 不是一个文件夹：换一个文件夹名，"
+                           f"或先建好那个文件夹。 / {_shown(folder)} is a symbolic link that leads to no folder.")
+
+
+def _make_folders(folder: Path) -> None:
+    """Make ``folder`` and any missing folder above it, one at a time from the top (no recursion:
+    a path of any depth the file system allows is fine)."""
+    for path in [*reversed(folder.parents), folder]:
+        if path.is_dir():
+            continue
+        if path.is_symlink():
+            target = _shown(_link_target(path))
+            raise CommandError(f"路径里的 “{_shown(path)}” 是一个符号链接，指向的 “{target}” 不是一个文件夹："
+                               f"换一个路径再运行。 / {_shown(path)} in the path is a symbolic link that leads to no folder.")
+        if path.exists():
+            raise CommandError(f"路径里的 “{_shown(path)}” 是一个文件，不是文件夹：换一个路径再运行。"
+                               f" / {_shown(path)} in the path is a file, not a folder.")
+        path.mkdir(exist_ok=True)
 
 
 def _os_error(folder: Path, exc: OSError) -> CommandError:
@@ -123,52 +169,112 @@ def _os_error(folder: Path, exc: OSError) -> CommandError:
     return CommandError(f"无法写入 “{_shown(folder)}”：{reason}。 / Cannot write to {_shown(folder)}: {reason}.")
 
 
+def _refuse_links(folder: Path, names: list) -> None:
+    """Refuse (naming the first link and its target) if any of ``names`` in ``folder`` is a symbolic link."""
+    links = [name for name in names if (folder / name).is_symlink()]
+    if links:
+        link, target = _shown(links[0]), _shown(_link_target(folder / links[0]))
+        more = f"（还有 {len(links) - 1} 个这样的链接）" if len(links) > 1 else ""
+        raise CommandError(f"文件夹里的 “{link}” 是一个符号链接，指向 “{target}”{more}：attention-lab 不透过链接写文件"
+                           f"（那样会改写链接指向的文件），这次什么都没有写；删掉这个链接再运行。 / {link} is a symbolic "
+                           f"link; attention-lab does not write through links: nothing was written.")
+
+
+def _read_file(folder: Path, path: Path) -> bytes:
+    """The bytes of the file at ``path``; anything but a file there (a folder, a device, a pipe,
+    whose read would never end) is refused, naming it."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise CommandError(f"“{_shown(path)}” 不是一个普通文件（它占用了 attention-lab 要写的名字）：把它移走再运行。"
+                               f" / {_shown(path)} is not a regular file.")
+        return path.read_bytes()
+    except OSError as exc:
+        raise _os_error(folder, exc) from None
+
+
+def _umask() -> int:
+    """The process's file-mode mask (read by setting it, then setting it back): new files get the
+    mode an ordinary write would give them, not mkstemp's owner-only 0600."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_inside(folder: Path, name: str, data: bytes, mode: int) -> None:
+    """Put ``data`` at ``folder/name`` by renaming a finished temporary file over the name: the name
+    is replaced (a link there too), never written through, and never left half written."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, folder / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def copy_notebooks(folder: Path, force: bool = False, keep_edited: bool = False) -> dict:
     """Copy the shipped notebooks into ``folder``; returns ``{"copied", "unchanged", "kept"}`` lists
-    of file names. An edited copy (neither the shipped bytes nor what was last copied there) stops
-    the copy before anything is written, unless ``force`` (overwrite it) or ``keep_edited`` (leave it)."""
+    of file names, and of the copied ones, ``"updated"`` (an unedited older copy was there) and
+    ``"overwritten"`` (an edited copy was there, replaced because of ``force``). An edited copy
+    (neither the shipped bytes nor what was last copied there) stops the copy before anything is
+    written, unless ``force`` (overwrite it) or ``keep_edited`` (leave it); so does a file to be
+    written that is a symbolic link (see the module docstring)."""
     validation.instance("folder", folder, (str, os.PathLike), "folder path (str or Path)")
     force, keep_edited = validation.boolean("force", force), validation.boolean("keep_edited", keep_edited)
     _check_path_text(os.fspath(folder))
     folder = Path(folder)
     _check_folder(folder)
     shipped = shipped_notebooks()
+    _refuse_links(folder, [RECORD])  # read next, and always written
     record = _read_record(folder)
-    result = {"copied": [], "unchanged": [], "kept": []}
+    result = {"copied": [], "unchanged": [], "kept": [], "updated": [], "overwritten": []}
     for name, data in shipped.items():
         target = folder / name
-        if not target.exists():
+        if not (target.exists() or target.is_symlink()):
             result["copied"].append(name)
             continue
-        try:
-            current = _sha(target.read_bytes())
-        except OSError as exc:
-            raise _os_error(folder, exc) from None
+        if target.is_symlink() and not target.is_file():  # a link to nowhere (writing it would write there) or to no file
+            result["copied"].append(name)
+            continue
+        current = _sha(_read_file(folder, target))
         if current == _sha(data):
             result["unchanged"].append(name)
-        elif current == record.get(name) or force:
+        elif current == record.get(name):
             result["copied"].append(name)
+            result["updated"].append(name)
+        elif force:
+            result["copied"].append(name)
+            result["overwritten"].append(name)
         else:
             result["kept"].append(name)
+    _refuse_links(folder, result["copied"])
     if result["kept"] and not (force or keep_edited):
         names = "、".join(result["kept"])
         raise CommandError(f"“{folder}” 里有 {len(result['kept'])} 篇你改过的笔记本（{names}），为了不丢掉你的修改，"
                            f"这次什么都没有复制；要用原版覆盖它们，加上 --force。 / {len(result['kept'])} edited "
                            f"notebook(s) in {folder}: nothing copied; add --force to overwrite them.", status=1)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        _make_folders(folder)
+        mode = 0o666 & ~_umask()
         for name in result["copied"]:
-            (folder / name).write_bytes(shipped[name])
+            _write_inside(folder, name, shipped[name], mode)
         written = {name: _sha(shipped[name]) for name in shipped if name not in result["kept"]}
-        (folder / RECORD).write_text(json.dumps({"files": {**record, **written}}, indent=1, sort_keys=True) + "\n",
-                                     encoding="utf-8")
+        text = json.dumps({"files": {**record, **written}}, indent=1, sort_keys=True) + "\n"
+        _write_inside(folder, RECORD, text.encode("utf-8"), mode)
     except OSError as exc:
         raise _os_error(folder, exc) from None
     return result
 
 
 def _summary(folder: Path, result: dict) -> str:
-    parts = [f"复制了 {len(result['copied'])} 篇"]
+    replaced = [f"{what} {len(result[key])} 篇：{'、'.join(result[key])}"
+                for key, what in (("updated", "更新了旧版"), ("overwritten", "用原版覆盖了你改过的")) if result[key]]
+    parts = [f"复制了 {len(result['copied'])} 篇" + (f"（其中{'；'.join(replaced)}）" if replaced else "")]
     if result["unchanged"]:
         parts.append(f"{len(result['unchanged'])} 篇已是最新")
     if result["kept"]:
@@ -232,7 +338,27 @@ def main(argv=None) -> int:
         reason = getattr(exc, "strerror", None) or type(exc).__name__
         print(f"attention-lab: 无法完成：{reason}。 / Could not finish: {reason}.", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("attention-lab: 已中断（已经复制好的笔记本是完整的）。 / Interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 — a learner gets one sentence, never a traceback
+        where = _report_address()
+        detail = " ".join(str(exc).split())[:120]
+        print(f"attention-lab: 出了意料之外的错误（{type(exc).__name__}: {detail}），请把这一行报告给我们"
+              f"{f'：{where}' if where else ''}。 / Unexpected error ({type(exc).__name__}); please report it.",
+              file=sys.stderr)
+        return 2
     return 0  # pragma: no cover - execv does not return
+
+
+def _report_address() -> str:
+    """Where to report a problem: the installed package's repository, its issues page (``""`` if unknown)."""
+    try:
+        urls = importlib.metadata.metadata("attention-lab").get_all("Project-URL") or []
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+    repository = next((u.split(",", 1)[1].strip() for u in urls if u.lower().startswith("repository,")), "")
+    return f"{repository.rstrip('/')}/issues" if repository else ""
 
 
 if __name__ == "__main__":  # pragma: no cover

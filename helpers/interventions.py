@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .render.validation import head_pair, short_preview
+from .render.validation import head_pair, instance, integer, short_preview
 
 #: the three inputs of a head that :class:`Patch` can give another stream
 PROJECTIONS = ("q", "k", "v")
@@ -86,5 +86,16 @@ def check(name: str, interventions, num_layers: int, num_heads: int) -> dict:
 
 
 def at_layer(checked: dict, layer: int, kind) -> dict:
-    """``{head: intervention}`` of the checked ``interventions`` at ``layer`` that are ``kind``."""
-    return {h: value for (i, h), value in checked.items() if i == layer and isinstance(value, kind)}
+    """``{head: intervention}`` of the checked ``interventions`` (what :func:`check` returns) at
+    ``layer`` (an integer ≥ 0) that are ``kind`` (one of :data:`KINDS`, or a tuple of them)."""
+    instance("checked", checked, dict, "dict {(layer, head): intervention} (what helpers.interventions.check returns)")
+    layer = integer("layer", layer, low=0)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not kinds or not all(any(k is c for c in KINDS) for k in kinds):
+        raise TypeError(f"kind must be one of the classes Zero, Mean, Replace, Patch or a tuple of them, "
+                        f"got {short_preview(kind)}")
+    try:
+        return {h: value for (i, h), value in checked.items() if i == layer and isinstance(value, kinds)}
+    except (TypeError, ValueError):  # a key that is not a (layer, head) pair
+        raise TypeError(f"checked must be what helpers.interventions.check returns, {{(layer, head): intervention}}, "
+                        f"got the keys {short_preview(list(checked))}") from None

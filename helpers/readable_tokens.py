@@ -18,6 +18,7 @@ pre-tokenizer (the one SmolLM2's tokenizer uses), never from a hand-copied table
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -26,10 +27,16 @@ import numpy as np
 from .render.validation import as_real_array, boolean, token_ids
 
 SPACE, NEWLINE, TAB = "␣", "↵", "⇥"
-#: how invisible characters are drawn: ␣ ↵ ⇥, and any other control character as its code in
+#: how invisible characters are drawn: ␣ ↵ ⇥, and any other ASCII control character as its code in
 #: ‹ › (like a cut character's bytes); Unicode's Control Pictures (␀, ␡) are not in the series' fonts
 _CONTROL = {**{chr(c): f"‹{c:02X}›" for c in [*range(0x20), 0x7F]},
             " ": SPACE, "\n": NEWLINE, "\t": TAB, "\u3000": SPACE}
+#: Unicode categories drawn as their code point, ``‹U+202E›`` (``U+`` tells it from a cut character's
+#: bytes): the other controls (Cc: C1), the invisible format characters (Cf: the bidi embeddings,
+#: overrides and isolates U+202A–202E and U+2066–2069, U+061C, the zero-width U+200B–200F and U+FEFF,
+#: the soft hyphen, tags), which would reorder or hide a label's text, the line and paragraph
+#: separators (Zl, Zp) and lone surrogates (Cs)
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs")
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +82,18 @@ def _piece_bytes(piece, name: str) -> bytes:
     return bytes(table[c] for c in piece)
 
 
+def _drawn(c: str) -> str:
+    """One character as :func:`visible` draws it."""
+    if c in _CONTROL:
+        return _CONTROL[c]
+    if unicodedata.category(c) in HIDDEN_CATEGORIES:
+        return f"‹U+{ord(c):04X}›"
+    return c
+
+
 def visible(text: str, *, keep_space: bool = False) -> str:
-    """``text`` with spaces, newlines, tabs and control characters drawn (``␣``, ``↵``, ``⇥``, ``‹00›``…).
+    """``text`` with spaces, newlines, tabs, control and invisible format characters drawn (``␣``,
+    ``↵``, ``⇥``, ``‹00›``, ``‹U+202E›``…): a label shows every character it holds, in order.
 
     With ``keep_space=False`` (axes and tables) the space that starts or ends a word is dropped —
     ``' Paris'`` reads ``Paris`` — and a run of only whitespace stays visible (``' '`` → ``␣``)."""
@@ -85,7 +102,7 @@ def visible(text: str, *, keep_space: bool = False) -> str:
     keep_space = boolean("keep_space", keep_space)
     if not keep_space and text.strip():
         text = text.strip(" ")
-    return "".join(_CONTROL.get(c, c) for c in text)
+    return "".join(map(_drawn, text))
 
 
 def _is_boundary(data: bytes, at: int) -> bool:

@@ -24,6 +24,8 @@ from .trainer import EVAL_EVERY, eval_batch, train
 STEPS = 1000
 EVERY = EVAL_EVERY
 DATA = "circuit_history.npz"
+#: the file's entries, in the order of History's fields
+ENTRIES = ("steps", "patterns", "previous", "induction", "duplicate", "repeat_loss", "other_loss")
 SHOWN_REPEAT = 12   # the shown sequence: the first evaluation sequence whose repeated segment is this long
 
 
@@ -91,6 +93,5 @@ def load() -> History:
 @lru_cache(maxsize=1)
 def _load() -> History:
     with resources.as_file(resources.files("helpers") / "data" / DATA) as file:
-        data = read_npz(file, what="the circuit history .npz", remedy="run make circuit-data")
-        return History(*(data[name] for name in ("steps", "patterns", "previous", "induction", "duplicate",
-                                                   "repeat_loss", "other_loss")))
+        data = read_npz(file, what="the circuit history .npz", remedy="run make circuit-data", keys=ENTRIES)
+        return History(*(data[name] for name in ENTRIES))

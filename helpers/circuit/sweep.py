@@ -40,7 +40,7 @@ from importlib import resources
 
 import numpy as np
 
-from ..render.npz import read_npz, write_npz
+from ..render.npz import NpzError, read_npz, write_npz
 from ..render.validation import as_float_array, choice, finite_scalar, integer
 from ..render.validation import seed as check_seed
 from .interventions import CLEAN, ablation_effects, composition_effects, patch
@@ -258,6 +258,8 @@ def load(path=None) -> dict:
         raise ValueError(f"path must name an existing .npz written by save(), got {path!r}")
     try:
         return _load(path)
+    except NpzError:
+        raise
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
         raise ValueError(f"path must be a circuit sweep .npz written by save(), got {path!r} ({exc})") from None
 
@@ -266,7 +268,8 @@ def load(path=None) -> dict:
 def _load(path) -> dict:
     source = resources.files("helpers") / "data" / DATA if path is None else path
     with resources.as_file(source) if path is None else nullcontext(path) as file:
-        data = read_npz(file, what="a circuit sweep .npz", remedy="run make circuit-data")
+        data = read_npz(file, what="a circuit sweep .npz written by save()", remedy="run make circuit-data",
+                        keys=("meta",))
         meta = json.loads(str(data["meta"]))
         out: dict = {}
         for m in meta["runs"]:

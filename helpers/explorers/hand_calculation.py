@@ -32,6 +32,8 @@ class HandCalculationExplorer(Explorer):
     figsize = (7.0, 3.3)
     #: six continuous sliders and every token's k, v rows: recomputed in the page
     web_formula = "hand_calculation"
+    #: compute's q is the two q sliders; every token's k and v rows are what the k and v sliders edit
+    compute_controls = {"q": ("q1", "q2"), "k": ("k1", "k2"), "v": ("v1", "v2")}
 
     def __init__(self, **kwargs):
         qkv = example.running_qkv()

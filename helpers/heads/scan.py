@@ -37,6 +37,9 @@ from .scores import random_heads, top_heads
 SCAN_PATH = Path(__file__).parent.parent / "data" / "head_scan.npz"
 #: bump when the file's layout or the computation changes
 FORMAT = 1
+#: the entries every scan holds whatever its kinds and sizes (what load_scan requires)
+ENTRIES = ("format", "kinds", "draw_kinds", "clean", "ks", "draw_ks", "set_scores", "draw_heads", "tracked",
+           "tracked_scores", "clean_tracked")
 #: the study the scan is run on: 12 sequences, and 12 others for mean- and resample-ablation
 SETUP = {"length": 16, "seeds": tuple(range(12)), "reference_seeds": tuple(range(1000, 1012))}
 #: sizes of the top-k sets
@@ -162,7 +165,7 @@ class Scan:
         if not isinstance(self.arrays, dict) or not all(isinstance(v, np.ndarray) for v in self.arrays.values()):
             raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got "
                             f"{type(self.arrays).__name__}")
-        missing = [k for k in ("format", "kinds", "draw_kinds", "clean") if k not in self.arrays]
+        missing = [k for k in ENTRIES if k not in self.arrays]
         if missing:
             raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.heads.load_scan)")
 
@@ -241,12 +244,8 @@ class Scan:
 def load_scan(path=None) -> Scan:
     """Read the stored scan (default :data:`SCAN_PATH`); a ``ValueError`` naming ``path`` if it is
     missing or from another format."""
-    arrays = read_npz(SCAN_PATH if path is None else path, what="a head scan .npz (written by `make head-scan`)",
-                      remedy="regenerate it with `make head-scan`")
-    if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
-        raise ValueError(f"{path or SCAN_PATH} holds format {arrays.get('format')}, this code reads format {FORMAT}; "
-                         "regenerate it with `make head-scan`")
-    return Scan(arrays)
+    return Scan(read_npz(SCAN_PATH if path is None else path, what="a head scan .npz (written by `make head-scan`)",
+                         remedy="regenerate it with `make head-scan`", format_version=FORMAT, keys=ENTRIES))
 
 
 def recompute(study: HeadStudy, entry: tuple) -> np.ndarray:

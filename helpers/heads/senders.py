@@ -28,6 +28,8 @@ from .scores import induction_score, top_heads
 SENDERS_PATH = Path(__file__).parent.parent / "data" / "sender_screen.npz"
 #: bump when the file's layout or the computation changes
 FORMAT = 1
+#: the entries every screen holds (what load_senders requires)
+ENTRIES = ("format", "receiver", "kinds", "study_clean", "study_k_zero")
 #: the receiver: the top induction head of the study
 RECEIVER = (18, 6)
 #: the inputs screened (values cannot move a pattern: they do not enter the weights)
@@ -185,7 +187,7 @@ class Senders:
         if not isinstance(self.arrays, dict) or not all(isinstance(v, np.ndarray) for v in self.arrays.values()):
             raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got "
                             f"{type(self.arrays).__name__}")
-        missing = [k for k in ("format", "receiver", "study_clean", "study_k_zero") if k not in self.arrays]
+        missing = [k for k in ENTRIES if k not in self.arrays]
         if missing:
             raise ValueError(f"arrays lacks {missing}: not a sender screen (use helpers.heads.load_senders)")
 
@@ -215,10 +217,6 @@ class Senders:
 def load_senders(path=None) -> Senders:
     """Read the stored screen (default :data:`SENDERS_PATH`); a ``ValueError`` naming ``path`` if it
     is missing or from another format."""
-    arrays = read_npz(SENDERS_PATH if path is None else path,
-                      what="a sender screen .npz (written by `make sender-screen`)",
-                      remedy="regenerate it with `make sender-screen`")
-    if np.size(arrays.get("format")) != 1 or int(np.ravel(arrays["format"])[0]) != FORMAT:
-        raise ValueError(f"{path or SENDERS_PATH} holds format {arrays.get('format')}, this code reads format "
-                         f"{FORMAT}; regenerate it with `make sender-screen`")
-    return Senders(arrays)
+    return Senders(read_npz(SENDERS_PATH if path is None else path,
+                            what="a sender screen .npz (written by `make sender-screen`)",
+                            remedy="regenerate it with `make sender-screen`", format_version=FORMAT, keys=ENTRIES))

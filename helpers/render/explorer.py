@@ -10,10 +10,16 @@ read ``explorer.state`` / ``explorer.readout.value`` back, which is what the wid
 ``naive=True`` builds a new figure on every move instead; it exists so the benchmark can
 compare the two ways in one run.
 
-Bad values never reach :meth:`Explorer.compute`: :meth:`Explorer.set` refuses a value outside a
+Bad values never reach a subclass's ``compute``: :meth:`Explorer.set` refuses a value outside a
 control's range or options with a ``ValueError`` naming the control, and a NaN typed into a
 float control directly (``FloatSlider`` lets NaN through) is put back to the previous value, so
-an explorer never shows NaN.
+an explorer never shows NaN. Calling ``compute`` directly goes through the same check: this base
+class wraps every subclass's ``compute`` (``__init_subclass__``) so that each argument that carries
+a control's value is checked against everything that control can show (its range or options when
+the explorer was made, or :meth:`Explorer.web_universe`), and a subclass's ``draw``, ``describe`` and
+``web_view`` so that a state that is not one of this explorer's (``None``, another explorer's) is a
+``TypeError`` saying which state was expected. Every such message names the control as the learner
+sees it (``rank must be <= 5, got 507 (rank is the slider “名次” of HeadsExplorer, 1…5)``).
 
 Every explorer has a ``恢复默认`` button (:attr:`Explorer.reset_button`, from this base class): it
 puts every control and every action widget that holds a value (a picker) back where they were when
@@ -29,12 +35,15 @@ state) show the picture. ``tools/execute_notebooks.py`` stores only the picture 
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
+import inspect
 import io
 import math
 import re
 
 import ipywidgets as widgets
+import numpy as np
 from IPython.display import display
 from PIL import Image
 from traitlets import TraitError
@@ -45,13 +54,72 @@ from .palette import BAND_GREY, TEXT_GREY
 from .png import DPI, display_width, figure_png, new_figure, rgba_png
 from .text_stamps import TextStamps
 from .threads import one_blas_thread
-from .validation import boolean, choice, finite_scalar, integer
+from .validation import as_real_array, boolean, choice, finite_scalar, integer
 
 #: the label of the button that puts every control back to its initial value
 RESET_LABEL = "恢复默认"
 #: what an explorer's output says before the cell runs (text/plain, and drawn on its picture)
 STATIC_HINT = "静态预览 · 运行本单元格后可拖动控件"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: a subclass's methods that take a state (what its ``compute`` returns): each checks it first
+STATE_METHODS = ("draw", "describe", "web_view")
+#: what a message calls each kind of control (the first that matches)
+CONTROL_WORDS = ((widgets.Checkbox, "checkbox"), (widgets.ToggleButtons, "button group"), (widgets.RadioButtons, "button group"),
+                 (widgets.Dropdown, "menu"), (widgets.Select, "list"),
+                 ((widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider), "slider"))
+
+
+def _with_note(exc: Exception, note: str) -> Exception:
+    """``exc`` again, its message followed by `` (note)``."""
+    return type(exc)(f"{exc} ({note})")
+
+
+def _checking_compute(compute):
+    """``compute`` checking its arguments first (:meth:`Explorer.check_compute_args`)."""
+    signature = inspect.signature(compute)
+
+    @functools.wraps(compute)
+    def checked(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{type(self).__name__}.compute{signature}: {exc}") from None
+        values = {}
+        for i, (name, value) in enumerate(bound.arguments.items()):
+            if i == 0:
+                continue  # self
+            if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
+                values.update(value)
+            else:
+                values[name] = value
+        self.check_compute_args(values)
+        return compute(self, *args, **kwargs)
+
+    return checked
+
+
+def _checking_state(method):
+    """``method`` (one of :data:`STATE_METHODS`) checking its state first (:meth:`Explorer.check_state`)."""
+    first = list(inspect.signature(method).parameters)[1:2]
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        if args or (first and first[0] in kwargs):
+            self.check_state(args[0] if args else kwargs[first[0]], method.__name__, first[0])
+        return method(self, *args, **kwargs)
+
+    return checked
+
+
+def _state_kind(state) -> str:
+    """``None``, ``a dict with keys 'a', 'b'``, ``a HandRow``: what a state is, for a message."""
+    if state is None:
+        return "None"
+    if isinstance(state, dict):
+        keys = sorted(map(str, state))
+        shown = ", ".join(repr(k) for k in keys[:8]) + (", …" if len(keys) > 8 else "")
+        return f"a dict with keys {shown}" if keys else "an empty dict"
+    return f"a {type(state).__name__}"
 
 
 class Explorer:
@@ -70,9 +138,26 @@ class Explorer:
     #: picture as in the live layout: for an explorer whose prose points at numbers the readout holds
     preview_readout = False
 
+    #: ``compute``'s arguments that carry several controls' values: ``{argument: (the control of each
+    #: entry along its last axis, …)}`` (03's ``q`` is ``(q1, q2)``); an argument named like a
+    #: control carries that control's value
+    compute_controls: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "compute" in cls.__dict__:
+            cls.compute = _checking_compute(cls.__dict__["compute"])
+        for name in STATE_METHODS:
+            if name in cls.__dict__:
+                setattr(cls, name, _checking_state(cls.__dict__[name]))
+
     def __init__(self, *, naive: bool = False):
         self.naive = boolean("naive", naive)
         self.controls = self.make_controls()
+        universe = self.web_universe()
+        #: every value each control can show (its range or options now, or its web_universe): what
+        #: compute accepts, whatever another control allows at the moment
+        self.domains = {name: self._domain(control, universe.get(name)) for name, control in self.controls.items()}
         self.actions = self.make_actions()
         #: the control values the explorer starts with (what 恢复默认 goes back to)
         self.defaults = dict(self.values)
@@ -151,7 +236,8 @@ class Explorer:
 
     def web_universe(self) -> dict:
         """``{control name: every value it can take}`` for a control whose range follows another
-        (05's query row); the others take their own range or options. Default: none."""
+        (05's query row); the others take their own range or options. Read once when the explorer
+        is made: it is also what :meth:`compute` accepts for that control. Default: none."""
         return {}
 
     def web_view(self, state) -> dict:
@@ -339,7 +425,7 @@ class Explorer:
                 except (TraitError, ValueError, TypeError) as exc:  # e.g. an option just ruled out
                     options = list(getattr(self.controls[name], "_options_values", ()))
                     error = exc if not isinstance(exc, TraitError) else ValueError(
-                        f"{name} cannot be {value!r} here; allowed now: {options}")
+                        f"{name} cannot be {value!r} here; allowed now: {options} ({self.control_note(name, name)})")
                     break
         if not outer:
             self.update()  # the picture always matches the controls, even after a refused value
@@ -359,19 +445,98 @@ class Explorer:
         return getattr(self.controls[name], "_options_values", None) is not None
 
     def check_value(self, name: str, value):
-        """``value`` if the control ``name`` can show it; otherwise a ``ValueError``/``TypeError``
+        """``value`` if the control ``name`` can show it now; otherwise a ``ValueError``/``TypeError``
         naming the control and its range or options."""
-        control = self.controls[name]
+        return self._within(name, value, name, self._domain(self.controls[name]))
+
+    @staticmethod
+    def _domain(control, universe=None) -> tuple:
+        """What ``control`` can show: ``("options", values)``, ``("bool",)``, ``("int", low, high)``,
+        ``("float", low, high)``, or ``("any",)`` for a widget of another kind; ``universe`` (every
+        value a control whose range follows another can ever take) replaces its range or options."""
+        if universe is not None:
+            return ("options", tuple(universe))
         options = getattr(control, "_options_values", None)
         if options is not None:
-            return choice(name, value, tuple(options))
+            return ("options", tuple(options))
         if isinstance(control, widgets.Checkbox):
-            return boolean(name, value)
+            return ("bool",)
         if isinstance(control, widgets.IntSlider):
-            return integer(name, value, low=control.min, high=control.max)
+            return ("int", control.min, control.max)
         if isinstance(control, widgets.FloatSlider):
-            return finite_scalar(name, value, low=control.min, high=control.max)
+            return ("float", control.min, control.max)
+        return ("any",)
+
+    def _within(self, name: str, value, control: str, domain: tuple):
+        """``value`` if it lies in ``domain``, else the validation error for ``name`` followed by
+        :meth:`control_note`."""
+        kind = domain[0]
+        try:
+            if kind == "options":
+                return choice(name, value, domain[1])
+            if kind == "bool":
+                return boolean(name, value)
+            if kind == "int":
+                return integer(name, value, low=domain[1], high=domain[2])
+            if kind == "float":
+                return finite_scalar(name, value, low=domain[1], high=domain[2])
+        except (TypeError, ValueError) as exc:
+            raise _with_note(exc, self.control_note(name, control, domain)) from None
         return value
+
+    def control_note(self, name: str, control: str, domain: tuple | None = None) -> str:
+        """``rank is the slider “名次” of HeadsExplorer, 1…5``: the control behind ``name`` (a
+        control, or an entry of ``compute``'s argument that carries one) as the learner sees it."""
+        widget = self.controls[control]
+        word = next((w for cls, w in CONTROL_WORDS if isinstance(widget, cls)), "control")
+        label = f"“{widget.description}”" if widget.description else control
+        domain = self.domains[control] if domain is None else domain
+        span = f", {domain[1]:g}…{domain[2]:g}" if domain[0] in ("int", "float") else ""
+        verb = "is" if name == control else "is set by"
+        return f"{name} {verb} the {word} {label} of {type(self).__name__}{span}"
+
+    def check_compute_args(self, values: dict) -> None:
+        """Refuse ``compute`` arguments that no control can give (see :attr:`domains`), naming the
+        control (:meth:`control_note`); arguments that carry no control are the subclass's to check."""
+        for arg, value in values.items():
+            if arg in self.compute_controls:
+                self._check_entries(arg, value, tuple(self.compute_controls[arg]))
+            elif arg in self.controls:
+                self._within(arg, value, arg, self.domains[arg])
+
+    def _check_entries(self, arg: str, value, controls: tuple) -> None:
+        """An array argument whose entries along the last axis carry ``controls``' values."""
+        try:
+            arr = as_real_array(arg, value, allow_nonfinite=True)
+            if arr.ndim == 0 or arr.shape[-1] != len(controls):
+                raise ValueError(f"{arg} must hold {len(controls)} numbers along its last axis, got shape {arr.shape}")
+        except (TypeError, ValueError) as exc:
+            sliders = ", ".join(f"“{self.controls[c].description or c}”" for c in controls)
+            raise _with_note(exc, f"{arg} is set by the controls {sliders} of {type(self).__name__}") from None
+        for column, control in enumerate(controls):
+            domain, entries = self.domains[control], arr[..., column]
+            if domain[0] == "float" and np.isfinite(entries).all() and domain[1] <= entries.min() <= entries.max() <= domain[2]:
+                continue  # the usual case, checked at once
+            for index in np.ndindex(entries.shape):  # find the entry to name
+                name = arg + "".join(f"[{i}]" for i in (*index, column))
+                self._within(name, entries[index].item(), control, domain)
+
+    def check_state(self, state, method: str = "web_view", name: str = "state") -> None:
+        """Refuse a ``state`` that is not one of this explorer's (``None``, another explorer's): a
+        ``TypeError`` naming the explorer, ``method`` and its argument ``name``, and the state it
+        takes. Held to :attr:`state`, the one shown now: the same type and, for a dict, at least its keys."""
+        reference = self.state
+        if reference is None:  # nothing computed yet: nothing to hold it to
+            return
+        if isinstance(state, type(reference)) and (not isinstance(reference, dict) or reference.keys() <= state.keys()):
+            return
+        missing = ""
+        if isinstance(reference, dict) and isinstance(state, dict):
+            lacks = sorted(map(str, reference.keys() - state.keys()))
+            missing = f", lacking {', '.join(map(repr, lacks[:5]))}{', …' if len(lacks) > 5 else ''}"
+        raise TypeError(f"{type(self).__name__}.{method}: {name} must be a state of this explorer "
+                        f"({_state_kind(reference)}, as its compute() returns; explorer.state is the one shown now), "
+                        f"got {_state_kind(state)}{missing}")
 
     def _on_change(self, change) -> None:
         new = change.get("new") if isinstance(change, dict) else None

@@ -4,7 +4,8 @@
 entries sorted by name, every timestamp fixed, no pickles — the same results give the same file,
 so a regenerated file shows in ``git diff`` only where a number changed. :func:`read_npz` reads
 any ``.npz`` back into a dict, with a ``ValueError`` naming the argument and saying what to run
-when the file is missing or unreadable.
+when the file is missing or unreadable, or (given the format and the entries it must hold) when
+it is another kind of ``.npz``: the message names the file, what was expected and what it holds.
 """
 from __future__ import annotations
 
@@ -15,8 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .validation import entries, integer, text
+
 #: the timestamp every entry carries (the zip format's earliest date)
 STAMP = (1980, 1, 1, 0, 0, 0)
+
+
+class NpzError(ValueError):
+    """:func:`read_npz`'s refusal (a missing, unreadable or other kind of file): its message already
+    names the file, what was expected and what was found, so a caller passes it on unchanged."""
 
 
 def _path(name: str, value) -> Path:
@@ -41,20 +49,53 @@ def write_npz(arrays: dict, path) -> Path:
     return path
 
 
-def read_npz(path, *, what: str = "an .npz file", remedy: str = "") -> dict:
+def read_npz(path, *, what: str = "an .npz file", remedy: str = "", format_version: int | None = None,
+             keys=()) -> dict:
     """``{name: array}`` of the ``.npz`` at ``path``, read whole. ``what`` names the file in a
     message (e.g. ``"a head scan .npz"``), ``remedy`` says how to make it (e.g. ``"run make
-    head-scan"``)."""
+    head-scan"``). With ``format_version``, the file must hold a ``format`` entry of that one
+    integer; it must hold every entry named in ``keys`` (the writer's fixed names)."""
     path = _path("path", path)
+    what, remedy = text("what", what), text("remedy", remedy)
+    if format_version is not None:
+        format_version = integer("format_version", format_version, low=0)
+    keys = tuple(text("keys", k) for k in entries("keys", keys, "entry names"))
     tail = f"; {remedy}" if remedy else ""
     if not path.is_file():
-        raise ValueError(f"path must be an existing file, {what}, got {str(path)!r}{tail}")
+        raise NpzError(f"path must be an existing file, {what}, got {str(path)!r}{tail}")
     try:
         loaded = np.load(path, allow_pickle=False)
         if not hasattr(loaded, "files"):   # a plain .npy file is one array, not a set of them
             raise ValueError("one array")
         with loaded as data:
-            return {name: data[name] for name in data.files}
+            arrays = {name: data[name] for name in data.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"path must be {what}, got {str(path)!r}, which numpy cannot read as one "
+        raise NpzError(f"path must be {what}, got {str(path)!r}, which numpy cannot read as one "
                          f"({type(exc).__name__}){tail}") from None
+    found = _mismatch(arrays, format_version, keys)
+    if found:
+        version = f" in format {format_version}" if format_version is not None else ""
+        raise NpzError(f"path must be {what}{version}, got {str(path)!r}, which {found}{tail}")
+    return arrays
+
+
+def _entries(arrays: dict, limit: int = 8) -> str:
+    names = sorted(arrays)
+    return ", ".join(map(repr, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _mismatch(arrays: dict, format_version, keys) -> str:
+    """What ``arrays`` holds that is not what was expected (``""`` when it is)."""
+    if format_version is not None:
+        if "format" not in arrays:
+            return f"holds no format entry (its entries: {_entries(arrays) or 'none'})"
+        stored = arrays["format"]
+        if stored.size != 1 or stored.dtype.kind not in "iu":
+            return f"holds a format entry that is not one integer ({stored.dtype} of shape {stored.shape})"
+        if int(stored.ravel()[0]) != format_version:
+            return f"holds format {int(stored.ravel()[0])}"
+    missing = [k for k in keys if k not in arrays]
+    if missing:
+        shown = ", ".join(map(repr, missing[:6])) + (", …" if len(missing) > 6 else "")
+        return f"lacks {shown} (its entries: {_entries(arrays) or 'none'})"
+    return ""

@@ -54,6 +54,8 @@ def test_heads_explorer_controls_show_the_studys_numbers_and_the_scans_three_rem
     assert e.renders == before + 1 and e.state["head"] == study.top("induction", 1)[0]
     e.set(score="previous", rank=1)  # 11.1: zero-ablation small, the mean ≈ 0 (read from the scan, not rerun)
     assert e.state["head"] == (11, 1) and abs(e.state["mean"]) < 0.1 < e.state["zero"]
+    with pytest.raises(ValueError, match=r"^rank must be <= 5, got 507 \(rank is the slider “名次” of HeadsExplorer, 1…5\)$"):
+        e.compute(score="induction", rank=507)
 
 
 def test_null_figure_marks_each_value_with_its_percentile_and_checks_its_panels():

@@ -62,7 +62,6 @@ EXEMPT = {
     "helpers.interventions.check": "takes the caller's argument name first (like helpers.render.validation) and "
                                    "names that in every message; walked through circuit.forward and "
                                    "real_model.forward's interventions, tested in tests/unit/test_circuit_model.py",
-    "helpers.interventions.at_layer": "reads a dict that check() returned (no learner input reaches it)",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -632,6 +631,12 @@ def _methods():
         "ScorePool.scores": lambda: scaling.ScorePool(n_max=20, trials=4).scores,
         "QueryWeightsExplorer.set": lambda: widgets.query_weights_explorer().set,
         "CostExplorer.set": lambda: widgets.cost_explorer().set,
+        # compute and the methods that take a state: the explorer base class checks them for every explorer
+        "WeightedAverageExplorer.compute": lambda: widgets.weighted_average_explorer().compute,
+        "HandCalculationExplorer.compute": lambda: widgets.hand_calculation_explorer().compute,
+        "CostExplorer.compute": lambda: widgets.cost_explorer().compute,
+        "QueryWeightsExplorer.web_view": lambda: widgets.query_weights_explorer().web_view,
+        "CostExplorer.describe": lambda: widgets.cost_explorer().describe,
         **{f"{type(obj).__name__}.{name}": (lambda obj=obj, name=name: getattr(obj, name))
            for obj, names in _NEW_METHODS for name in names},
     }
@@ -656,7 +661,7 @@ def _method(qualname):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_methods_give_a_named_error_or_a_finite_result(qualname, data):
-    method = _method(qualname) if qualname.endswith(".set") else METHODS[qualname]()
+    method = _method(qualname) if "Explorer." in qualname else METHODS[qualname]()
     args, kwargs, names = _draw_call(data, method)
     if qualname.endswith(".set"):  # **values: the explorer's own controls are the names to cite
         explorer = method.__self__

@@ -1,5 +1,6 @@
 """Every explorer of the series: builds with a picture, never shows NaN, refuses values naming the
 control; colours and titles that several notebooks share."""
+import numpy as np
 import pytest
 from explorer_checks import factory_params
 from printed_gaps import noisy_lines
@@ -23,15 +24,25 @@ def test_an_option_ruled_out_by_another_control_is_a_named_error_and_the_picture
     assert e.values["heads"] == 4 and e.state["shape"].num_heads == 4
 
 
+_BUILT = {}
+
+
+def built(name):
+    """One instance per factory and test process: building is most of the cost."""
+    if name not in _BUILT:
+        _BUILT[name] = widgets.all_factories()[name]()
+    return _BUILT[name]
+
+
 @pytest.mark.parametrize("name", factory_params())
 def test_every_explorer_builds_a_picture_and_never_shows_nan_or_leaves_its_range(name):
     """It builds an Explorer whose image shows its PNG; every float control typed to NaN is put
     back; every out-of-range or unknown value given to set() is refused naming the control; the
     readout never shows NaN, nor a gap's noisy digits (tests/support/printed_gaps.py: the live book
-    shows this readout, the same on every CPU). (One instance per factory: building is most of the cost.)"""
+    shows this readout, the same on every CPU)."""
     import ipywidgets
 
-    e = widgets.all_factories()[name]()
+    e = built(name)
     assert isinstance(e, Explorer), name
     assert not noisy_lines(e.readout.value), (name, noisy_lines(e.readout.value))
     assert e.png.startswith(b"\x89PNG") and e.image.value == e.png, name
@@ -45,6 +56,58 @@ def test_every_explorer_builds_a_picture_and_never_shows_nan_or_leaves_its_range
         with pytest.raises((ValueError, TypeError), match=rf"^{control_name} "):
             e.set(**{control_name: 10 ** 9})
     assert "nan" not in e.readout.value.lower()
+
+
+def _out_of_reach(control):
+    """A value no control of this kind can give: NaN for a float slider, 10⁹ for an integer one, a
+    word for a menu, text for a checkbox."""
+    import ipywidgets
+
+    if isinstance(control, ipywidgets.FloatSlider):
+        return float("nan")
+    if isinstance(control, ipywidgets.IntSlider):
+        return 10 ** 9
+    return "yes" if isinstance(control, ipywidgets.Checkbox) else "no such option"
+
+
+def _compute_args_with(e, control, value):
+    """compute()'s arguments now, with ``value`` where ``control``'s value goes; and the name the
+    message must start with (the argument, or its entry for one that carries several controls)."""
+    args = dict(e.compute_args())
+    if control in args:
+        return {**args, control: value}, control
+    for arg, controls in type(e).compute_controls.items():
+        if control in controls:
+            rows = np.array(args[arg], dtype=object)
+            index = (0,) * (rows.ndim - 1) + (controls.index(control),)
+            rows[index] = value
+            return {**args, arg: rows.tolist()}, arg + "".join(f"[{i}]" for i in index)
+    return None, None
+
+
+@pytest.mark.parametrize("name", factory_params())
+def test_every_explorer_names_the_control_behind_a_bad_compute_value_and_the_state_it_takes(name):
+    """compute() with a value none of its controls can give names that control as the learner sees
+    it (its label), not the lesson function's internal argument or a KeyError of a lookup table;
+    web_view, describe and draw given None or another explorer's state name the explorer and the
+    state it takes."""
+    e = built(name)
+    cls = type(e).__name__
+    for control_name, control in e.controls.items():
+        args, shown = _compute_args_with(e, control_name, _out_of_reach(control))
+        assert args is not None, f"{cls}: no compute() argument carries the control {control_name}"
+        with pytest.raises((ValueError, TypeError)) as caught:
+            e.compute(**args)
+        message = str(caught.value)
+        assert message.startswith(f"{shown} ") and f"“{control.description}” of {cls}" in message, message
+    foreign = {"someone else's": np.zeros(2)}
+    for method in ("web_view", "describe", "draw"):
+        if getattr(type(e), method) is getattr(Explorer, method):
+            continue
+        for state in (None, foreign):
+            with pytest.raises(TypeError, match=rf"^{cls}\.{method}: \w+ must be a state of this explorer \(.*, as "
+                                                r"its compute\(\) returns.*\), got (None|a dict with keys \"someone else's\")"):
+                getattr(e, method)(state)
 
 
 @pytest.mark.parametrize("factory", [widgets.query_weights_explorer, widgets.hand_calculation_explorer])

@@ -132,6 +132,39 @@ def test_head_scan_load_of_a_file_that_is_not_a_scan_names_the_path(tmp_path):
         assert str(path) in str(caught.value) and "pickle" not in str(caught.value)
 
 
+def test_the_stored_scans_loaders_name_the_file_what_they_expected_and_what_they_found(tmp_path):
+    """Another .npz (no format entry), the other stored file (same format, other entries), a format
+    entry that is not one integer: each names the path, the file it expected and what it holds."""
+    from helpers import heads
+
+    other = tmp_path / "other.npz"
+    np.savez(other, a=np.zeros(3), b=np.ones(2))
+    text = tmp_path / "text-format.npz"
+    np.savez(text, format=np.array(["1"]))
+    cases = [
+        (heads.load_scan, other, r"head scan \.npz.* in format 1, got '.*other\.npz', which holds no format entry "
+                                 r"\(its entries: 'a', 'b'\)"),
+        (heads.load_senders, other, r"sender screen \.npz.* in format 1, got '.*other\.npz', which holds no format entry"),
+        (heads.load_scan, heads.SENDERS_PATH, r"head scan \.npz.*, got '.*sender_screen\.npz', which lacks 'draw_kinds', "
+                                              r"'clean'.*\(its entries: 'format', 'fresh_clean'"),
+        (heads.load_senders, heads.SCAN_PATH, r"sender screen \.npz.*, got '.*head_scan\.npz', which lacks 'receiver', "
+                                              r"'study_clean', 'study_k_zero' \(its entries: 'clean'"),
+        (heads.load_scan, text, r"head scan \.npz.*, got '.*text-format\.npz', which holds a format entry that is not "
+                                r"one integer \(<U1 of shape \(1,\)\)"),
+    ]
+    for load, path, message in cases:
+        with pytest.raises(ValueError, match=rf"^path must be a {message}") as caught:
+            load(path)
+        assert "KeyError" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_the_circuit_sweep_loader_names_the_file_once(tmp_path):
+    with pytest.raises(ValueError, match=r"^path must be a circuit sweep \.npz written by save\(\), got '.*head_scan\.npz', "
+                                         r"which lacks 'meta' \(its entries: ") as caught:
+        sweep.load(head_scan.SCAN_PATH)
+    assert str(caught.value).count("path must be") == 1
+
+
 # ---- numpy's or Python's own messages ------------------------------------------------------------
 def test_composition_with_a_wrong_shaped_replacement_names_replacement(clean):
     model, layer_inputs, _ = clean

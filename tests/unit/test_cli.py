@@ -1,6 +1,8 @@
 """``attention-lab notebooks`` / ``attention-lab lab`` (helpers/cli.py), in-process: copies,
 refusals, bad input. The same command from an installed wheel: tests/series/test_wheel_notebooks.py."""
+import inspect
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -69,10 +71,10 @@ def test_a_file_where_the_folder_should_be_is_one_sentence(tmp_path, capsys):
 
 def test_no_write_permission_is_one_sentence(tmp_path, monkeypatch, capsys):
     """(Root ignores file modes, so the refusal is simulated where the copy writes.)"""
-    def refuse(self, data):
-        raise PermissionError(13, "Permission denied", str(self))
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", kwargs.get("dir"))
 
-    monkeypatch.setattr(Path, "write_bytes", refuse)
+    monkeypatch.setattr(cli.tempfile, "mkstemp", refuse)
     status, out, err = run(capsys, "notebooks", str(tmp_path / "new"))
     assert status == 2 and out == "" and err.count("\n") == 1 and "没有写入" in err and "权限" in err
 
@@ -191,3 +193,172 @@ def test_an_unforeseen_file_system_error_is_still_one_sentence(tmp_path, monkeyp
     monkeypatch.setattr(Path, "mkdir", broken)
     status, out, err = run(capsys, "notebooks", str(tmp_path / "new"))
     assert status == 2 and out == "" and err.count("\n") == 1 and "Input/output error" in err
+
+
+# ---- nothing outside the folder changes ------------------------------------------------------------
+def _outside(tmp_path: Path) -> Path:
+    """A file outside the copy's folder, with bytes a test can compare afterwards."""
+    outside = tmp_path / "elsewhere" / "mine.ipynb"
+    outside.parent.mkdir()
+    outside.write_bytes(b'{"cells": [], "the learner\'s own": true}\n')
+    return outside
+
+
+def test_a_notebook_that_is_a_link_to_a_file_outside_is_refused_and_that_file_is_unchanged(tmp_path, capsys):
+    folder, outside = tmp_path / "copy", _outside(tmp_path)
+    assert run(capsys, "notebooks", str(folder))[0] == 0
+    link = folder / f"{NOTEBOOKS[3]}.ipynb"
+    link.unlink()
+    link.symlink_to(outside)
+    before = outside.read_bytes()
+    err = _refused(capsys, tmp_path, "notebooks", str(folder), "--force",
+                   words=("符号链接", link.name, cli._shown(outside), "什么都没有写"))
+    assert "symbolic link" in err
+    assert outside.read_bytes() == before and link.is_symlink()
+
+
+def test_a_link_to_nowhere_or_to_a_folder_is_refused_and_nothing_is_made_there(tmp_path, capsys):
+    folder = tmp_path / "copy"
+    assert run(capsys, "notebooks", str(folder))[0] == 0
+    for target in (tmp_path / "nowhere" / "x.ipynb", _outside(tmp_path).parent):
+        link = folder / f"{NOTEBOOKS[1]}.ipynb"
+        link.unlink()
+        link.symlink_to(target)
+        _refused(capsys, tmp_path, "notebooks", str(folder), "--force", words=("符号链接", cli._shown(target)))
+    assert not (tmp_path / "nowhere").exists() and list((tmp_path / "elsewhere").iterdir()) == [tmp_path / "elsewhere" / "mine.ipynb"]
+
+
+def test_a_record_that_is_a_link_is_refused_before_it_is_read(tmp_path, capsys):
+    folder, outside = tmp_path / "copy", _outside(tmp_path)
+    folder.mkdir()
+    (folder / cli.RECORD).symlink_to(outside)
+    _refused(capsys, tmp_path, "notebooks", str(folder), words=("符号链接", cli.RECORD, cli._shown(outside)))
+
+
+def test_a_link_the_copy_does_not_write_is_left_alone(tmp_path, capsys):
+    """A link to an up-to-date copy (the learner's own arrangement) is read, not written: no refusal."""
+    folder, shelf = tmp_path / "copy", tmp_path / "shelf"
+    assert run(capsys, "notebooks", str(shelf))[0] == 0
+    folder.mkdir()
+    (folder / f"{NOTEBOOKS[0]}.ipynb").symlink_to(shelf / f"{NOTEBOOKS[0]}.ipynb")
+    status, out, err = run(capsys, "notebooks", str(folder), "--force")
+    assert status == 0 and err == "" and f"复制了 {len(NOTEBOOKS) - 1} 篇" in out and "1 篇已是最新" in out
+    assert (folder / f"{NOTEBOOKS[0]}.ipynb").is_symlink()
+
+
+def test_a_hard_link_to_a_file_outside_is_replaced_not_written_through(tmp_path, capsys):
+    folder, outside = tmp_path / "copy", _outside(tmp_path)
+    assert run(capsys, "notebooks", str(folder))[0] == 0
+    inside = folder / f"{NOTEBOOKS[2]}.ipynb"
+    inside.unlink()
+    os.link(outside, inside)
+    before = outside.read_bytes()
+    status, out, _ = run(capsys, "notebooks", str(folder), "--force")
+    assert status == 0 and f"用原版覆盖了你改过的 1 篇：{inside.name}" in out
+    assert outside.read_bytes() == before and inside.read_bytes() == (ROOT / "notebooks" / inside.name).read_bytes()
+
+
+def test_a_link_made_after_the_check_is_replaced_not_followed(tmp_path, monkeypatch, capsys):
+    """The race: a notebook's name turns into a link to an outside file between the check and the
+    write. The finished temporary file is renamed over the name, so the link goes, the file stays."""
+    folder, outside = tmp_path / "copy", _outside(tmp_path)
+    before = outside.read_bytes()
+    real = cli.tempfile.mkstemp
+    target = folder / f"{NOTEBOOKS[4]}.ipynb"
+
+    def swap_then_make(*args, **kwargs):
+        if not (target.exists() or target.is_symlink()):  # once: before the first file is written
+            target.symlink_to(outside)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli.tempfile, "mkstemp", swap_then_make)
+    assert run(capsys, "notebooks", str(folder))[0] == 0
+    assert outside.read_bytes() == before
+    assert not target.is_symlink() and target.read_bytes() == (ROOT / "notebooks" / target.name).read_bytes()
+
+
+def test_a_linked_folder_or_parent_is_followed_and_the_summary_names_where_it_leads(tmp_path, capsys):
+    """DIR and the folders above it are the path the learner typed (macOS's /tmp is one)."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "folder-link").symlink_to(real)
+    (tmp_path / "parent-link").symlink_to(tmp_path)
+    for path, lands in ((tmp_path / "folder-link", real), (tmp_path / "parent-link" / "new", tmp_path / "new")):
+        status, out, err = run(capsys, "notebooks", str(path))
+        assert status == 0 and err == "" and str(lands.resolve()) in out
+        assert sorted(p.stem for p in lands.glob("*.ipynb")) == NOTEBOOKS and not lands.is_symlink()
+
+
+def test_a_linked_folder_that_leads_nowhere_is_one_sentence(tmp_path, capsys):
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    for path, words in ((tmp_path / "dangling", ("符号链接", cli._shown(tmp_path / "gone"), "不是一个文件夹")),
+                        (tmp_path / "loop1", ("符号链接", "不是一个文件夹")),
+                        (tmp_path / "loop1" / "sub", ("符号链接", "不是一个文件夹")),
+                        (tmp_path / "dangling" / "sub", ("符号链接", "不是一个文件夹")),
+                        (tmp_path / "a-file" / "sub", ("是一个文件，不是文件夹",))):
+        for command in ("notebooks", "lab"):
+            _refused(capsys, tmp_path, command, str(path), words=words)
+    assert not (tmp_path / "gone").exists()
+
+
+def test_a_notebook_name_taken_by_a_folder_or_a_pipe_is_one_sentence_not_a_hang(tmp_path, capsys):
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    (folder / f"{NOTEBOOKS[0]}.ipynb").mkdir()
+    _refused(capsys, tmp_path, "notebooks", str(folder), "--force", words=("不是一个普通文件", NOTEBOOKS[0]))
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(folder / f"{NOTEBOOKS[1]}.ipynb")        # a read would wait for a writer forever
+        os.rmdir(folder / f"{NOTEBOOKS[0]}.ipynb")
+        status, out, err = run(capsys, "notebooks", str(folder))
+        assert status == 2 and "不是一个普通文件" in err and NOTEBOOKS[1] in err and err.count("\n") == 1
+
+
+def test_a_path_deeper_than_the_recursion_limit_is_copied_and_one_past_the_byte_limit_is_one_sentence(
+        tmp_path, monkeypatch, capsys):
+    """Folders are made one at a time, never by recursion: 400 of them under a recursion limit 150
+    frames above this test's own stand for a path 1,500 folders deep under the usual limit (a tree
+    that deep would stop pytest's own clean-up of old temporary folders, which does recurse)."""
+    monkeypatch.chdir(tmp_path)
+    deep = "/".join(["a"] * 400)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 150)
+    try:
+        status, out, err = run(capsys, "notebooks", deep)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert status == 0 and err == "" and f"复制了 {len(NOTEBOOKS)} 篇" in out
+    assert (tmp_path / deep / f"{NOTEBOOKS[0]}.ipynb").is_file()
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "other")
+    too_deep = "/".join(["b"] * 2047)                          # 4,093 bytes as typed, more in full
+    _refused(capsys, tmp_path / "other", "notebooks", too_deep, words=("完整路径太长", "4,095"))
+
+
+def test_the_summary_names_every_file_it_replaced(tmp_path, capsys):
+    assert run(capsys, "notebooks", str(tmp_path))[0] == 0
+    edited, old = tmp_path / f"{NOTEBOOKS[5]}.ipynb", tmp_path / f"{NOTEBOOKS[6]}.ipynb"
+    edited.write_bytes(edited.read_bytes() + b"\n")
+    old.write_bytes(b"{}")
+    record = json.loads((tmp_path / cli.RECORD).read_text(encoding="utf-8"))
+    record["files"][old.name] = cli._sha(b"{}")
+    (tmp_path / cli.RECORD).write_text(json.dumps(record), encoding="utf-8")
+    status, out, _ = run(capsys, "notebooks", str(tmp_path), "--force")
+    assert status == 0
+    assert f"复制了 2 篇（其中更新了旧版 1 篇：{old.name}；用原版覆盖了你改过的 1 篇：{edited.name}）" in out
+
+
+def test_an_unforeseen_error_or_an_interrupt_is_one_sentence_and_leaves_no_half_file(tmp_path, monkeypatch, capsys):
+    for error, status, words in ((RecursionError("maximum recursion depth exceeded"), 2, ("意料之外", "RecursionError")),
+                                 (RuntimeError("boom"), 2, ("意料之外", "RuntimeError: boom")),
+                                 (KeyboardInterrupt(), 130, ("已中断",))):
+        def fail(fd, error=error):
+            raise error
+
+        monkeypatch.setattr(cli.os, "fsync", fail)
+        got, out, err = run(capsys, "notebooks", str(tmp_path / "copy"))
+        assert got == status and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+        assert all(w in err for w in words), err
+        assert not [p for p in (tmp_path / "copy").iterdir() if p.suffix == ".tmp"]

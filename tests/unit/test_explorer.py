@@ -125,3 +125,49 @@ def test_a_preview_with_its_readout_draws_the_readout_between_the_hint_and_the_p
     text = with_readout.readout_text()
     assert "<" not in text and text.strip()  # the readout's HTML as plain text
     assert all(len(line) <= with_readout.figsize[0] * 72 / 4.8 for line in text.split("\n"))
+
+
+def test_compute_names_the_control_behind_a_bad_value_as_the_learner_sees_it():
+    """A NaN for one of 01's sliders names the slider by its label, not the argument of the lesson
+    function it reaches (raw)."""
+    e = widgets.weighted_average_explorer()
+    with pytest.raises(ValueError, match=r"^w0 must be a finite number, got nan \(w0 is the slider “年” of "
+                                         r"WeightedAverageExplorer, 0…1\)$"):
+        e.compute(w0=float("nan"), w1=0.25, w2=0.25, w3=0.25)
+    with pytest.raises(ValueError, match=r"^w3 must be <= 1.0, got 7.0 \(w3 is the slider “申请”"):
+        e.compute(0.25, 0.25, 0.25, 7.0)                     # positional, as a learner may call it
+    with pytest.raises(TypeError, match=r"^WeightedAverageExplorer.compute\(self, w0, w1, w2, w3\): missing"):
+        e.compute(0.25)
+    with pytest.raises(ValueError, match=r"^w1 must be a finite number, got nan \(w1 is the slider “假”"):
+        e.set(w1=float("nan"))                               # set() says the same
+    assert e.compute.__doc__ == type(e).compute.__wrapped__.__doc__
+
+
+def test_an_argument_that_carries_several_sliders_names_the_entry_and_its_slider():
+    """03's compute(q, k, v): q is the two q sliders, each k and v row what the k and v sliders edit."""
+    e = widgets.hand_calculation_explorer()
+    args = e.compute_args()
+    k = [list(row) for row in args["k"]]
+    k[2][1] = float("nan")
+    with pytest.raises(ValueError, match=r"^k\[2\]\[1\] must be a finite number, got nan \(k\[2\]\[1\] is set by the "
+                                         r"slider “k\[1\]” of HandCalculationExplorer, -3…3\)$"):
+        e.compute(**{**args, "k": k})
+    with pytest.raises(ValueError, match=r"^q\[0\] must be <= 3.0, got 9.0 \(q\[0\] is set by the slider “q\[0\]”"):
+        e.compute(**{**args, "q": (9.0, 0.0)})
+    with pytest.raises(ValueError, match=r"^q must hold 2 numbers along its last axis, got shape \(3,\) \(q is set by "
+                                         r"the controls “q\[0\]”, “q\[1\]” of HandCalculationExplorer\)$"):
+        e.compute(**{**args, "q": (1.0, 2.0, 3.0)})
+
+
+def test_a_state_that_is_not_this_explorers_names_the_explorer_and_the_state_it_takes():
+    e, other = widgets.query_weights_explorer(), widgets.weighted_average_explorer()
+    for method in ("web_view", "describe", "draw"):
+        with pytest.raises(TypeError, match=rf"^QueryWeightsExplorer\.{method}: state must be a state of this explorer "
+                                            r"\(a dict with keys 'q', 'weights', as its compute\(\) returns; "
+                                            r"explorer\.state is the one shown now\), got None$"):
+            getattr(e, method)(None)
+    with pytest.raises(TypeError, match=r"got a dict with keys 'vector', 'weights', lacking 'q'$"):
+        e.web_view(other.state)
+    with pytest.raises(TypeError, match=r"got a dict with keys 'q', 'weights', lacking 'vector'$"):
+        other.describe(state=e.state)                        # by keyword too
+    assert e.web_view(e.state)["panels"] and e.describe(state=e.state) == e.readout.value

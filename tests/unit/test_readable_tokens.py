@@ -1,5 +1,7 @@
 """helpers.readable_tokens: byte-level pieces grouped into the characters they spell, and attention
 moved onto those characters (no model needed: the pieces come from tokenizers' ByteLevel)."""
+import unicodedata
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -48,6 +50,19 @@ def test_whitespace_is_drawn_and_a_words_space_is_dropped_on_axes():
     assert rt.visible("a\x00b\x7f\r") == "a‹00›b‹7F›‹0D›"
 
 
+@pytest.mark.parametrize("char", ["\u202e", "\u202a", "\u2066", "\u2067", "\u2068", "\u2069", "\u061c", "\u200b",
+                                  "\u200c", "\u200d", "\u200e", "\u200f", "\ufeff", "\u00ad", "\u2028", "\u2029",
+                                  "\x85", "\U000e0041", "\ud800"])
+def test_bidi_controls_and_invisible_format_characters_are_drawn_as_their_code(char):
+    """U+202E would reverse the rest of a label on screen, U+200D and U+FEFF would hide in it: each
+    is drawn as ‹U+XXXX›, which ‹› bytes of a cut character (no U+) cannot be mistaken for."""
+    shown = rt.visible(f"ab{char}cd")
+    assert shown == f"ab‹U+{ord(char):04X}›cd"
+    assert all(unicodedata.category(c) not in rt.HIDDEN_CATEGORIES for c in shown)
+    if char != "\ud800":  # a lone surrogate has no UTF-8 bytes: no piece spells it
+        assert rt.spell([symbols(f"x{char}")]).labels() == [f"x‹U+{ord(char):04X}›"]
+
+
 def test_every_drawn_symbol_is_in_the_series_fonts():
     import io
     import warnings
@@ -55,7 +70,7 @@ def test_every_drawn_symbol_is_in_the_series_fonts():
     from helpers.render.png import new_figure
 
     fig = new_figure(3.0, 1.0)
-    fig.text(0.0, 0.5, rt.visible("".join(map(chr, [*range(0x21), 0x7F, 0x3000]))) + "‹E7B3›·年")
+    fig.text(0.0, 0.5, rt.visible("".join(map(chr, [*range(0x21), 0x7F, 0x3000, 0x202E, 0xFEFF]))) + "‹E7B3›·年")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns about a glyph missing from the fonts
         fig.savefig(io.BytesIO(), format="png")
