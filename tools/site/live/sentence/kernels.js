@@ -141,18 +141,22 @@
       var heap = new ArrayBuffer(bytes);
       return { heap: heap, base: 0, kind: "js", k: jsKernels(heap) };
     };
-    if (want === "js") return Promise.resolve(fallback());
-    if (!E.simdSupported()) {
-      if (want === "wasm") return Promise.reject(E.error("no-simd", E.MESSAGES.noSimd()));
-      return Promise.resolve(fallback());
+    try {
+      if (want === "js") return Promise.resolve(fallback());
+      if (!E.simdSupported()) {
+        if (want === "wasm") return Promise.reject(E.error("no-simd", E.MESSAGES.noSimd()));
+        return Promise.resolve(fallback());
+      }
+      var reserved = 1 << 20;  // the kernel's stack lives below 1 MiB (checked against __heap_base)
+      var memory = new WebAssembly.Memory({ initial: Math.ceil((bytes + reserved) / PAGE) });
+    } catch (err) {  // an ArrayBuffer or Memory this large refused: the caller says so
+      return Promise.reject(err);
     }
-    var reserved = 1 << 20;  // the kernel's stack lives below 1 MiB (checked against __heap_base)
-    var memory = new WebAssembly.Memory({ initial: Math.ceil((bytes + reserved) / PAGE) });
     return WebAssembly.instantiate(wasmBytes(), { env: { memory: memory } }).then(function (made) {
       var x = made.instance.exports;
       if (x.__heap_base && x.__heap_base.value > reserved) throw new Error("kernel stack above 1 MiB");
       return { heap: memory.buffer, base: reserved, kind: "wasm-simd", k: x };
-    }, function (err) {
+    }, function () {
       if (want === "wasm") throw E.error("no-simd", E.MESSAGES.noSimd());
       return fallback();
     });

@@ -80,11 +80,11 @@
     var ids = [];
 
     function rmsNorm(src, weight, out, outIs32) {  // one float64 row of H; src, weight, out: element indices
-      var s = f64, o = outIs32 ? f32 : f64, sum = 0;
-      for (var j = 0; j < H; j++) sum += s[src + j] * s[src + j];
+      var o = outIs32 ? f32 : f64, sum = 0;
+      for (var j = 0; j < H; j++) sum += f64[src + j] * f64[src + j];
       var r = Math.sqrt(sum / H + cfg.eps);
       for (j = 0; j < H; j++) {
-        var y = s[src + j] / r * f32[weight + j];
+        var y = f64[src + j] / r * f32[weight + j];
         o[out + j] = outIs32 ? fround(y) : y;
       }
     }
