@@ -405,3 +405,34 @@ def test_terminated_engine_says_so(page):
     got = call(page, "text", "你好", engine="gone")
     assert got["error"]["code"] == "worker-failed" and "引擎已经关闭" in got["error"]["message"]
     assert_clean(page)
+
+
+def test_a_browser_without_webassembly_gets_the_plain_kernel_and_a_note(folder, browser, smollm2):
+    """A Worker without WebAssembly (the page's Blob constructor made to start every script with
+    ``self.WebAssembly = undefined``): the engine says so in one sentence and runs on the
+    plain-JavaScript kernel; asked for the SIMD kernel only, it refuses with a sentence."""
+    from helpers import real_model
+
+    with chromium.serve(folder) as base:
+        context = browser.new_context()
+        page = context.new_page()
+        outside = chromium.only_from(context, base)
+        page.goto(base + "/harness.html")
+        page.wait_for_function("document.documentElement.dataset.harnessReady !== undefined")
+        page.evaluate("""() => {
+            const Original = window.Blob;
+            window.Blob = function (parts, options) {
+              const script = options && options.type === "text/javascript";
+              return new Original(script ? ["self.WebAssembly = undefined;\\n", ...parts] : parts, options);
+            };
+            harness.create("main");
+        }""")
+        page.mode, page.folder = "http", folder
+        refused = load(page, "model.gguf", "main", {"kernel": "wasm"})
+        assert refused["error"]["code"] == "no-simd" and "WebAssembly SIMD" in refused["error"]["message"]
+        info = load(page, "model.gguf", "main")
+        assert info["kernel"] == "js"
+        assert [n["code"] for n in info["notes"]] == ["slow-kernel"] and "结果完全相同" in info["notes"][0]["message"]
+        assert_python_numbers(call(page, "text", "你好"), real_model.encode(smollm2, "你好"), "no WebAssembly, '你好'")
+        assert outside == []
+        context.close()
