@@ -4,7 +4,7 @@
  * message}}, and while a model loads, {id, progress: {stage, done, total}}. Requests run one after
  * another in the order they came. Operations (client.js documents them for the page):
  *   load {source, options}   encode {text}   text {text}   run {ids}   update {ids}
- *   extend {ids}   truncate {n}
+ *   extend {ids}   truncate {n}   tokens {ids}
  * Results carry the attention maps as one transferred Float32Array (no copy on the way out).
  */
 (self.AttnLabSentence = self.AttnLabSentence || { parts: [] }).parts.push(function worker(E) {
