@@ -16,7 +16,7 @@ LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
 	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory head-scan sender-screen \
-	circuit-data test-kernels
+	circuit-data test-kernels sentence-wasm
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -176,6 +176,12 @@ site: $(SITE_STAMP)
 # The offline book: _site/ as one zip (unzip, open index.html from the folder: every explorer runs);
 # `make site` makes it too.
 site-zip: site
+
+# Rebuild 你自己的句子's WebAssembly kernel from its C source (needs clang + lld: apt-get install clang lld).
+# tools/site/live/sentence/kernel.c → kernel.wasm and kernel_wasm.js, with the flags pinned in build.py;
+# tests/series/test_sentence_wasm.py checks that the committed bytes are what this builds.
+sentence-wasm:
+	$(PYTHON) tools/site/live/sentence/build.py
 
 # The one-page print version of the site, as a PDF.
 pdf: $(SITE_STAMP)
