@@ -98,7 +98,7 @@ REPOS = {  # 包索引里没有这一版时，从仓库的标签安装
 $repos
 }
 BOOK = "$documentation"  # 网站：wheel 和笔记本压缩包
-NOT_FOUND = r"[Rr]epository '[^']*' not found|[Rr]epository not found|could not read Username"
+NOT_FOUND = r"[Rr]epository ('[^']*' )?not found|could not read Username"
 MIRROR = "$pypi_mirror"
 ${model_line}SETUP_LOG = []
 
