@@ -3,13 +3,16 @@
 
     python tools/home.py fix      write README.md's two link lines from home.toml
     python tools/home.py check    exit 1 where README.md or pyproject.toml disagrees with home.toml
-    python tools/home.py get KEY  print one address (the workflows read the mirror's from here)
+    python tools/home.py get KEY  print one address (the workflows read the mirror's from here; an
+                                  empty line where home.toml names no mirror)
 
 The notebooks' Colab/Binder line and setup cell (tools/notebooks.py), README's link lines (here),
-the site's links (tools/site/attnlab_site.py, tools/site_build.py) are made from ``home.toml``;
-``pyproject.toml``'s ``[project.urls]`` cannot read another file, so it is checked against it.
-``tools/notebooks.py sync`` (``make outputs``) runs ``fix`` too: changing the home is one edit of
-``home.toml`` plus ``make outputs``.
+the site's links (tools/site/attnlab_site.py, tools/site_build.py) and CITATION.cff
+(tools/citation.py) are made from ``home.toml``; ``pyproject.toml``'s ``[project.urls]`` cannot
+read another file, so it is checked against it. ``tools/notebooks.py sync`` (``make outputs``) runs
+``fix`` too: changing the home is one edit of ``home.toml`` plus ``make outputs``. The mirror may
+be left empty: then nothing offers one (tools/release_guard.py checks, at a release, that a mirror
+which is offered exists).
 """
 from __future__ import annotations
 
