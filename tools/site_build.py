@@ -101,8 +101,11 @@ def colophon() -> list:
 
     from notebooks import package_version
 
+    # the link's text is not its address: the theme would shorten such a GitHub link to
+    # "owner/name#issues" behind an icon font, which prints as a Type 3 font
+    where = issues_url().split("://", 1)[1]
     return [f"**版本 {package_version()}**", "", f"- 许可：{LICENCES}",
-            f"- 发现错误或有疑问：<{issues_url()}>（请写明版本和页码）"]
+            f"- 发现错误或有疑问：[{where}]({issues_url()})（请写明版本和页码）"]
 
 
 def index_source(readme: str, kind: str = "html") -> str:
