@@ -151,7 +151,7 @@ wheel-check:
 # sdist + wheel (twine check, CITATION.cff validated), the wheel-only and setup-cell tests and strict nbval on the
 # built wheel under the default OpenBLAS kernel, strict nbval again under a second kernel family, the zip, the PDF
 # (no Type 3 font), the site serving them, the site/release tests (tools/release_check.py; release.yml runs it,
-# then publishes). About 45 minutes on 2 shared cores; FROM=STEP resumes at a step (python tools/release_check.py --list).
+# then publishes). About 30 minutes on 2 shared cores (each nbval run 7-8); FROM=STEP resumes at a step (python tools/release_check.py --list).
 release-check: setup-test
 	$(PY) tools/release_check.py $(if $(FROM),--from $(FROM))
 
