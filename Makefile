@@ -147,11 +147,13 @@ lock:
 wheel-check:
 	tools/check_wheel.sh
 
-# Every step of a release, here, uploading nothing: sdist + wheel (twine check), the wheel-only and
-# setup-cell tests and strict nbval on the built wheel, the zip, the PDF (no Type 3 font), the site
-# serving them, the site/release tests (tools/release_check.py; release.yml runs it, then publishes).
+# Every step of a release, here, uploading nothing: the release guards (version, changelog, citation, home),
+# sdist + wheel (twine check, CITATION.cff validated), the wheel-only and setup-cell tests and strict nbval on the
+# built wheel under the default OpenBLAS kernel, strict nbval again under a second kernel family, the zip, the PDF
+# (no Type 3 font), the site serving them, the site/release tests (tools/release_check.py; release.yml runs it,
+# then publishes). About 30 minutes on 2 shared cores (each nbval run 7-8); FROM=STEP resumes at a step (python tools/release_check.py --list).
 release-check: setup-test
-	$(PY) tools/release_check.py
+	$(PY) tools/release_check.py $(if $(FROM),--from $(FROM))
 
 # The sdist and the wheel in dist/ (the release's build tools, pinned in requirements/release-tools.txt).
 dist: setup-test

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make wheel-check: build the wheel in isolation (no deprecation or package-discovery warnings
-# allowed), check it holds the font and both licence texts, install it in a clean venv and
+# allowed), check it holds the font and the three licence texts, install it in a clean venv and
 # render Chinese with the bundled font alone (system fonts hidden, missing glyphs are errors).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,13 +16,16 @@ if grep -n -i -E "deprecat|absent from the .packages|license.*(table|classifier)
 fi
 wheel=$(ls "$work"/dist/*.whl)
 listing=$("$work/build-venv/bin/python" -m zipfile -l "$wheel")
-for want in helpers/render/fonts/AttnLabSansSC-Regular.otf helpers/render/fonts/OFL.txt licenses/LICENSE licenses/helpers/render/fonts/OFL.txt \
+for want in helpers/render/fonts/AttnLabSansSC-Regular.otf helpers/render/fonts/OFL.txt licenses/LICENSE \
+            licenses/LICENSE-CC-BY-4.0.txt licenses/helpers/render/fonts/OFL.txt \
             helpers/model_requirement.txt helpers/notebooks/00_index.ipynb helpers/notebooks/12_heads_at_work.ipynb \
             helpers/data/circuit_sweep.npz helpers/data/circuit_history.npz helpers/data/head_scan.npz; do
   grep -q "$want" <<<"$listing" || { echo "wheel-check: $want missing from $(basename "$wheel")"; exit 1; }
 done
-grep -q "License-Expression: MIT AND OFL-1.1" <<<"$(unzip -p "$wheel" '*/METADATA')" \
-  || { echo "wheel-check: METADATA lacks License-Expression: MIT AND OFL-1.1"; exit 1; }
+expression=$(sed -n 's/^license = "\(.*\)"$/\1/p' pyproject.toml)
+test -n "$expression" || { echo "wheel-check: pyproject.toml has no license = \"…\" line"; exit 1; }
+grep -q "License-Expression: $expression" <<<"$(unzip -p "$wheel" '*/METADATA')" \
+  || { echo "wheel-check: METADATA lacks License-Expression: $expression (pyproject.toml's license)"; exit 1; }
 "$python" -m venv "$work/clean-venv"
 "$work/clean-venv/bin/python" -m pip install -q "$wheel"
 cd "$work"  # away from the checkout: the installed wheel is what gets imported

@@ -3,13 +3,16 @@
 
     python tools/home.py fix      write README.md's two link lines from home.toml
     python tools/home.py check    exit 1 where README.md or pyproject.toml disagrees with home.toml
-    python tools/home.py get KEY  print one address (the workflows read the mirror's from here)
+    python tools/home.py get KEY  print one address (the workflows read the mirror's from here; an
+                                  empty line where home.toml names no mirror)
 
 The notebooks' Colab/Binder line and setup cell (tools/notebooks.py), README's link lines (here),
-the site's links (tools/site/attnlab_site.py, tools/site_build.py) are made from ``home.toml``;
-``pyproject.toml``'s ``[project.urls]`` cannot read another file, so it is checked against it.
-``tools/notebooks.py sync`` (``make outputs``) runs ``fix`` too: changing the home is one edit of
-``home.toml`` plus ``make outputs``.
+the site's links (tools/site/attnlab_site.py, tools/site_build.py) and CITATION.cff
+(tools/citation.py) are made from ``home.toml``; ``pyproject.toml``'s ``[project.urls]`` cannot
+read another file, so it is checked against it. ``tools/notebooks.py sync`` (``make outputs``) runs
+``fix`` too: changing the home is one edit of ``home.toml`` plus ``make outputs``. The mirror may
+be left empty: then nothing offers one (tools/release_guard.py checks, at a release, that a mirror
+which is offered exists).
 """
 from __future__ import annotations
 
@@ -25,6 +28,11 @@ except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
 ROOT = Path(__file__).resolve().parent.parent
 HOME_FILE = ROOT / "home.toml"
 KEYS = ("package", "repository", "branch", "documentation", "mirror", "modelscope")
+#: keys that may be left empty: without a mainland mirror, nothing offers one (no setup-cell route, no
+#: README or site link, no Mirror URL in the metadata) and .github/workflows/mirror.yml pushes nowhere
+OPTIONAL = ("mirror",)
+#: the names the setup cell and the messages give a mirror's host
+MIRROR_HOSTS = {"gitee.com": "Gitee", "gitcode.com": "GitCode"}
 #: README's lines made here: the badge line (images stored in assets/badges/) and the home line
 README_LINES = (2, 4)  # 0-based: under the title, each followed by an empty line
 
@@ -32,9 +40,10 @@ README_LINES = (2, 4)  # 0-based: under the title, each followed by an empty lin
 @functools.cache
 def home() -> dict:
     data = tomllib.loads(HOME_FILE.read_text(encoding="utf-8"))["home"]
-    absent = [k for k in KEYS if not data.get(k)]
+    absent = [k for k in KEYS if not data.get(k) and k not in OPTIONAL]
     if absent:
         raise SystemExit(f"home.toml: [home] lacks {', '.join(absent)}")
+    data = {"mirror": "", **data}
     return {k: v.rstrip("/") if k != "documentation" else v.rstrip("/") + "/" for k, v in data.items()}
 
 
@@ -54,19 +63,43 @@ def binder_url(name: str) -> str:
     return f"https://mybinder.org/v2/gh/{github_path()}/{home()['branch']}?labpath=notebooks%2F{name}.ipynb"
 
 
+def mirror_label() -> str:
+    """What the setup cell calls the mirror's host ("Gitee", "GitCode", else its host name); "" without one."""
+    url = home()["mirror"]
+    if not url:
+        return ""
+    host = url.split("://", 1)[-1].split("/", 1)[0].lower()
+    return MIRROR_HOSTS.get(host.removeprefix("www."), host)
+
+
+def git_routes() -> dict:
+    """{host label: repository URL}: where the setup cell installs a tag from when the package index
+    lacks the version, in the order it tries them (GitHub, then the mirror where there is one)."""
+    routes = {"GitHub": home()["repository"]}
+    if home()["mirror"]:
+        routes[mirror_label()] = home()["mirror"]
+    return routes
+
+
+def issues_url() -> str:
+    """Where a reader reports a problem: the repository's issues."""
+    return f"{home()['repository']}/issues"
+
+
 def needles() -> list:
     """Strings that only a copy of the home contains: each address without its scheme, and the
     repository's owner/name (in every Colab and Binder link)."""
     h = home()
     return sorted({github_path(), *(h[k].split("://", 1)[1].rstrip("/") for k in
-                                   ("repository", "documentation", "mirror", "modelscope"))})
+                                   ("repository", "documentation", "mirror", "modelscope") if h[k])})
 
 
 def project_urls() -> dict:
     """What pyproject.toml's [project.urls] must say."""
     h = home()
-    return {"Repository": h["repository"], "Documentation": h["documentation"], "Mirror": h["mirror"],
+    urls = {"Repository": h["repository"], "Documentation": h["documentation"], "Mirror": h["mirror"],
             "Notebooks (ModelScope)": h["modelscope"]}
+    return {label: url for label, url in urls.items() if url}
 
 
 def readme_lines() -> dict:
@@ -74,8 +107,9 @@ def readme_lines() -> dict:
     h = home()
     badges = (f"[![在 Colab 中打开](assets/badges/colab.svg)]({colab_url('00_index')}) "
               f"[![在 Binder 中打开](assets/badges/binder.svg)]({binder_url('00_index')})")
+    mirror = f"国内镜像（不经过 GitHub）：<{h['mirror']}> · " if h["mirror"] else ""
     where = (f"网站（在线阅读，下载 PDF、笔记本压缩包和 wheel）：<{h['documentation']}> · "
-             f"国内镜像（不经过 GitHub）：<{h['mirror']}> · ModelScope：<{h['modelscope']}>")
+             f"{mirror}ModelScope：<{h['modelscope']}>")
     return dict(zip(README_LINES, (badges, where)))
 
 

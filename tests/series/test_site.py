@@ -6,7 +6,8 @@ tools/site_pdf.py, the same code as ``make site`` / ``make pdf``). Then: what ev
 width, every explorer's preview, every text output, the per-page actions); that no page refers to
 anything outside the site; and in headless Chromium with every request not to 127.0.0.1 aborted:
 every page loads with 0 failed requests, every image decodes, every link resolves, search finds
-the right pages. The PDF: page count, every title in its text layer, fonts embedded.
+the right pages. The PDF: page count, every title in its text layer, fonts embedded, the title
+page's version, licences and address for problems.
 
 Outside CI these skip (with the reason) when Sphinx & co. or Chromium are missing; CI sets
 ATTENTION_LAB_REQUIRE_BROWSER=1, which turns the skips into failures.
@@ -392,6 +393,17 @@ def test_pdf_has_every_notebook_and_a_plausible_length(pdf):
         assert squash(title(name)) in text, f"{name}'s title is not in the PDF's text layer"
         assert squash(title(name)) in first, f"{name} is missing from the table of contents"
     assert "目录" in first
+
+
+@pytest.mark.browser
+def test_pdf_title_page_gives_the_version_the_licences_and_where_to_report_a_problem(pdf):
+    from home import issues_url
+
+    from notebooks import package_version
+
+    first = squash(poppler("pdftotext", "-f", "1", "-l", "1", str(pdf), "-"))
+    for want in (f"版本 {package_version()}", "CC BY 4.0", "MIT", "SIL OFL 1.1", issues_url().split("://", 1)[1]):
+        assert squash(want) in first, f"the PDF's first page lacks {want!r}"
 
 
 @pytest.mark.browser
