@@ -14,18 +14,23 @@ forbidden-call profiler, 07-4's fast-memory tracing), so a slower laptop scales 
 (:data:`helpers.grading.code_exercise.TIME_FLOOR`, :data:`~helpers.grading.code_exercise.TIME_FACTOR`).
 
 - ``factor`` = 50: the slowest right way seen of writing these exercises — 07-4 with a Python loop
-  over the query rows of each tile — takes 12 times the reference's CPU time on its largest case
-  (0.85 s against 0.07 s under the grader's watch); 50 leaves four times that for a still slower
-  right version and for the noise of one measurement (a cold first call, caches shared with other
-  processes on the same core).
+  over the query rows of each tile — takes 12–13 times the reference's CPU time on its largest case
+  (0.85 s against 0.07 s under the grader's watch on an idle machine, 1.33 s against 0.10 s at load
+  5); the other right versions of the test corpus stay within 4 times. 50 leaves four times the worst
+  for a still slower right version and for the noise of one measurement (a cold first call, caches
+  shared with other processes on the same core).
 - ``floor`` = 2 s: most references take well under a millisecond, where 50 times is microseconds.
   The floor covers what does not scale with the reference — the first call importing a module, the
   learner's debugging prints (100,000 lines take about 0.3 s) — and is what a runaway loop on such a
   case costs the learner before it is stopped.
 
-**Waiting** (``time.sleep``, ``input()``, a lock) uses no CPU time, so a wall-clock backstop stops
-it: :data:`WALL_FACTOR` times the CPU limit. A right function is never stopped by it unless it gets
-less than a tenth of a core (load 20 on two cores).
+**Waiting** (``time.sleep``, ``input()``, a lock, another thread) uses no CPU time, so a second clock
+counts the *idle* time: wall time during which the learner's thread used less than :data:`IDLE_SHARE`
+of a core (read in windows of :data:`IDLE_WINDOW`). A function may wait as long as it may compute (the
+CPU limit). A thread that is merely starved by a busy machine is not idle: it still gets its share
+(about 9 % of a core at load 12 on two cores: a wall-clock limit would have to be more than 10 times
+the CPU limit to let it finish). A last backstop, :data:`WALL_FACTOR` times the CPU limit of wall time, stops what
+neither clock catches (a loop that mostly sleeps).
 
 **Reading** what came back has a limit of its own by the same rule, from the time reading the
 reference's result took: reading touches the learner's objects (their ``__array__``, ``__eq__``),
@@ -37,8 +42,12 @@ import math
 import time
 from dataclasses import dataclass
 
-#: the wall-clock backstop, as a multiple of the CPU limit (see the module docstring)
-WALL_FACTOR = 10.0
+#: a thread using less than this share of a core is idle (a sleeping one uses ~0.01 %; see the docstring)
+IDLE_SHARE = 0.01
+#: seconds of wall time over which the share is read
+IDLE_WINDOW = 0.25
+#: the wall-clock backstop, as a multiple of the CPU limit (2 minutes at the floor)
+WALL_FACTOR = 60.0
 
 
 def thread_clock(thread_id: int):
@@ -60,11 +69,12 @@ def thread_clock(thread_id: int):
 
 @dataclass(frozen=True)
 class Limit:
-    """One phase's limit: ``cpu`` seconds of the learner's thread, ``wall`` seconds of waiting at
-    most; ``reference``: the reference's CPU seconds it was derived from (``None``: not measured,
-    the floor alone), with the ``floor`` and ``factor`` that made it."""
+    """One phase's limit: ``cpu`` seconds of the learner's thread, ``idle`` seconds of waiting and
+    ``wall`` seconds in all at most; ``reference``: the reference's CPU seconds it was derived from
+    (``None``: not measured, the floor alone), with the ``floor`` and ``factor`` that made it."""
 
     cpu: float
+    idle: float
     wall: float
     reference: float | None = None
     floor: float = 0.0
@@ -72,10 +82,28 @@ class Limit:
 
     @classmethod
     def of(cls, reference: float | None, floor: float, factor: float) -> Limit:
-        """``max(floor, factor × reference)`` CPU seconds, and the wall-clock backstop."""
+        """``max(floor, factor × reference)`` CPU seconds, as many idle ones, and the wall-clock backstop."""
         cpu = floor if reference is None else max(floor, factor * reference)
-        return cls(cpu, WALL_FACTOR * cpu, reference, floor, factor)
+        return cls(cpu, cpu, WALL_FACTOR * cpu, reference, floor, factor)
 
 
 #: no limit: the checker's own calls (the reference, timed to make the learner's limit)
-UNLIMITED = Limit(math.inf, math.inf)
+UNLIMITED = Limit(math.inf, math.inf, math.inf)
+
+
+class Idle:
+    """The idle time of a thread: wall seconds of the windows (:data:`IDLE_WINDOW` long at least) in which
+    it used less than :data:`IDLE_SHARE` of a core, from readings of its CPU clock and the wall clock."""
+
+    def __init__(self, cpu: float, wall: float):
+        self.seconds = 0.0
+        self._base = (cpu, wall)
+
+    def update(self, cpu: float, wall: float) -> float:
+        """Take a reading; the idle seconds so far."""
+        base_cpu, base_wall = self._base
+        if wall - base_wall >= IDLE_WINDOW:
+            if cpu - base_cpu < IDLE_SHARE * (wall - base_wall):
+                self.seconds += wall - base_wall
+            self._base = (cpu, wall)
+        return self.seconds

@@ -206,6 +206,9 @@ def _timeout_head(index: int, total: int, call, late: float) -> str:
     if stop.phase == "reading":
         return (f"✘ 超时：{at}你的函数返回了（用了 {duration(call.seconds)}的 CPU 时间），但判分读它返回的东西"
                 f"（调用返回值的 __array__、__len__ 这类方法）用了 {duration(call.read_seconds)}还没读完，已经停下。")
+    if stop.by == "idle":
+        return (f"✘ 超时：{at}过了 {duration(call.wall)}，你的函数还没有结束，已经停下；其中有 {duration(stop.idle)}"
+                f"它几乎没有用 CPU（一共只用了 {duration(call.seconds)}的 CPU 时间）。")
     if stop.by == "wall":
         return (f"✘ 超时：{at}过了 {duration(call.wall)}，你的函数还没有结束，已经停下；"
                 f"这期间它只用了 {duration(call.seconds)}的 CPU 时间。")
@@ -222,7 +225,8 @@ def _limit_line(call) -> str:
     if limit is None or limit.reference is None:
         return f"上限：{duration(limit.cpu)}的 CPU 时间。" if limit is not None else ""
     whose = "判分读参考写法的结果" if reading else "参考写法这一组"
-    waits = f"；不占 CPU 的等待最多 {duration(limit.wall)}" if call.stopped.by == "wall" else ""
+    waits = {"idle": f"；几乎不用 CPU 的等待也最多 {duration(limit.idle)}",
+             "wall": f"；从开始算起最多 {duration(limit.wall)}"}.get(call.stopped.by, "")
     return (f"{whose}在这台机器上刚用了 {duration(limit.reference)}；上限是它的 {limit.factor:g} 倍、"
             f"至少 {limit.floor:g} 秒：{duration(limit.cpu)}的 CPU 时间{waits}。")
 
@@ -249,6 +253,8 @@ def _seen_hint(call, late: float) -> str:
     stop, where = call.stopped, call.stopped.where
     if stop.phase == "reading":
         return "返回普通的 numpy 数组（或数），不要返回自己定义的对象。"
+    if stop.by == "idle":
+        return "它在等，而不是在算：time.sleep、input()、等一个锁或另一个线程……"
     if stop.by == "wall":
         return "这段时间它大多没有在算：在等（time.sleep、input()、锁……），或者这台机器忙得轮不到它。"
     if where is not None and where.recursion:

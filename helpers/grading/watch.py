@@ -11,8 +11,9 @@ nothing patched behind if the learner's code is interrupted. ``sys.setprofile`` 
 ``sys.settrace`` (the stop's tracer, debuggers, coverage), so neither disturbs the other.
 
 **The clock** (:mod:`~helpers.grading.clock`: the CPU time of the learner's thread against a limit
-made from the reference's). A watchdog thread reads that clock, and the wall clock for a function
-that waits, every :data:`TICK` seconds; once either is past its limit it stops the learner's code:
+made from the reference's). A watchdog thread reads that clock, the thread's idle time (a function
+that waits) and the wall clock every :data:`TICK` seconds; once one is past its limit it stops the
+learner's code:
 
 - on the main thread (a Jupyter kernel runs cells there), by sending that thread ``SIGALRM``, whose
   handler (installed for the check) raises :class:`TimeUp` inside the learner's code — this also cuts
@@ -48,7 +49,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .clock import UNLIMITED, Limit, thread_clock
+from .clock import UNLIMITED, Idle, Limit, thread_clock
 from .stopped import Where, where
 
 
@@ -114,14 +115,16 @@ def _ours(code) -> bool:
 @dataclass(frozen=True)
 class Stopped:
     """What the clock saw when it asked the learner's code to stop: in which ``phase`` (``"call"``:
-    their function; ``"reading"``: the checker reading what came back), ``by`` which clock (``"cpu"``
-    or ``"wall"``), the phase's ``cpu`` and ``wall`` seconds then, and ``where`` their code was."""
+    their function; ``"reading"``: the checker reading what came back), ``by`` which clock (``"cpu"``,
+    ``"idle"`` or ``"wall"``), the phase's ``cpu``, ``wall`` and ``idle`` seconds then, and ``where``
+    their code was."""
 
     phase: str
     by: str
     cpu: float
     wall: float
     where: Where | None = None
+    idle: float = 0.0
 
 
 class Watch:
@@ -176,10 +179,15 @@ class Watch:
     def _watchdog(self):
         """Read the learner's clock every :data:`TICK`; once past the limit, note where their code is
         and make it stop, again every :data:`REARM_INTERVAL` until the call ends."""
+        timing, idle = None, None
         while not self._done.wait(TICK):
-            phase, limit, cpu0, wall0 = self._phase
-            cpu, wall = self._clock() - cpu0, time.monotonic() - wall0
-            if cpu > limit.cpu or wall > limit.wall:
+            current = self._phase
+            phase, limit, cpu0, wall0 = current
+            now_cpu, now_wall = self._clock(), time.monotonic()
+            if current is not timing:  # a new phase: its own idle time
+                timing, idle = current, Idle(cpu0, wall0)
+            cpu, wall, waited = now_cpu - cpu0, now_wall - wall0, idle.update(now_cpu, now_wall)
+            if cpu > limit.cpu or waited > limit.idle or wall > limit.wall:
                 break
         else:
             return
@@ -189,7 +197,8 @@ class Watch:
         except Exception:  # noqa: BLE001 — a frame it cannot read: the stop matters more than the words
             seen = None
         del frame
-        self.stopped = Stopped(phase, "cpu" if cpu > limit.cpu else "wall", cpu, wall, seen)
+        by = "cpu" if cpu > limit.cpu else "idle" if waited > limit.idle else "wall"
+        self.stopped = Stopped(phase, by, cpu, wall, seen, waited)
         self.raising = self.raising or TimeUp
         self._make_room()
         while not self._done.is_set():

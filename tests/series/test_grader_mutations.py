@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 from grader_corpus import CORPUS, GENERIC
 from sampling import first_of_each
+from unfolded import Unfolded
 
 import helpers
 from helpers import exercises
 from helpers.exercises import CODE_EXERCISES
-from helpers.grading import clock, code_check, compare, messages, originals, watch
+from helpers.grading import code_check, compare, messages, originals, watch
 
 WRONG = [(key, label, fn, allowed) for key, (wrong, _) in CORPUS.items() for label, fn, allowed in wrong]
 RIGHT = [(key, i, fn) for key, (_, right) in CORPUS.items() for i, fn in enumerate(right)]
@@ -128,8 +129,8 @@ def test_a_function_that_swallows_the_time_out_is_still_stopped(fn, use_alarm):
     start, wall = time.thread_time(), time.perf_counter()
     ok, message, mistake = code_check.run(_fast(), fn, use_alarm=use_alarm)
     assert (ok, mistake) == (False, "timeout"), message
-    if fn is _sleeps_in_handler:  # no CPU used: the wall-clock backstop (3 s here), 15 s of slack for a loaded machine
-        assert time.perf_counter() - wall < clock.WALL_FACTOR * FAST["time_floor"] + 15
+    if fn is _sleeps_in_handler:  # no CPU used: idle as long as it may compute, 15 s of slack for a loaded machine
+        assert time.perf_counter() - wall < FAST["time_floor"] + 15
     else:  # the bound is in the learner's CPU time: the same on a loaded machine
         assert time.thread_time() - start < FAST["time_floor"] + watch.STOP_GRACE + 0.2
     assert (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT), sys.gettrace(), sys.getprofile()) == before
@@ -176,10 +177,12 @@ def test_a_time_out_names_only_what_the_clock_saw():
     """A sleep is told as waiting, on its line, with the time measured; a loop as a loop on its line;
     neither is told the other's cause, nor a numpy one it does not contain."""
     ok, message, mistake = code_check.run(_fast(), lambda x: time.sleep(10))
-    assert (ok, mistake) == (False, "timeout") and "过了 3.0 秒，你的函数还没有结束，已经停下" in message
-    assert "time.sleep(10) 这一次调用里" in message and "在等" in message
+    message = Unfolded(message)  # read as one line: wrap_text folds long lines
+    assert (ok, mistake) == (False, "timeout") and "你的函数还没有结束，已经停下；其中有" in message
+    assert "它几乎没有用 CPU" in message and "time.sleep(10) 这一次调用里" in message and "在等" in message
     assert "循环" not in message and "numpy" not in message and "C 代码" not in message
     ok, message, mistake = code_check.run(_fast(), _swallows_everything)
+    message = Unfolded(message)
     assert (ok, mistake) == (False, "timeout") and "的 CPU 时间还没有算完，已经停下" in message
     assert "开始的循环里" in message and "循环没有在上限内走完" in message
     assert "time.sleep" not in message and "在等" not in message and "numpy" not in message
@@ -192,13 +195,13 @@ def test_a_long_call_inside_c_is_reported_with_the_time_it_really_took():
     exercise = dataclasses.replace(CODE_EXERCISES["03-3"], time_floor=0.05)
     start = time.thread_time()
     ok, message, mistake = code_check.run(exercise, lambda x: sum(range(20_000_000)))  # one C call, no checks
-    took = time.thread_time() - start
+    took, message = time.thread_time() - start, Unfolded(message)
     assert (ok, mistake) == (False, "timeout"), message
     # honest either way: a late stop is stated with the CPU time it really took, and the step it was in;
     # no late stop, no claim (how long the C call runs varies by machine)
     if "又过了 " in message:
-        stated = message.split("一共用了 ")[1].split("的 CPU 时间")[0]
-        seconds = float(stated.split(" ")[0]) * (1e-3 if "毫秒" in stated else 1.0)
+        stated = "".join(message.split()).split("一共用了")[1].split("的CPU时间")[0]  # "850毫秒", "1.2秒"
+        seconds = float(stated.rstrip("毫秒")) * (1e-3 if "毫秒" in stated else 1.0)
         assert 0.05 + messages.LATE_STOP <= seconds + 0.01 and seconds <= took + 0.01, message
         assert "sum(range(20_000_000)) 这一步正在 C 代码里算" in message and "已经停下" not in message
     else:
@@ -313,9 +316,9 @@ def test_system_exit_from_a_returned_objects_array_is_caught():
 
 
 def test_a_giant_result_is_refused_before_it_is_read():
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time: reading 1.6e9 zeros would take seconds of it, on any load
     ok, message, mistake = _run("12-2", lambda A, T: np.zeros((40_000, 40_000)))
-    assert (ok, mistake) == (False, "too_big") and time.perf_counter() - start < 1.0
+    assert (ok, mistake) == (False, "too_big") and time.thread_time() - start < 1.0
 
 
 def test_the_expected_value_cannot_be_read_from_the_checkers_frames():
