@@ -5,7 +5,6 @@ code that fights the checker (swallows BaseException, prints 100,000 lines, reas
 checker uses, returns complex, float16, an object whose __array__ exits, a giant array) neither hangs
 it, nor fools it, nor leaves it broken for the next answer."""
 import contextlib
-import gc
 import io
 import signal
 import sys
@@ -27,16 +26,7 @@ WRONG = [(key, label, fn, allowed) for key, (wrong, _) in CORPUS.items() for lab
 RIGHT = [(key, i, fn) for key, (_, right) in CORPUS.items() for i, fn in enumerate(right)]
 
 
-@pytest.fixture(autouse=True)
-def no_gc_callbacks():
-    """Each test as in a learner's kernel: no garbage-collector callbacks. hypothesis (the fuzz walk,
-    earlier in the same process) registers one; once the time limit has passed the checker raises at
-    every Python event of the learner's thread, and a collection run inside the learner's code then
-    raises inside that callback, where CPython reports the exception as unraisable."""
-    saved = gc.callbacks[:]
-    gc.callbacks.clear()
-    yield
-    gc.callbacks[:] = saved
+pytestmark = pytest.mark.usefixtures("as_in_a_kernel")  # as in a learner's kernel (tests/conftest.py)
 
 
 def _run(key, fn):

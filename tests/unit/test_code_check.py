@@ -12,6 +12,8 @@ import pytest
 from helpers import grading
 from helpers.grading import messages, watch
 
+pytestmark = pytest.mark.usefixtures("as_in_a_kernel")  # as in a learner's kernel (tests/conftest.py)
+
 
 def _double(x):
     return 2.0 * np.asarray(x)
