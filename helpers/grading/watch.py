@@ -88,14 +88,22 @@ TICK = 0.01
 REARM_INTERVAL = 0.02
 #: frames of recursion allowed past the limit while the code is being stopped (:meth:`Watch._make_room`)
 HEADROOM = 200
-#: CPU seconds past its limit within which a runaway in Python code is stopped. Measured here: a loop,
-#: an allocation loop, a loop swallowing the stop, one after ``signal.signal(SIGALRM, SIG_IGN)`` or
-#: ``setitimer(ITIMER_REAL, 0)``: ≤ 0.02 s; a recursion re-entered from its ``except`` clause at the default
-#: recursion limit: ≤ 0.1 s. Two things take longer, in proportion to a recursion limit the learner
-#: raised: unwinding a RecursionError cannot be interrupted (≈ 2.5 µs of CPU per frame: 2.4 s after
-#: ``sys.setrecursionlimit(10**6)``), and a recursion re-entered from its handler unwinds in time
-#: quadratic in its depth (CPython checks each new exception's context chain: ≈ 1.5 s at depth 10,000).
+#: A runaway in Python code is stopped within :func:`stop_bound` of its CPU time: its limit, plus
+#: STOP_GRACE, plus STOP_SHARE of the limit. Measured here (load ≈ 5–9): a loop, an allocation loop, a
+#: loop swallowing the stop, one after ``signal.signal(SIGALRM, SIG_IGN)`` or ``setitimer(ITIMER_REAL,
+#: 0)``: ≤ 0.02 s past the limit; a recursion re-entered from its ``except`` clause at the default
+#: recursion limit: 0.13–0.16 s past a 0.5 s limit, 0.45–0.6 s past a 4 s one (CPython's own unwinding
+#: of the exceptions it piled up grows with how long it ran; a plain raise at every entry takes as long).
+#: Beyond the bound, in proportion to a recursion limit the learner raised: unwinding a RecursionError
+#: cannot be interrupted (≈ 2.5 µs of CPU per frame: 2.4 s after ``sys.setrecursionlimit(10**6)``), and
+#: a recursion re-entered from its handler unwinds in time quadratic in its depth (≈ 1.5 s at 10,000).
 STOP_GRACE = 0.5
+STOP_SHARE = 0.25
+
+
+def stop_bound(limit: float) -> float:
+    """CPU seconds within which a runaway in Python code under a ``limit`` of CPU seconds is stopped."""
+    return limit + STOP_GRACE + STOP_SHARE * limit
 
 
 def _subscript(fn):

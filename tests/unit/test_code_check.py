@@ -128,7 +128,7 @@ def test_a_runaway_loop_is_stopped_at_the_limit(use_alarm):
             pass
     start = time.thread_time()  # the learner's clock: CPU time of this thread, whatever the load
     ok, message, mistake = _run(forever, use_alarm=use_alarm)
-    assert time.thread_time() - start < TOY.time_floor + watch.STOP_GRACE + 0.2
+    assert time.thread_time() - start < watch.stop_bound(TOY.time_floor) + 0.2
     assert (ok, mistake) == (False, "timeout") and "超时" in message
 
 
@@ -184,7 +184,7 @@ def test_off_the_main_thread_the_tracer_stops_the_loop():
     worker = threading.Thread(target=graded)
     worker.start()
     worker.join(120)
-    assert not worker.is_alive() and results[1] < TOY.time_floor + watch.STOP_GRACE + 0.2
+    assert not worker.is_alive() and results[1] < watch.stop_bound(TOY.time_floor) + 0.2
     assert results[0][0] is False and results[0][2] == "timeout"
 
 
