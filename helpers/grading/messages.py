@@ -260,7 +260,7 @@ def _seen_hint(call, late: float) -> str:
     if where is not None and where.recursion:
         return ("递归一直没有到底：每次调用的参数有没有朝终止条件变？" if late <= LATE_STOP else
                 f"递归一直没有到底，{where.depth} 层一层层退出来也用了 {duration(late)}：每次调用的参数有没有朝终止条件变？")
-    if late > LATE_STOP and where is not None and where.step:
+    if late > LATE_STOP and where is not None and where.operating and where.step:
         return (f"上限到时，第 {where.line} 行的 {where.step} 这一步正在 C 代码里算，不回到 Python 代码就停不下来，"
                 f"它又算了 {duration(late)}：这一步要算的太多。")
     if where is not None and where.loop_line:

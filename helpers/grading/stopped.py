@@ -21,6 +21,8 @@ from dataclasses import dataclass
 RECURSION_NAMED = 50
 #: characters of the expression being computed shown (longer ones end in “…”)
 STEP_CHARS = 60
+#: instructions besides calls that run C code which can take long (``a @ b``, ``x[i]``, ``a == b``, ``-a``)
+_OPERATORS = ("BINARY_", "COMPARE_OP", "CONTAINS_OP", "STORE_SUBSCR", "UNARY_", "INPLACE_")
 
 _HELPERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: folders whose code is never the learner's: the standard library, installed packages, helpers
@@ -46,8 +48,9 @@ def _learners_file(name: str) -> bool:
 class Where:
     """The learner's innermost frame when stopped: ``line`` (number in their cell or file) and its
     ``text``; ``step``: the expression its current instruction computes, as written (``a @ a``,
-    ``time.sleep(10)``), and ``calling``: whether that instruction is a call (the thread is inside
-    it); ``loop_line``: the first line of the innermost loop around it, in this frame or an outer one
+    ``time.sleep(10)``), ``calling``: whether that instruction is a call (the thread is inside it),
+    ``operating``: whether it is one that can run C code for long (a call or an operator: ``a @ a``,
+    ``x[i]``, ``a == b``); ``loop_line``: the first line of the innermost loop around it, in this frame or an outer one
     of theirs (0: none); ``depth``: how many times that function was on the stack; ``function``: its
     name, ``entering``: stopped on its first line (just called)."""
 
@@ -55,6 +58,7 @@ class Where:
     text: str = ""
     step: str = ""
     calling: bool = False
+    operating: bool = False
     loop_line: int = 0
     depth: int = 1
     #: the function's name, and whether it had only just been entered (its first line: the ``def``)
@@ -107,9 +111,11 @@ def _where(frames) -> Where | None:
         loop_line = _loop_head(f.f_code, f.f_lasti)
         if loop_line:
             break
-    step, calling = _step(inner)
-    return Where(inner.f_lineno or 0, _line_text(inner, inner.f_lineno), step, calling, loop_line, depth,
-                 code.co_name, inner.f_lineno == code.co_firstlineno)
+    step, opname = _step(inner)
+    calling = opname.startswith("CALL")
+    return Where(inner.f_lineno or 0, _line_text(inner, inner.f_lineno), step, calling,
+                 calling or opname.startswith(_OPERATORS), loop_line, depth, code.co_name,
+                 inner.f_lineno == code.co_firstlineno)
 
 
 def _line_text(frame, line) -> str:
@@ -153,22 +159,21 @@ def _loop_head(code, offset: int) -> int:
 
 
 def _step(frame) -> tuple:
-    """``(text, calling)``: the expression ``frame``'s current instruction computes, as written, and
-    whether that instruction is a call (``("", False)`` where the source or the positions are missing)."""
+    """``(text, opname)``: the expression ``frame``'s current instruction computes, as written (``""``
+    where the source or the positions are missing), and the instruction's name."""
     ins = next((i for i in _instructions(frame.f_code) if i.offset == frame.f_lasti), None)
     if ins is None:
-        return "", False
-    calling = ins.opname.startswith("CALL")
+        return "", ""
     pos = getattr(ins, "positions", None)
     if pos is None or not pos.lineno:  # Python 3.10: the whole line for a call
-        return (_line_text(frame, frame.f_lineno), True) if calling else ("", False)
+        return (_line_text(frame, frame.f_lineno) if ins.opname.startswith("CALL") else ""), ins.opname
     lines = [linecache.getline(frame.f_code.co_filename, n, frame.f_globals)
              for n in range(pos.lineno, (pos.end_lineno or pos.lineno) + 1)]
     if not lines[0]:
-        return "", calling
+        return "", ins.opname
     if len(lines) == 1 and pos.col_offset is not None and pos.end_col_offset is not None:
         text = lines[0].encode()[pos.col_offset:pos.end_col_offset].decode(errors="replace")
     else:
         text = " ".join(line.strip() for line in lines)
     text = " ".join(text.split())
-    return (text if len(text) <= STEP_CHARS else text[:STEP_CHARS] + "…"), calling
+    return (text if len(text) <= STEP_CHARS else text[:STEP_CHARS] + "…"), ins.opname
