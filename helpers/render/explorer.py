@@ -230,7 +230,7 @@ class Explorer:
     # ---- the book's live page (helpers.render.web, tools/site/live) ---------------------------
     #: how the live page gets a state: ``None`` — every combination of control values is computed
     #: here at build time and stored in the page; otherwise the name of a browser formula (in
-    #: ``tools/site/live/attnlab_live.js``) that recomputes it from the controls, for explorers whose
+    #: ``helpers/render/web/attnlab_live.js``) that recomputes it from the controls, for explorers whose
     #: grid is too large (several continuous sliders); a test holds it to :meth:`compute`.
     web_formula = None
 

@@ -6,8 +6,11 @@
  *   - "grid": every reachable state computed by the explorer's compute()/describe()/web_view() at
  *     build time (strings stored once, a state = indices), or
  *   - "formula": the name of a function below that recomputes a state from the controls (for a
- *     grid too large); tests/site/test_live_site.py holds each to Python's compute() on random states.
- * One renderer draws every explorer's panels (bars, heatmap, tiles, lines, arrows) as SVG.
+ *     grid too large); tests/series/test_live_site.py holds each to Python's compute() on random states.
+ * One renderer (DRAW) draws every explorer's panels as SVG. Its producer is beside this file
+ * (helpers/render/web/__init__.py), whose PANELS declares the panel kinds and the fields of each
+ * once: DRAW.<kind> reads a panel as p (a line of lines as s), and tests/unit/test_web.py holds
+ * what it reads to that declaration.
  * Nothing here names a colour: colours come with the data, from helpers/render/palette.py.
  */
 (function () {
