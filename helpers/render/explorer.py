@@ -233,6 +233,10 @@ class Explorer:
     #: ``helpers/render/web/attnlab_live.js``) that recomputes it from the controls, for explorers whose
     #: grid is too large (several continuous sliders); a test holds it to :meth:`compute`.
     web_formula = None
+    #: a formula explorer's texts, each written once as a :func:`helpers.render.format.fill` template
+    #: (``{"readout": …}``, and any other text its page shows, such as a title): :meth:`describe`
+    #: fills them here and the page's formula fills the same templates, carried in its data, in the browser
+    web_templates = None
 
     def web_universe(self) -> dict:
         """``{control name: every value it can take}`` for a control whose range follows another

@@ -17,6 +17,8 @@ import pytest
 
 from helpers import widgets as factories
 from helpers.render import web
+from helpers.render.controls import weights_html, weights_template
+from helpers.render.format import fill
 from helpers.render.palette import REFERENCE, WHITE
 from helpers.render.panels import largest
 
@@ -81,6 +83,32 @@ def test_formula_explorers_name_a_formula_and_give_its_inputs():
         assert data["formula"] == e.web_formula and data["view"]["panels"]
         args = e.web_compute_args(e.values, {})
         assert e.describe(e.compute(**args)) == e.readout.value  # the page's inputs reproduce the notebook's state
+        # the readout travels as the template describe() fills: its words are written once
+        assert data["templates"] == e.web_templates and data["readout"] == e.readout.value
+        assert "{" in data["templates"]["readout"]
+
+
+def test_the_page_formulas_write_no_words_of_their_own():
+    """The words of a formula explorer's readout and title are in its Python templates only: the page's
+    formulas (attnlab_live.js, from FORMULAS to the drawing) hold no Chinese outside comments."""
+    js = JS.read_text(encoding="utf-8")
+    formulas = js[js.index("var FORMULAS = {};"):js.index("// ---- drawing")]
+    code = re.sub(r"//[^\n]*", "", formulas)
+    assert not re.findall(r"[\u2e80-\u9fff\uff00-\uffef]+", code)
+
+
+def test_fill_writes_numbers_as_fmt_and_refuses_what_it_cannot_write():
+    vec = np.array([0.5, -np.inf])
+    assert fill("和 = {t:.3f}；{v:.1f}；{v[0]:.2f}；{w}；{{x}}", {"t": 1 / 3, "v": vec, "w": "年"}) == \
+        "和 = 0.333；[0.5, −∞]；0.50；年；{x}"
+    for template, named in [("{y:.1f}", "{y:.1f}"), ("{w:.1f}", "{w:.1f}"), ("{t}", "{t}"), ("{v[7]:.1f}", "v"),
+                            ("a } b", "'}'")]:
+        with pytest.raises((ValueError, TypeError), match=re.escape(named)):
+            fill(template, {"t": 1.0, "v": vec, "w": "年"})
+    # a row of weights is the same HTML from its template, braces in a token kept as text
+    tokens, w = ["{年}", "假"], [0.25, 0.75]
+    assert weights_html(tokens, w) == fill(weights_template(tokens, "w"), {"w": w}) == \
+        '<span class="weights-0">{年} 0.250</span> · <span class="weights-1">假 0.750</span>'
 
 
 # ---- one declaration of the panel kinds, two halves held to it ----------------------------------

@@ -8,7 +8,9 @@ this folder (styled by ``attnlab_live.css``; both are package data, :data:`ASSET
 :data:`PANELS` declares, once, the panel kinds and the fields of each: what the function of that
 name writes and what the renderer's ``DRAW.<kind>`` reads (``tests/unit/test_web.py`` holds both
 halves to it; the site's build checks every view with :func:`check_view`). The readout is the
-explorer's own :meth:`~helpers.render.explorer.Explorer.describe`, byte for byte. Numbers
+explorer's own :meth:`~helpers.render.explorer.Explorer.describe`, byte for byte; an explorer that
+the page recomputes (``web_formula``) writes its readout once, as a template of
+:func:`helpers.render.format.fill` that ``describe()`` and the page's formula both fill. Numbers
 meant only for drawing are rounded to :data:`DRAW_DIGITS` significant digits (the readout keeps
 every digit it shows), and colours come from :mod:`helpers.render.palette`, so the page and the
 notebook share one palette.

@@ -17,8 +17,10 @@ declaration of the panel kinds, ``helpers.render.web.check_view``):
   and the page moves the other controls the way the explorer's observers do. A panel's fields that
   never change are stored once; every distinct string (a readout, a changing field's JSON) is stored
   once; a state is a list of indices.
-- a **formula** explorer: the controls, the default view, and the name of the browser function that
-  recomputes a state; ``tests/series/test_live_site.py`` holds the function to ``compute()``.
+- a **formula** explorer: the controls, the default view, the name of the browser function that
+  recomputes a state, and the explorer's ``web_templates`` (its readout, written once: the page fills
+  the template ``describe()`` fills); ``tests/series/test_live_site.py`` holds the function to
+  ``compute()`` and its readout to ``describe()``.
 
 The still picture stays in the page (hidden on screen once the live view starts) for readers without
 JavaScript and for printing; the PDF (the one-page version) keeps only the still pictures and says once
@@ -109,8 +111,12 @@ def explorer_data(name: str, explorer) -> dict:
     data = {"name": name, "reset_label": RESET_LABEL, "controls": controls}
     defaults = dict(explorer.values)
     if explorer.web_formula is not None:
+        if not isinstance(explorer.web_templates, dict) or "readout" not in explorer.web_templates:
+            raise RuntimeError(f"{name}: a formula explorer writes its readout as web_templates['readout'] "
+                               "(which describe() fills), so that the page fills the same words")
         _, readout, view = view_now(explorer)
         data.update(formula=explorer.web_formula, view=view, readout=readout, **explorer.web_formula_data())
+        data["templates"] = explorer.web_templates
         return data
     strings, index, states = [], {}, {}
 
