@@ -21,6 +21,8 @@ NOTEBOOKS = [
     "11_learning_a_circuit",
     "12_heads_at_work",
     "13_induction_circuit",
+    "14_shrinking_caches",
+    "15_fixed_state",
 ]
 
 #: notebooks that load SmolLM2-135M (the model wheel): timed on their own line with peak memory

@@ -1,0 +1,11 @@
+"""``15_fixed_state``: its self-checking exercises (none yet).
+
+``EXERCISES`` maps ``"15-1"``, ``"15-2"`` … to :class:`helpers.grading.answers.Exercise`
+(a prompt, an answer kind, and a solve function that computes the expected answer and its working
+at check time); ``REFERENCES`` holds reference answers of discussion questions. The package
+:mod:`helpers.exercises` gathers both; the notebook calls ``helpers.exercises.check("15-1", answer)``.
+"""
+from __future__ import annotations
+
+EXERCISES: dict = {}
+REFERENCES: dict = {}
