@@ -1,0 +1,267 @@
+"""Multi-head latent attention (MLA), DeepSeek-V2/V3's attention, in numpy (``14_shrinking_caches``).
+
+Each token's keys and values are made from one small latent vector ``c_kv`` (``kv_lora_rank``
+numbers) and one short key ``k_pe`` (``qk_rope_head_dim`` numbers) that carries the position; the
+cache holds only these two. Per head ``h``::
+
+    q_h = [q_nope_h, RoPE(q_pe_h)]          (from x through a low-rank query: W_DQ, RMSNorm, W_UQ)
+    c_kv, k_pe = x W_DKV                     c_kv ← RMSNorm(c_kv);  k_pe ← RoPE(k_pe), one for all heads
+    k_h = [W_UK_h c_kv, k_pe]    v_h = W_UV_h c_kv
+    out_h = softmax(q_h·k_h / √(qk_nope + qk_rope) + causal) v_h;   y = [out_1 … out_H] W_O
+
+Two ways to compute it, equal up to rounding:
+
+- :func:`mla_naive` expands the latent to every head's ``k_h`` and ``v_h`` (Transformers'
+  ``DeepseekV3Attention``; DeepSeek-V3's ``attn_impl="naive"``);
+- :func:`mla_absorbed` never does: ``q_nope_h·(W_UK_h c) = (W_UK_hᵀ q_nope_h)·c``, so ``W_UK_h``
+  is folded into the query, which then compares directly with the cached latent; the heads' outputs
+  stay latent, ``Σ_j p_j c_j``, and ``W_UV_h`` is applied after the weighted sum (DeepSeek-V3's
+  ``attn_impl="absorb"``). :func:`mla_as_mqa` runs the same absorbed computation through
+  ``06_attention_layer``'s GQA with one KV head: absorbed MLA is multi-query attention whose one
+  key is ``[c_kv, k_pe]`` and whose one value is ``c_kv`` itself.
+
+Why RoPE is *decoupled* (a separate ``k_pe``): were the position rotated into ``W_UK_h c_j``, the
+matrix between ``q_i`` and ``c_j`` would be ``R_iᵀ R_j W_UK_h``, different for every pair of
+positions, and no single fold into the query exists (:func:`coupled_rope_gap` measures it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..attention import causal_mask, scaled_dot_product_attention, softmax
+from ..layer import apply_rope, repeat_kv
+from ..real_model.forward_pass import rms_norm
+from ..render.validation import as_real_array, instance, positive_int
+from ..render.validation import seed as check_seed
+
+#: RMSNorm's epsilon in DeepSeek-V3's config.json (``rms_norm_eps``)
+EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class MLAShape:
+    """The widths of one MLA layer (the fields of DeepSeek-V3's ``config.json`` with these names)."""
+
+    hidden: int
+    num_heads: int
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    rope_theta: float = 10000.0
+
+    def __post_init__(self):
+        for name in ("hidden", "num_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "v_head_dim"):
+            positive_int(name, getattr(self, name), maximum=1 << 20)
+        positive_int("qk_rope_head_dim", self.qk_rope_head_dim, maximum=1 << 20)
+        if self.qk_rope_head_dim % 2:
+            raise ValueError(f"qk_rope_head_dim must be even for RoPE, got {self.qk_rope_head_dim}")
+
+    @property
+    def qk_head_dim(self) -> int:
+        """Width of one head's query and key: ``qk_nope_head_dim + qk_rope_head_dim`` (192 in DeepSeek-V3)."""
+        return self.qk_nope_head_dim + self.qk_rope_head_dim
+
+    @property
+    def scale(self) -> float:
+        """The softmax scale, ``1/√qk_head_dim``: it belongs to the head's key width, absorbed or not."""
+        return 1.0 / np.sqrt(self.qk_head_dim)
+
+    def latent_numbers(self) -> int:
+        """Numbers one token caches per layer in MLA: ``kv_lora_rank + qk_rope_head_dim`` (576)."""
+        return self.kv_lora_rank + self.qk_rope_head_dim
+
+    def expanded_numbers(self) -> int:
+        """Numbers one token would cache per layer with every head's K and V expanded:
+        ``heads × (qk_head_dim + v_head_dim)`` (128 × (192 + 128) in DeepSeek-V3)."""
+        return self.num_heads * (self.qk_head_dim + self.v_head_dim)
+
+    def scaled_down(self, factor: int) -> "MLAShape":
+        """Every width and the head count divided by ``factor`` (the rope width kept even)."""
+        factor = positive_int("factor", factor, maximum=64)
+        rope = max(2, self.qk_rope_head_dim // factor // 2 * 2)
+        return MLAShape(hidden=self.hidden // factor, num_heads=max(1, self.num_heads // factor),
+                        q_lora_rank=self.q_lora_rank // factor, kv_lora_rank=self.kv_lora_rank // factor,
+                        qk_nope_head_dim=self.qk_nope_head_dim // factor, qk_rope_head_dim=rope,
+                        v_head_dim=self.v_head_dim // factor, rope_theta=self.rope_theta)
+
+
+#: DeepSeek-V3's attention (deepseek-ai/DeepSeek-V3, inference/configs/config_671B.json: dim 7168,
+#: n_heads 128, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64,
+#: v_head_dim 128; rope_theta 10000)
+DEEPSEEK_V3 = MLAShape(hidden=7168, num_heads=128, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128,
+                       qk_rope_head_dim=64, v_head_dim=128, rope_theta=10000.0)
+#: the shapes the notebook computes with: DeepSeek-V3's divided by 16 (8 heads, latent 32, rope 4)
+SMALL = DEEPSEEK_V3.scaled_down(16)
+
+
+@dataclass(frozen=True)
+class MLAWeights:
+    """One MLA layer's weights, ``x @ w`` direction. ``w_ukv`` is ``(kv_lora_rank, heads ×
+    (qk_nope + v))``, each head's block ``[W_UK_h | W_UV_h]`` side by side (DeepSeek's ``kv_b_proj``)."""
+
+    w_dq: np.ndarray
+    q_norm: np.ndarray
+    w_uq: np.ndarray
+    w_dkv: np.ndarray
+    kv_norm: np.ndarray
+    w_ukv: np.ndarray
+    w_o: np.ndarray
+
+    def check(self, shape: MLAShape) -> None:
+        """Every matrix has the shape ``shape`` asks for."""
+        instance("shape", shape, MLAShape)
+        h = shape.num_heads
+        want = {"w_dq": (shape.hidden, shape.q_lora_rank), "q_norm": (shape.q_lora_rank,),
+                "w_uq": (shape.q_lora_rank, h * shape.qk_head_dim),
+                "w_dkv": (shape.hidden, shape.kv_lora_rank + shape.qk_rope_head_dim),
+                "kv_norm": (shape.kv_lora_rank,),
+                "w_ukv": (shape.kv_lora_rank, h * (shape.qk_nope_head_dim + shape.v_head_dim)),
+                "w_o": (h * shape.v_head_dim, shape.hidden)}
+        for name, expected in want.items():
+            got = as_real_array(f"weights.{name}", getattr(self, name)).shape
+            if got != expected:
+                raise ValueError(f"weights.{name} must have shape {expected} for {shape}, got {got}")
+
+    def up_projections(self, shape: MLAShape) -> tuple:
+        """``(W_UK, W_UV)``: ``(heads, qk_nope, kv_lora_rank)`` and ``(heads, v_head_dim, kv_lora_rank)``,
+        head ``h``'s key and value read from the latent as ``W_UK[h] @ c`` and ``W_UV[h] @ c``."""
+        per_head = self.w_ukv.reshape(shape.kv_lora_rank, shape.num_heads, shape.qk_nope_head_dim + shape.v_head_dim)
+        w_uk = per_head[:, :, :shape.qk_nope_head_dim].transpose(1, 2, 0)
+        w_uv = per_head[:, :, shape.qk_nope_head_dim:].transpose(1, 2, 0)
+        return w_uk, w_uv
+
+
+def random_mla(shape: MLAShape, seed: int = 0) -> MLAWeights:
+    """Random float64 weights of ``shape`` (each matrix N(0, 1/fan_in); the norms' weights near 1)."""
+    instance("shape", shape, MLAShape)
+    rng = np.random.default_rng([check_seed("seed", seed), 14])
+
+    def w(n_in, n_out):
+        return rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)
+
+    h = shape.num_heads
+    return MLAWeights(
+        w_dq=w(shape.hidden, shape.q_lora_rank), q_norm=1.0 + 0.1 * rng.standard_normal(shape.q_lora_rank),
+        w_uq=w(shape.q_lora_rank, h * shape.qk_head_dim),
+        w_dkv=w(shape.hidden, shape.kv_lora_rank + shape.qk_rope_head_dim),
+        kv_norm=1.0 + 0.1 * rng.standard_normal(shape.kv_lora_rank),
+        w_ukv=w(shape.kv_lora_rank, h * (shape.qk_nope_head_dim + shape.v_head_dim)),
+        w_o=w(h * shape.v_head_dim, shape.hidden))
+
+
+@dataclass(frozen=True)
+class Projected:
+    """What both forms compute first, per position: the queries' two parts ``q_nope`` ``(n, heads,
+    qk_nope)`` and ``q_pe`` ``(n, heads, qk_rope)`` (after RoPE), and what the cache holds:
+    ``c_kv`` ``(n, kv_lora_rank)`` and ``k_pe`` ``(n, qk_rope)`` (after RoPE, one for every head)."""
+
+    q_nope: np.ndarray
+    q_pe: np.ndarray
+    c_kv: np.ndarray
+    k_pe: np.ndarray
+
+
+def _checked(x, weights, shape):
+    instance("shape", shape, MLAShape)
+    instance("weights", weights, MLAWeights)
+    weights.check(shape)
+    x = as_real_array("x", x, ndim=2)
+    if x.shape[1] != shape.hidden:
+        raise ValueError(f"x must have shape (n, {shape.hidden}), got {x.shape}")
+    return x
+
+
+def project(x, weights: MLAWeights, shape: MLAShape, positions=None) -> Projected:
+    """The queries and the cached latent of ``x`` ``(n, hidden)`` at ``positions`` (default 0 … n − 1)."""
+    x = _checked(x, weights, shape)
+    n, h = len(x), shape.num_heads
+    pos = np.arange(n) if positions is None else as_real_array("positions", positions, shape=(n,))
+    q = (rms_norm(x @ weights.w_dq, weights.q_norm, EPS) @ weights.w_uq).reshape(n, h, shape.qk_head_dim)
+    q_nope, q_pe = q[..., :shape.qk_nope_head_dim], q[..., shape.qk_nope_head_dim:]
+    kv = x @ weights.w_dkv
+    c_kv = rms_norm(kv[:, :shape.kv_lora_rank], weights.kv_norm, EPS)
+    k_pe = kv[:, shape.kv_lora_rank:]
+    return Projected(q_nope, apply_rope(q_pe, pos, shape.rope_theta), c_kv,
+                     apply_rope(k_pe[:, None, :], pos, shape.rope_theta)[:, 0, :])
+
+
+def expand(p: Projected, weights: MLAWeights, shape: MLAShape) -> tuple:
+    """Every head's key ``[W_UK_h c, k_pe]`` ``(n, heads, qk_head_dim)`` and value ``W_UV_h c``
+    ``(n, heads, v_head_dim)``: what the naive form builds, and would cache."""
+    w_uk, w_uv = weights.up_projections(shape)
+    k_nope = np.einsum("hdr,nr->nhd", w_uk, p.c_kv)
+    k_pe = np.broadcast_to(p.k_pe[:, None, :], (len(p.c_kv), shape.num_heads, shape.qk_rope_head_dim))
+    return np.concatenate([k_nope, k_pe], axis=-1), np.einsum("hdr,nr->nhd", w_uv, p.c_kv)
+
+
+def mla_naive(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
+    """``(y, p)``: the layer's output ``(n, hidden)`` and attention weights ``(heads, n, n)``, with
+    every head's K and V expanded from the latent (:func:`expand`)."""
+    p = project(x, weights, shape, positions)
+    k, v = expand(p, weights, shape)
+    q = np.concatenate([p.q_nope, p.q_pe], axis=-1)
+    out, attn = scaled_dot_product_attention(*(np.swapaxes(a, 0, 1) for a in (q, k, v)), causal=True,
+                                             scale=shape.scale)
+    return np.swapaxes(out, 0, 1).reshape(len(q), -1) @ weights.w_o, attn
+
+
+def absorbed_query(q_nope, w_uk) -> np.ndarray:
+    """``W_UK_hᵀ q_nope_h`` for every position and head: ``(n, heads, kv_lora_rank)``, the part of the
+    query that compares directly with the cached latent."""
+    return np.einsum("nhd,hdr->nhr", q_nope, w_uk)
+
+
+def mla_absorbed(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
+    """``(y, p)`` as :func:`mla_naive`, computed from the cache as it is (``c_kv``, ``k_pe``):
+    ``W_UK`` folded into the query, ``W_UV`` applied to the heads' latent outputs."""
+    p = project(x, weights, shape, positions)
+    w_uk, w_uv = weights.up_projections(shape)
+    q_latent = absorbed_query(p.q_nope, w_uk)
+    scores = (np.einsum("ihr,jr->hij", q_latent, p.c_kv) + np.einsum("ihd,jd->hij", p.q_pe, p.k_pe)) * shape.scale
+    attn = softmax(scores + causal_mask(len(p.c_kv)), axis=-1)
+    latent_out = np.einsum("hij,jr->ihr", attn, p.c_kv)
+    out = np.einsum("ihr,hdr->ihd", latent_out, w_uv)
+    return out.reshape(len(out), -1) @ weights.w_o, attn
+
+
+def mla_as_mqa(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
+    """Absorbed MLA as ``06_attention_layer``'s GQA with **one** KV head: queries ``[W_UK_hᵀ q_nope_h,
+    q_pe_h]`` for the H heads, the one key ``[c_kv, k_pe]`` repeated to every head by
+    :func:`helpers.layer.repeat_kv`, the one value ``c_kv``; the scale stays ``1/√qk_head_dim``."""
+    p = project(x, weights, shape, positions)
+    w_uk, w_uv = weights.up_projections(shape)
+    q = np.concatenate([absorbed_query(p.q_nope, w_uk), p.q_pe], axis=-1)      # (n, H, r + rope)
+    k = np.concatenate([p.c_kv, p.k_pe], axis=-1)[:, None, :]                  # (n, 1, r + rope)
+    v = p.c_kv[:, None, :]                                                     # (n, 1, r): the key's first r numbers
+    h = shape.num_heads
+    k_rep, v_rep = repeat_kv(k, h), repeat_kv(v, h)
+    out, attn = scaled_dot_product_attention(*(np.swapaxes(a, 0, 1) for a in (q, k_rep, v_rep)), causal=True,
+                                             scale=shape.scale)
+    out = np.einsum("hir,hdr->ihd", out, w_uv)
+    return out.reshape(len(out), -1) @ weights.w_o, attn
+
+
+def coupled_rope_gap(x, weights: MLAWeights, shape: MLAShape) -> float:
+    """Largest difference between the outputs of an MLA whose RoPE turns the whole key ``W_UK_h c_j``
+    (no decoupled ``k_pe``; the queries turned alike) computed by expanding, and the same layer
+    "absorbed" by folding ``W_UK_h`` into the query once: not the same, because the rotation sits
+    between ``W_UK_h`` and ``c_j`` and differs from position to position."""
+    p = project(x, weights, shape)
+    n, h = len(p.c_kv), shape.num_heads
+    w_uk, w_uv = weights.up_projections(shape)
+    pos = np.arange(n)
+    k_nope = np.einsum("hdr,nr->nhd", w_uk, p.c_kv)
+    scale = 1.0 / np.sqrt(shape.qk_nope_head_dim)
+    q_turned = apply_rope(p.q_nope, pos, shape.rope_theta)
+    v = np.einsum("hdr,nr->nhd", w_uv, p.c_kv)
+    out_expanded, _ = scaled_dot_product_attention(
+        np.swapaxes(q_turned, 0, 1), np.swapaxes(apply_rope(k_nope, pos, shape.rope_theta), 0, 1),
+        np.swapaxes(v, 0, 1), causal=True, scale=scale)
+    folded = np.einsum("ihr,jr->hij", absorbed_query(q_turned, w_uk), p.c_kv) * scale
+    attn = softmax(folded + causal_mask(n), axis=-1)
+    out_folded = np.einsum("hij,jhd->hid", attn, v)
+    return float(np.abs(out_expanded - out_folded).max())
