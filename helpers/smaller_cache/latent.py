@@ -215,16 +215,23 @@ def absorbed_query(q_nope, w_uk) -> np.ndarray:
     return np.einsum("nhd,hdr->nhr", q_nope, w_uk)
 
 
+def absorbed_heads(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv, scale: float) -> tuple:
+    """``(out, weights)`` of every head computed from the cache as it is: ``out`` ``(n, heads,
+    v_head_dim)`` before ``W_O``, ``weights`` ``(heads, n, n)``. The query's ``q_nope`` part is folded
+    through ``W_UK`` (:func:`absorbed_query`) and compared with the latent ``c_kv``; its ``q_pe`` part
+    with ``k_pe``; the weighted sum of latents goes through ``W_UV`` last."""
+    q_latent = absorbed_query(q_nope, w_uk)
+    scores = (np.einsum("ihr,jr->hij", q_latent, c_kv) + np.einsum("ihd,jd->hij", q_pe, k_pe)) * scale
+    attn = softmax(scores + causal_mask(len(c_kv)), axis=-1)
+    latent_out = np.einsum("hij,jr->ihr", attn, c_kv)
+    return np.einsum("ihr,hdr->ihd", latent_out, w_uv), attn
+
+
 def mla_absorbed(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
     """``(y, p)`` as :func:`mla_naive`, computed from the cache as it is (``c_kv``, ``k_pe``):
-    ``W_UK`` folded into the query, ``W_UV`` applied to the heads' latent outputs."""
+    ``W_UK`` folded into the query, ``W_UV`` applied to the heads' latent outputs (:func:`absorbed_heads`)."""
     p = project(x, weights, shape, positions)
-    w_uk, w_uv = weights.up_projections(shape)
-    q_latent = absorbed_query(p.q_nope, w_uk)
-    scores = (np.einsum("ihr,jr->hij", q_latent, p.c_kv) + np.einsum("ihd,jd->hij", p.q_pe, p.k_pe)) * shape.scale
-    attn = softmax(scores + causal_mask(len(p.c_kv)), axis=-1)
-    latent_out = np.einsum("hij,jr->ihr", attn, p.c_kv)
-    out = np.einsum("ihr,hdr->ihd", latent_out, w_uv)
+    out, attn = absorbed_heads(p.q_nope, p.q_pe, p.c_kv, p.k_pe, *weights.up_projections(shape), shape.scale)
     return out.reshape(len(out), -1) @ weights.w_o, attn
 
 

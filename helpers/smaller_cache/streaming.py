@@ -114,6 +114,20 @@ def streaming_logits(model: Model, ids, *, window=None, sinks: int = 0, position
     return _logits(model, x)
 
 
+def rolling_step(q, k_cache, v_cache, theta: float) -> np.ndarray:
+    """One new token's attention over a rolling cache: ``q`` ``(heads, d)`` its query before RoPE,
+    ``k_cache`` ``(m, kv_heads, d)`` the cached keys **before** RoPE in cache order (sinks, then the
+    window, the new token's own key last), ``v_cache`` ``(m, kv_heads, d)``. The keys are turned by
+    their positions in the cache, ``0 … m − 1``, the query by its own, ``m − 1``; every key is seen.
+    Returns ``(heads, d)``."""
+    m = len(k_cache)
+    place = np.arange(m)
+    out = _attend(apply_rope(np.asarray(q, dtype=float)[None], place[-1:], theta),
+                  apply_rope(np.asarray(k_cache, dtype=float), place, theta), np.asarray(v_cache, dtype=float),
+                  np.zeros((1, m)))
+    return out.reshape(np.shape(q))
+
+
 @dataclass
 class RollingRun:
     """What :func:`rolling_decode` returns: ``logits`` ``(n, vocab)``, one row per step, and the
@@ -149,9 +163,7 @@ def rolling_decode(model: Model, ids, *, window: int, sinks: int, mlp_dtype=np.f
             kept[i] = np.append(kept[i], t)
             if len(kept[i]) > sinks + window:  # evict the oldest token after the sinks
                 keys[i], values[i], kept[i] = (np.delete(arr, sinks, axis=0) for arr in (keys[i], values[i], kept[i]))
-            place = np.arange(len(kept[i]))
-            attended = _attend(apply_rope(q, place[-1:], cfg.rope_theta),
-                               apply_rope(keys[i], place, cfg.rope_theta), values[i], np.zeros((1, len(place))))
+            attended = rolling_step(q[0], keys[i], values[i], cfg.rope_theta).reshape(1, -1)
             x = _block_tail(model, block, x, attended, mlp_dtype)
         rows.append(_logits(model, x)[0])
     return RollingRun(np.array(rows), kept, keys)
