@@ -16,7 +16,7 @@ LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
 	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory head-scan sender-screen \
-	circuit-data test-kernels sentence-wasm test-under-load
+	streaming-data fixed-state-data circuit-data test-kernels sentence-wasm test-under-load
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -139,6 +139,12 @@ head-scan: setup-test
 # minutes of one core; byte-stable, pinned like head-scan).
 sender-screen: setup-test
 	$(PY) tools/data/sender_screen.py
+
+# Notebook 14's SmolLM2 runs: per-token losses on helpers.texts.STREAM_TEXT with full attention and every sliding
+# window / sink count / choice of RoPE positions, into helpers/data/streaming_losses.npz (about 20 forward
+# passes of 1,016 tokens on one core; byte-stable, pinned like head-scan).
+streaming-data: setup-test
+	$(PY) tools/data/streaming_data.py
 
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval

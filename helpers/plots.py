@@ -28,6 +28,7 @@ from .figures.reading_attention import (
     sink_figure,
 )
 from .figures.real_model import pieces_and_characters_figure, real_heads_figure, sink_by_layer_figure
+from .figures.shrinking_caches import cache_widths_figure, sink_rows_figure, streaming_figure
 from .figures.sqrt_d import saturation_figure, std_vs_d_figure
 from .figures.weighted_average import fixed_vs_content_figure
 from .render.palette import ACCENT, BASE, MUTED, PART_COLORS, QKV_COLORS
@@ -53,4 +54,5 @@ __all__ = [
     "curves_figure", "weights_at_steps_figure", "score_tables_figure",
     "score_maps_figure", "patterns_figure", "copy_loss_figure", "null_figure",
     "phase_change_figure", "sweep_figure", "patterns_at_figure",
+    "cache_widths_figure", "streaming_figure", "sink_rows_figure",
 ]

@@ -122,6 +122,27 @@ def heads_explorer(**kwargs):
 heads_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
 
 
+def latent_cache_explorer(**kwargs):
+    """``14_shrinking_caches``: MLA's latent width, rope part and heads → numbers cached per token, expanded vs latent."""
+    from .explorers.shrinking_caches import LatentCacheExplorer
+
+    return LatentCacheExplorer(**kwargs)
+
+
+def streaming_explorer(**kwargs):
+    """``14_shrinking_caches``: window, sinks and RoPE positions → SmolLM2's stored loss along a long text."""
+    from .explorers.shrinking_caches import StreamingExplorer
+
+    return StreamingExplorer(**kwargs)
+
+
+def sink_logit_explorer(**kwargs):
+    """``14_shrinking_caches``: gpt-oss's sink logit s → one row's weights, all scaled by one factor."""
+    from .explorers.shrinking_caches import SinkLogitExplorer
+
+    return SinkLogitExplorer(**kwargs)
+
+
 def all_factories() -> dict:
     """``{name: factory}`` of every explorer factory above, for the tests and ``make bench``."""
     return {name: obj for name, obj in globals().items()

@@ -1,7 +1,110 @@
-"""``14_shrinking_caches``: its figures (none yet).
+"""``14_shrinking_caches``: what one token caches per layer in MLA and its neighbours, SmolLM2's loss
+along a long text with a sliding window and sinks, and a row's weights with a learned sink logit."""
+from __future__ import annotations
 
-A figure made for this notebook alone goes here: a function returning a figure from
-:func:`helpers.render.png.new_figure`, built from :mod:`helpers.render.panels` where they fit and
-coloured from :mod:`helpers.render.palette`; add it to ``helpers/plots.py`` so the notebook calls
-``helpers.plots.<name>``. A panel its explorer reuses (a class with ``update``) lives here too.
-"""
+import numpy as np
+
+from ..attention import softmax
+from ..config import LLAMA_3_1_8B
+from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE
+from ..render.png import new_figure, plotted
+from ..render.validation import instance, positive_int
+from ..smaller_cache import latent, sink_logit, streaming
+
+#: predictions averaged into one point of the loss curves (a single token's loss jumps by several nats)
+SMOOTH = 96
+
+
+def cache_widths(shape: latent.MLAShape = latent.DEEPSEEK_V3) -> list:
+    """``[(label, numbers one token caches per layer)]``: MLA's heads expanded, Llama-3.1-8B's GQA,
+    MQA with MLA's head widths, MLA's latent."""
+    instance("shape", shape, latent.MLAShape)
+    return [(f"展开成每头 K、V（{shape.num_heads} 头 × ({shape.qk_head_dim} + {shape.v_head_dim})）",
+             shape.expanded_numbers()),
+            (f"Llama-3.1-8B 的 GQA（{LLAMA_3_1_8B.num_kv_heads} 个 KV 头 × 2 × {LLAMA_3_1_8B.head_dim}）",
+             2 * LLAMA_3_1_8B.num_kv_heads * LLAMA_3_1_8B.head_dim),
+            (f"MLA 的潜在向量（{shape.kv_lora_rank} + {shape.qk_rope_head_dim}）", shape.latent_numbers())]
+
+
+def cache_widths_figure(shape: latent.MLAShape = latent.DEEPSEEK_V3):
+    """Horizontal bars (log scale): numbers one token caches in one layer, per way of caching."""
+    rows = cache_widths(shape)
+    fig = new_figure(7.0, 2.4)
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))[::-1]
+    values = [v for _, v in rows]
+    ax.barh(y, values, color=[MUTED, REFERENCE, BASE])
+    for yi, v in zip(y, values):
+        ax.text(v * 1.1, yi, f"{v:,}", va="center", fontsize=9)
+    ax.set_yticks(y, [label for label, _ in rows])
+    ax.set_xscale("log")
+    ax.set_xlim(100, 4e5)
+    ax.set_xlabel("每个 token、每层缓存的数（个，对数刻度）")
+    ax.set_title("缓存里存什么：DeepSeek-V3 的一层")
+    return fig
+
+
+def smoothed(losses, width: int = SMOOTH) -> tuple:
+    """``(x, y)``: the mean loss of the ``width`` predictions ending at each position ``x`` (from
+    ``width`` on), for a curve a reader can follow."""
+    losses = np.asarray(losses, dtype=float)
+    width = positive_int("width", width, maximum=len(losses))
+    cumulative = np.concatenate([[0.0], np.cumsum(losses)])
+    y = (cumulative[width:] - cumulative[:-width]) / width
+    return np.arange(width, len(losses) + 1), y
+
+
+def loss_curves(stored: streaming.StoredLosses, window: int) -> list:
+    """``[(label, colour, dash, losses)]`` of the four runs the notebook compares at ``window``."""
+    return [("完整注意力", REFERENCE, False, stored.of()),
+            (f"只留最近 {window} 个", ACCENT, False, stored.of(window)),
+            (f"4 个汇聚 + {window} 个，按原文位置", MUTED, True, stored.of(window, 4, "text")),
+            (f"4 个汇聚 + {window} 个，按缓存位置", BASE, False, stored.of(window, 4, "cache"))]
+
+
+def streaming_figure(stored: streaming.StoredLosses, window: int = 64):
+    """SmolLM2's loss along the text (smoothed over :data:`SMOOTH` predictions) for full attention, the
+    window alone, and the window with 4 sinks at text and at cache positions; the window's end dotted."""
+    instance("stored", stored, streaming.StoredLosses)
+    fig = new_figure(7.2, 3.2)
+    ax = fig.add_subplot()
+    for label, colour, dash, losses in loss_curves(stored, window):
+        x, y = smoothed(losses)
+        ax.plot(x, plotted(y, 1e-3), color=colour, ls="--" if dash else "-", label=label)
+    ax.axvline(window + 4, color=MARKER, ls=":", lw=1)
+    ax.set_xlabel("文中的位置（token）")
+    ax.set_ylabel(f"前 {SMOOTH} 个预测的平均损失（nats）")
+    ax.set_title(f"SmolLM2-135M 读 {len(stored.ids):,} 个 token 的故事：窗口 {window}")
+    ax.legend(fontsize=8, loc="upper right")
+    return fig
+
+
+#: the example row of the sink-logit figure and explorer: eight scores of one query
+SINK_ROW = np.array([1.2, 0.3, -0.5, 2.0, 0.8, -1.0, 0.1, 1.5])
+
+
+def sink_row(sink: float) -> dict:
+    """The example row's weights without and with the sink logit ``sink``, and the row's factor."""
+    plain = softmax(SINK_ROW)
+    with_sink = sink_logit.softmax_with_sink(SINK_ROW, sink)
+    return {"plain": plain, "with_sink": with_sink, "factor": float(sink_logit.row_factor(SINK_ROW, sink))}
+
+
+def sink_rows_figure(sinks=(0.0, 2.0, 4.0)):
+    """The example row's weights with no sink and with each sink logit in ``sinks``: bars side by side."""
+    fig = new_figure(7.2, 2.8)
+    ax = fig.add_subplot()
+    x = np.arange(len(SINK_ROW))
+    width = 0.8 / (len(sinks) + 1)
+    colours = [REFERENCE, BASE, MUTED, ACCENT]
+    ax.bar(x - 0.4 + width / 2, sink_row(0.0)["plain"], width, color=colours[0], label="没有汇聚 logit")
+    for i, s in enumerate(sinks, start=1):
+        row = sink_row(s)
+        ax.bar(x - 0.4 + width * (i + 0.5), row["with_sink"], width, color=colours[i % len(colours)],
+               label=f"s = {s:g}：每个权重 × {row['factor']:.3f}")
+    ax.set_xticks(x, [str(i) for i in x])
+    ax.set_xlabel("键的位置")
+    ax.set_ylabel("权重")
+    ax.set_title("同一行分数，加上汇聚 logit s 以后")
+    ax.legend(fontsize=8)
+    return fig

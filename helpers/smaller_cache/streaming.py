@@ -217,3 +217,79 @@ def random_decoder(seed: int = 0, config: ModelConfig = SMALL_CONFIG) -> Model:
               for _ in range(c.num_layers)]
     return Model(c, 1e-5, rng.standard_normal((c.vocab_size, hid)), blocks, norm(), tokens=[],
                  token_types=np.zeros(0, dtype=np.int64), merges=[])
+
+
+# ---- SmolLM2 on a long text: the stored per-token losses -----------------------------------------------
+#: the windows and sink counts ``make streaming-data`` runs SmolLM2 with (on :data:`helpers.texts.STREAM_TEXT`)
+WINDOWS = (32, 64, 128, 256)
+SINKS = (0, 1, 4)
+DATA = "streaming_losses.npz"
+FORMAT = 1
+
+
+def variants() -> list:
+    """``(window, sinks, positions)`` of every stored run: full attention is ``(None, 0, "text")``; with
+    no sink the two kinds of positions are the same (:func:`distances`), so it is stored once."""
+    out = [(None, 0, "text")]
+    for w in WINDOWS:
+        out.append((w, 0, "text"))
+        out += [(w, s, p) for s in SINKS if s for p in POSITIONS]
+    return out
+
+
+def key(window, sinks: int, positions: str) -> str:
+    """The entry of a run in the stored file: ``loss/full``, ``loss/w64/s0``, ``loss/w64/s4/cache`` …"""
+    if window is None:
+        return "loss/full"
+    return f"loss/w{window}/s{sinks}" + (f"/{positions}" if sinks else "")
+
+
+def token_losses(model: Model, ids, window=None, sinks: int = 0, positions: str = "text") -> np.ndarray:
+    """``−log p(ids[i+1])`` for every ``i`` under :func:`streaming_logits`: what the stored file holds."""
+    from ..real_model.generation import next_token_losses
+
+    logits = streaming_logits(model, ids, window=window, sinks=sinks, positions=positions)
+    return next_token_losses(logits, ids).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class StoredLosses:
+    """The stored runs: ``ids`` of the text and ``losses[(window, sinks, positions)]``, one per next token."""
+
+    ids: np.ndarray
+    losses: dict
+    unpinned: bool
+
+    def perplexity(self, window=None, sinks: int = 0, positions: str = "text", *, start: int = 0) -> float:
+        """exp(mean loss) of one run over the predictions from position ``start`` on."""
+        found = self.losses[self._key(window, sinks, positions)]
+        start = nonneg_int("start", start, maximum=len(found) - 1)
+        return float(np.exp(found[start:].astype(np.float64).mean()))
+
+    def _key(self, window, sinks, positions):
+        wanted = (window, sinks, "text" if not sinks else positions)
+        if wanted not in self.losses:
+            raise ValueError(f"no stored run with window={window!r}, sinks={sinks!r}, positions={positions!r}; "
+                             f"stored: windows {WINDOWS} (or None), sinks {SINKS}, positions {POSITIONS}")
+        return wanted
+
+    def of(self, window=None, sinks: int = 0, positions: str = "text") -> np.ndarray:
+        """The per-token losses of one run."""
+        return self.losses[self._key(window, sinks, positions)]
+
+
+def load(path=None) -> StoredLosses:
+    """The losses ``make streaming-data`` stored (``helpers/data/streaming_losses.npz``, or ``path``)."""
+    import json
+    from contextlib import nullcontext
+    from importlib import resources
+
+    from ..render.npz import read_npz
+
+    source = resources.files("helpers") / "data" / DATA if path is None else path
+    with resources.as_file(source) if path is None else nullcontext(path) as file:
+        arrays = read_npz(file, what="a streaming-loss .npz", remedy="run make streaming-data", format_version=FORMAT,
+                          keys=("ids", "meta", *(key(*v) for v in variants())))
+    meta = json.loads(str(arrays["meta"]))
+    losses = {(w, s, p if s else "text"): arrays[key(w, s, p)] for w, s, p in variants()}
+    return StoredLosses(arrays["ids"], losses, bool(meta.get("unpinned", False)))
