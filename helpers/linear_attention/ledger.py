@@ -30,6 +30,8 @@ BYTES = 2
 KINDS = ("full", "window", "latent", "linear")
 #: the context length of the table's last column
 CONTEXT = 131072
+#: the longest context a row is counted for (a billion tokens)
+MAX_CONTEXT = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class Layer:
 
     def arrays(self, n: int) -> dict:
         """``{name: shape}`` of what this layer keeps after ``n`` tokens."""
-        n = nonneg_int("n", n)
+        n = nonneg_int("n", n, maximum=MAX_CONTEXT)
         if self.kind == "full":
             return {"k": (n, self.kv_heads, self.head_dim), "v": (n, self.kv_heads, self.v_dim)}
         if self.kind == "window":
@@ -106,7 +108,7 @@ class Model:
 
     def total(self, n: int, *, bytes_per_number: int = BYTES) -> int:
         """Bytes after ``n`` tokens by the closed form."""
-        n = nonneg_int("n", n)
+        n = nonneg_int("n", n, maximum=MAX_CONTEXT)
         f = self.closed_form(bytes_per_number=bytes_per_number)
         return n * f["per_token"] + min(n, f["window"]) * f["window_per_token"] + f["fixed"]
 

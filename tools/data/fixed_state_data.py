@@ -1,0 +1,72 @@
+"""Regenerate helpers/data/fixed_state_recall.npz: every run of helpers.linear_attention.recall
+(``make fixed-state-data``).
+
+Trains each setting with each attention core from each seed (11's recipe), prints a line per run
+(overall recall, layer-0 previous-token score, CPU time) and writes the file, with the seed-0 prefix
+parameters the bit-for-bit test retrains. Deterministic on every x86-64 CPU: the script re-executes
+itself under ``pinned.pinned_env`` (this folder's ``pinned.py``), as the other generators do.
+``--settings conv`` trains one setting into a part file; ``--merge PART…`` joins parts (two
+processes on two cores, the same file as one).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+import pinned  # noqa: E402  (this folder: the script's own directory is on sys.path)
+
+from helpers.linear_attention import recall  # noqa: E402
+from helpers.linear_attention.model import KINDS  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default=os.path.join("helpers", "data", recall.DATA))
+    parser.add_argument("--settings", nargs="*", default=list(recall.SETTINGS))
+    parser.add_argument("--part", metavar="FILE", help="write the runs of --settings to FILE (for --merge)")
+    parser.add_argument("--merge", nargs="*", metavar="PART", help="join part files into --out")
+    args = parser.parse_args()
+    pinned.pin(__file__)
+    if args.merge:
+        runs, prefixes = [], {}
+        for part in args.merge:
+            with open(part, "rb") as f:
+                got = pickle.load(f)  # noqa: S301 — our own part files
+            runs += got["runs"]
+            prefixes.update(got["prefix"])
+        order = {key: i for i, key in enumerate(recall.runs_wanted())}
+        runs.sort(key=lambda r: order[(r.setting, r.kind, r.seed)])
+        missing = sorted(set(order) - {(r.setting, r.kind, r.seed) for r in runs})
+        if missing:
+            raise SystemExit(f"fixed_state_data --merge: missing runs {missing}")
+        recall.save(args.out, runs, prefixes)
+        print(f"wrote {args.out} ({os.path.getsize(args.out) / 1024:.0f} KiB)", flush=True)
+        return
+    runs, prefixes = [], {}
+    for setting, kind, seed in recall.runs_wanted():
+        if setting not in args.settings:
+            continue
+        c0 = time.process_time()
+        run = recall.train(setting, kind, seed)
+        runs.append(run)
+        print(f"{setting} {kind} seed {seed}: recall {run.overall:.3f}, layer-0 previous-token {run.previous:.3f}, "
+              f"final repeat loss {run.repeat_loss[-1]:.3f} ({time.process_time() - c0:.0f} s CPU)", flush=True)
+    for setting in args.settings:
+        for kind in KINDS:
+            prefixes[(setting, kind)] = recall.train(setting, kind, recall.SEEDS[0], prefix=True).params
+    if args.part:
+        with open(args.part, "wb") as f:
+            pickle.dump({"runs": runs, "prefix": prefixes}, f)
+        print(f"wrote part {args.part}", flush=True)
+    else:
+        recall.save(args.out, runs, prefixes)
+        print(f"wrote {args.out} ({os.path.getsize(args.out) / 1024:.0f} KiB)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
