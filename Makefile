@@ -146,6 +146,14 @@ sender-screen: setup-test
 streaming-data: setup-test
 	$(PY) tools/data/streaming_data.py
 
+# Notebook 15's training runs: 11's model with softmax and with linear attention, in two settings, three seeds
+# each, into helpers/data/fixed_state_recall.npz (about an hour of one core; two processes on two cores, merged;
+# byte-stable, pinned like circuit-data).
+fixed-state-data: setup-test
+	$(PY) tools/data/fixed_state_data.py --settings plain --part .cache/fixed_state_plain.pkl & \
+	$(PY) tools/data/fixed_state_data.py --settings conv --part .cache/fixed_state_conv.pkl; wait
+	$(PY) tools/data/fixed_state_data.py --merge .cache/fixed_state_plain.pkl .cache/fixed_state_conv.pkl
+
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval
 # over every notebook (the same sanitize rules as `make test`). No such Python here: it says so, exits 1.

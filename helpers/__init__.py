@@ -12,7 +12,9 @@ The top level holds the ideas the notebooks teach — each module's docstring na
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   interventions, scores, history, sweep);
 - what a real model's heads do (12): ``helpers.heads`` (a package: scores, sequences, experiment,
-  patching, attribution, stats, scan, senders, report).
+  patching, attribution, stats, scan, senders, report);
+- after Llama-3.1 (14, 15): ``helpers.smaller_cache`` (a package: latent, streaming, sink_logit),
+  ``helpers.linear_attention`` (a package: forms, model, recall, ledger).
 
 The faces the notebooks call:
 

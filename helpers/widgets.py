@@ -143,6 +143,27 @@ def sink_logit_explorer(**kwargs):
     return SinkLogitExplorer(**kwargs)
 
 
+def chunk_explorer(**kwargs):
+    """``15_fixed_state``: chunk size → which weights the chunkwise form takes from the table or the state."""
+    from .explorers.fixed_state import ChunkExplorer
+
+    return ChunkExplorer(**kwargs)
+
+
+def recall_explorer(**kwargs):
+    """``15_fixed_state``: setting and seed → recall against distance, softmax vs linear attention."""
+    from .explorers.fixed_state import RecallExplorer
+
+    return RecallExplorer(**kwargs)
+
+
+def ledger_explorer(**kwargs):
+    """``15_fixed_state``: context length → the KV-bytes ledger's rows."""
+    from .explorers.fixed_state import LedgerExplorer
+
+    return LedgerExplorer(**kwargs)
+
+
 def all_factories() -> dict:
     """``{name: factory}`` of every explorer factory above, for the tests and ``make bench``."""
     return {name: obj for name, obj in globals().items()

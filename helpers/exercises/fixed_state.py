@@ -1,6 +1,6 @@
 """``15_fixed_state``: its self-checking exercises — a prediction taken from a public review (is a
 recurrence that reads the state before adding the token's own key still linear attention?), the
-ledger's growth read off its closed form — and one code exercise, 15-2: linear attention's recurrent
+context length at which the ledger's Gemma-3 row falls below Llama-3.1's — and one code exercise, 15-2: linear attention's recurrent
 form from its parallel form (:data:`CODE_EXERCISES`, :mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..grading.answers import YES_NO, Exercise, Numbers
+from ..grading.answers import YES_NO, Exercise, Number
 from ..grading.code_exercise import Case, CodeExercise, Mistake
 from ..linear_attention import forms, ledger
 
@@ -30,19 +30,22 @@ def _read_first():
                   f"（第 1 个位置根本没有可读的：状态是 0，0 / 0）。所以要先把 φk_t v_tᵀ 加进 S、φk_t 加进 z，再读。")
 
 
-def _growth():
+def _gemma_beats_llama():
     rows = {m.name: m for m in ledger.MODELS}
-    llama, qwen = rows["Llama-3.1-8B"], rows["Qwen3-Next-80B-A3B（3 层线性 : 1 层全局）"]
-    per = [m.closed_form()["per_token"] for m in (llama, qwen)]
-    working = "；".join(f"{m.name}：{m.kinds().get('full', 0)} 层全注意力 × 2（K、V）× KV 头 × head_dim × 2 字节 = {p:,} B"
-                        for m, p in zip((llama, qwen), per))
-    return per, (f"{working}。只有全注意力的层随长度增长；Qwen3-Next 的 36 层线性注意力是固定的状态，不进这一列。")
+    llama, gemma = rows["Llama-3.1-8B"], rows["Gemma-3-27B（5 层窗口 : 1 层全局）"]
+    lf, gf = llama.closed_form(), gemma.closed_form()
+    window = gf["window"] * gf["window_per_token"]
+    n = window // (lf["per_token"] - gf["per_token"]) + 1
+    return n, (f"窗口存满以后（n ≥ {gf['window']:,}），Gemma-3-27B 一共 {gf['per_token']:,} n + {window:,} 字节"
+               f"（{gemma.kinds()['full']} 层全局每 token {gf['per_token']:,} B，{gemma.kinds()['window']} 层窗口存满后 "
+               f"{window:,} B），Llama-3.1-8B 一共 {lf['per_token']:,} n。前者更小当且仅当 "
+               f"({lf['per_token']:,} − {gf['per_token']:,}) n > {window:,}，即 n > {window / (lf['per_token'] - gf['per_token']):,.1f}："
+               f"最小的整数是 {n:,}。更短的上下文里，窗口那部分还占着大头。")
 
 
 EXERCISES = {
     "15-1": Exercise("先读状态、再加入当前 token：还和并行形式一样吗？", YES_NO, _read_first),
-    "15-3": Exercise("Llama-3.1-8B 和 Qwen3-Next 每多一个 token，缓存各多多少字节？",
-                     Numbers(("Llama-3.1-8B", "Qwen3-Next"), 0, unit="B"), _growth),
+    "15-3": Exercise("上下文至少多长时，Gemma-3-27B 的缓存比 Llama-3.1-8B 的小？", Number(digits=0), _gemma_beats_llama),
 }
 
 

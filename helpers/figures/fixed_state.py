@@ -1,7 +1,102 @@
-"""``15_fixed_state``: its figures (none yet).
+"""``15_fixed_state``: what a layer keeps against the length (a growing KV cache, a fixed state), how the
+chunkwise form splits the table, recall against distance for both attention cores, and the KV-bytes ledger."""
+from __future__ import annotations
 
-A figure made for this notebook alone goes here: a function returning a figure from
-:func:`helpers.render.png.new_figure`, built from :mod:`helpers.render.panels` where they fit and
-coloured from :mod:`helpers.render.palette`; add it to ``helpers/plots.py`` so the notebook calls
-``helpers.plots.<name>``. A panel its explorer reuses (a class with ``update``) lives here too.
-"""
+import numpy as np
+from matplotlib.colors import ListedColormap
+
+from ..linear_attention import forms, ledger, recall
+from ..render.format import fmt_bytes
+from ..render.palette import ACCENT, BASE, MARKER, MASKED, MUTED
+from ..render.png import new_figure
+from ..render.validation import positive_int
+
+#: the lengths the figures and the ledger's explorer span: 1K … 1M tokens
+LENGTHS = np.array([2 ** i for i in range(10, 21)], dtype=float)
+
+
+def kept_figure(heads: int = 8, d: int = 64):
+    """KV cache vs linear state of one layer against the length (log–log)."""
+    kept = forms.kept_numbers(LENGTHS, heads, d)
+    fig = new_figure(6.4, 3.0)
+    ax = fig.add_subplot()
+    ax.plot(LENGTHS, kept["cache"], color=ACCENT, label=f"KV Cache（{heads} 头 × 2 × {d}，每个 token 一份）")
+    ax.plot(LENGTHS, kept["state"], color=BASE, label=f"线性注意力的状态（{heads} 头 × ({d}×{d} + {d})）")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(LENGTHS[::2], [f"{int(n) // 1024}K" for n in LENGTHS[::2]])
+    ax.set_xlabel("上下文长度 n（token）")
+    ax.set_ylabel("一层保存的数（个）")
+    ax.set_title("随长度增长的缓存，和不增长的状态")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def chunk_roles(n: int, chunk: int) -> np.ndarray:
+    """``(n, n)``: how the chunkwise form reaches each weight — NaN above the diagonal (masked), 1
+    inside a chunk (the table), 0 in an earlier chunk (through the state)."""
+    n, chunk = positive_int("n", n, maximum=256), positive_int("chunk", chunk, maximum=256)
+    block = np.arange(n) // chunk
+    roles = np.where(block[:, None] == block[None, :], 1.0, 0.0)
+    return np.where(np.tril(np.ones((n, n), dtype=bool)), roles, np.nan)
+
+
+ROLE_CMAP = ListedColormap([MUTED, ACCENT])
+
+
+def chunk_figure(n: int = 16, chunk: int = 4):
+    """The ``n × n`` table of the parallel form, coloured by how the chunkwise form computes each cell."""
+    fig = new_figure(3.8, 3.6)
+    ax = fig.add_subplot()
+    roles = np.ma.masked_invalid(chunk_roles(n, chunk))
+    cmap = ROLE_CMAP.with_extremes(bad=MASKED)
+    ax.imshow(roles, cmap=cmap, vmin=0, vmax=1)
+    ax.set_xlabel("键的位置")
+    ax.set_ylabel("查询的位置")
+    ax.set_title(f"块大小 {chunk}：橙 = 块内用表算，紫 = 经由状态", fontsize=10)
+    return fig
+
+
+def recall_figure():
+    """Recall against the distance between the two copies, averaged over the seeds (the band: lowest to
+    highest seed), for both cores in both settings."""
+    fig = new_figure(7.6, 3.2)
+    axes = fig.subplots(1, 2, sharey=True)
+    titles = {"plain": "笔记本 11 的模型和任务（32 个 token）", "conv": "加上短卷积，64 个 token、重复 8 个"}
+    for ax, setting in zip(axes, recall.SETTINGS):
+        for kind, colour, label in (("softmax", ACCENT, "softmax 注意力"), ("linear", BASE, "线性注意力")):
+            bins, mean, low, high = recall.mean_recall(setting, kind)
+            x = bins + recall.BIN[setting] / 2
+            ax.fill_between(x, low, high, color=colour, alpha=0.2, lw=0)
+            ax.plot(x, mean, color=colour, marker="o", label=label)
+        ax.axhline(1 / recall.SETTINGS[setting][0].vocab, color=MARKER, ls=":", lw=1)
+        ax.set_ylim(0, 1)
+        ax.set_title(titles[setting], fontsize=10)
+        ax.set_xlabel("两段副本的距离（token）")
+    axes[0].set_ylabel("召回：下一个 token 猜中的比例")
+    axes[0].legend(fontsize=8, loc="lower left")
+    return fig
+
+
+def ledger_figure(n: int = ledger.CONTEXT):
+    """Each ledger row's bytes after ``n`` tokens (log scale), the part that grows and the part that stops."""
+    rows = ledger.MODELS
+    fig = new_figure(7.6, 3.0)
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))[::-1]
+    for yi, model in zip(y, rows):
+        f = model.closed_form()
+        growing = n * f["per_token"]
+        fixed = model.total(n) - growing
+        ax.barh(yi, growing, color=ACCENT)
+        ax.barh(yi, fixed, left=growing, color=BASE)
+        ax.text(model.total(n) * 1.15, yi, fmt_bytes(model.total(n)), va="center", fontsize=8)
+    ax.set_yticks(y, [m.name for m in rows], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(1e7, 1e13)
+    ax.set_xlabel(f"一条序列的缓存（字节，BF16，{n // 1024}K 个 token，对数刻度）")
+    ax.barh([], [], color=ACCENT, label="随长度增长的部分")
+    ax.barh([], [], color=BASE, label="不再增长的部分（窗口、状态）")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("KV 字节账本")
+    return fig

@@ -88,6 +88,14 @@ def state_numbers(d_k: int, d_v: int, heads: int = 1) -> int:
     return positive_int("heads", heads) * (positive_int("d_k", d_k) * positive_int("d_v", d_v) + d_k)
 
 
+def kept_numbers(n, heads: int = 8, d: int = 64) -> dict:
+    """Numbers one layer keeps after ``n`` tokens (a number or an array of lengths): softmax attention's
+    KV cache ``n × 2 × heads × d``; linear attention's state :func:`state_numbers` ``(d, d, heads)``."""
+    n = as_real_array("n", n, keep_float_dtype=False)
+    return {"cache": n * 2 * positive_int("heads", heads) * positive_int("d", d),
+            "state": np.full_like(n, state_numbers(d, d, heads))}
+
+
 def recurrent(phi_q, phi_k, v) -> tuple:
     """``(out, state)``: one token at a time, ``S += φk_t v_tᵀ``, ``z += φk_t``, then
     ``out_t = φq_tᵀ S / φq_tᵀ z``."""

@@ -152,7 +152,7 @@ def train(setting: str, kind: str, seed: int = 0, *, steps: int = STEPS, prefix:
 
 def runs_wanted() -> list:
     """``(setting, kind, seed)`` of every stored run, in the order the generator trains them."""
-    return [(s, k, seed) for s in SETTINGS for k in KINDS for seed in SEEDS]
+    return [(s, k, seed) for s in SETTINGS for seed in SEEDS for k in KINDS]
 
 
 def _name(setting, kind, seed) -> str:

@@ -169,6 +169,37 @@ def expect_circuit(value):
     return r3([h.repeat_loss[h.index(int(value))]])
 
 
+def expect_latent(value):
+    return f"{int(value) + 64:,}"
+
+
+def expect_streaming(value):
+    from helpers.smaller_cache import streaming
+
+    return f"{streaming.load().perplexity(int(value), 4, 'cache'):.2f}"
+
+
+def expect_sink_logit(value):
+    from helpers.figures.shrinking_caches import sink_row
+
+    return f"{sink_row(float(value))['factor']:.3f}"
+
+
+def expect_chunk(value):
+    chunk = int(value)
+    return str(sum(min(chunk, 16 - s) * (min(chunk, 16 - s) + 1) // 2 for s in range(0, 16, chunk)))
+
+
+def expect_recall(value):
+    from helpers.linear_attention import recall
+
+    return f"{recall.load()['runs'][('conv', 'linear', int(value))].overall:.3f}"
+
+
+def expect_ledger(value):
+    return f"n = {value}："
+
+
 # notebook → [(explorer index, slider index, key, CSS of the shown result, expected(slider text))]
 CASES = {
     "00_index.ipynb": [(0, 0, "ArrowRight", ".widget-html-content", expect_index)],
@@ -187,6 +218,12 @@ CASES = {
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
     "11_learning_a_circuit.ipynb": [(0, 0, "ArrowLeft", ".repeat", expect_circuit)],  # opens at the last step
     "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".zero", expect_heads)],
+    "14_shrinking_caches.ipynb": [(0, 0, "ArrowRight", ".small", expect_latent),
+                                  (1, 0, "ArrowRight", ".ppl", expect_streaming),
+                                  (2, 0, "ArrowRight", ".factor", expect_sink_logit)],
+    "15_fixed_state.ipynb": [(0, 0, "ArrowRight", ".inside", expect_chunk),
+                             (1, 0, "ArrowRight", ".lin", expect_recall),
+                             (2, 0, "ArrowLeft", ".widget-html-content", expect_ledger)],
 }
 
 

@@ -19,7 +19,8 @@ KEYS = list(CODE_EXERCISES)
 AWAITING_NOTEBOOK: set = set()
 NOTEBOOK_OF = {"03": "03_hand_calculation", "05": "05_causal_mask", "06": "06_attention_layer",
                "07": "07_cost_of_length", "09": "09_real_model", "11": "11_learning_a_circuit",
-               "12": "12_heads_at_work", "13": "13_induction_circuit"}
+               "12": "12_heads_at_work", "13": "13_induction_circuit", "14": "14_shrinking_caches",
+               "15": "15_fixed_state"}
 
 
 #: code exercises whose cases include the real model's layer when the model is installed

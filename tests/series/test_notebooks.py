@@ -261,8 +261,9 @@ def test_every_widget_cell_follows_a_try_this_prompt(name):
 
 
 #: notebooks whose prose has a length budget (characters, counted by :func:`prose_characters`):
-#: the two halves of the real-heads lesson, each to be read in one sitting
-PROSE_BUDGET = {"12_heads_at_work": 9000, "13_induction_circuit": 9000}
+#: the two halves of the real-heads lesson and of the after-Llama lesson, each to be read in one sitting
+PROSE_BUDGET = {"12_heads_at_work": 9000, "13_induction_circuit": 9000, "14_shrinking_caches": 9000,
+                "15_fixed_state": 9000}
 
 
 def prose_characters(notebook) -> int:

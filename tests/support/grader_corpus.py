@@ -999,6 +999,245 @@ DECODE_WRONG = [
     ("new k, v attended but not appended", lambda x, c, p, w: (_ds(x, c, p, w)[0], c["k"], c["v"]), {"shape"}),
 ]
 
+
+# ---- 14-2 absorbed MLA ------------------------------------------------------------------------------
+def _mla(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv, *, width=None, rope=True, causal=True, up=True, one_head=False,
+         query_axis=False, shift=0, dtype=float):
+    """A learner's absorbed MLA, vectorised with einsum (the slips as keywords)."""
+    q_nope, q_pe, c_kv, k_pe, w_uk, w_uv = (np.asarray(a, dtype=dtype) for a in (q_nope, q_pe, c_kv, k_pe, w_uk, w_uv))
+    if one_head:
+        w_uk = np.broadcast_to(w_uk[:1], w_uk.shape)
+    q_lat = np.einsum("nhd,hdr->nhr", q_nope, w_uk)
+    d = (q_nope.shape[-1] + q_pe.shape[-1]) if width is None else width
+    s = np.einsum("ihr,jr->hij", q_lat, c_kv) + (np.einsum("ihd,jd->hij", q_pe, k_pe) if rope else 0.0)
+    s = s / np.sqrt(d)
+    n = len(c_kv)
+    if causal:
+        s = np.where(np.triu(np.ones((n, n), dtype=bool), k=1 + shift), -np.inf, s)
+    axis = -2 if query_axis else -1
+    e = np.exp(s - s.max(axis=axis, keepdims=True))
+    p = e / e.sum(axis=axis, keepdims=True)
+    lat = np.einsum("hij,jr->ihr", p, c_kv)
+    return (np.einsum("ihr,hdr->ihd", lat, w_uv) if up else lat), q_lat
+
+
+def _mla_loops(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv):
+    """Right: a loop over heads, the absorbed query one head at a time."""
+    n, h, _ = q_nope.shape
+    out = np.zeros((n, h, w_uv.shape[1]))
+    q_lat = np.zeros((n, h, c_kv.shape[1]))
+    scale = 1 / math.sqrt(q_nope.shape[-1] + q_pe.shape[-1])
+    for head in range(h):
+        q_lat[:, head] = q_nope[:, head] @ w_uk[head]
+        s = (q_lat[:, head] @ c_kv.T + q_pe[:, head] @ k_pe.T) * scale
+        s[np.triu_indices(n, 1)] = -np.inf
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        out[:, head] = (p @ c_kv) @ w_uv[head].T
+    return out, q_lat
+
+
+def _mla_expanded(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv):
+    """Right in value: every head's K and V expanded first (the naive form), the absorbed query beside."""
+    k = np.concatenate([np.einsum("hdr,nr->nhd", w_uk, c_kv),
+                        np.broadcast_to(k_pe[:, None, :], (len(c_kv), q_nope.shape[1], k_pe.shape[-1]))], axis=-1)
+    v = np.einsum("hdr,nr->nhd", w_uv, c_kv)
+    q = np.concatenate([q_nope, q_pe], axis=-1)
+    s = np.einsum("ihd,jhd->hij", q, k) / np.sqrt(q.shape[-1])
+    s = s + np.triu(np.full((len(c_kv),) * 2, -np.inf), k=1)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("hij,jhd->ihd", p / p.sum(-1, keepdims=True), v), np.einsum("nhd,hdr->nhr", q_nope, w_uk)
+
+
+def _mla_mqa(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv):
+    """Right: one KV head [c_kv, k_pe] and per-head queries [q_latent, q_pe], as MQA."""
+    q_lat = np.einsum("nhd,hdr->nhr", q_nope, w_uk)
+    q = np.concatenate([q_lat, q_pe], axis=-1)
+    key = np.concatenate([c_kv, k_pe], axis=-1)
+    s = np.einsum("nhc,mc->hnm", q, key) / math.sqrt(q_nope.shape[-1] + q_pe.shape[-1])
+    s = s + np.triu(np.full((len(c_kv),) * 2, -np.inf), k=1)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return np.einsum("hnm,mr,hdr->nhd", p, c_kv, w_uv), q_lat
+
+
+MLA_RIGHT = [_mla_loops, _mla_expanded, _mla_mqa, lambda *a: tuple(x.astype(np.float32) for x in _mla(*a, dtype=np.float32))]
+MLA_WRONG = [
+    ("scaled by the absorbed width", lambda *a: _mla(*a, width=a[2].shape[-1] + a[3].shape[-1]), {"scale_absorbed_width"}),
+    ("scaled by √qk_nope", lambda *a: _mla(*a, width=a[0].shape[-1]), GENERIC),
+    ("no scale", lambda *a: _mla(*a, width=1.0), GENERIC),
+    ("scaled by √r", lambda *a: _mla(*a, width=a[2].shape[-1]), GENERIC),
+    ("no causal mask", lambda *a: _mla(*a, causal=False), GENERIC),
+    ("one future key visible", lambda *a: _mla(*a, shift=1), GENERIC),
+    ("the rope term dropped", lambda *a: _mla(*a, rope=False), GENERIC),
+    ("W_UV never applied", lambda *a: _mla(*a, up=False), GENERIC),
+    ("head 0's W_UK for every head", lambda *a: _mla(*a, one_head=True), GENERIC),
+    ("softmax over the queries", lambda *a: _mla(*a, query_axis=True), GENERIC),
+    ("the outputs in the other order", lambda *a: _mla(*a)[::-1], GENERIC),
+    ("q_nope returned for the absorbed query", lambda *a: (_mla(*a)[0], a[0]), GENERIC),
+    ("only the output returned", lambda *a: _mla(*a)[0], GENERIC),
+    ("the whole key [c, k_pe] as the value", lambda q, qp, c, kp, uk, uv: _mla(q, qp, np.concatenate([c, kp], -1), kp,
+                                                                              uk, uv), GENERIC),
+]
+
+
+# ---- 14-4 one StreamingLLM step -----------------------------------------------------------------------
+def _turn_rows(x, positions, theta, pairs="halves"):
+    """A learner's RoPE of rows ``(m, H, d)`` each at its own position (pairs (i, i + d/2) or (2i, 2i + 1))."""
+    d = x.shape[-1]
+    ang = np.asarray(positions, dtype=float)[:, None] * theta ** (-np.arange(0, d, 2) / d)
+    if pairs == "adjacent":
+        c, s = np.repeat(np.cos(ang), 2, -1)[:, None], np.repeat(np.sin(ang), 2, -1)[:, None]
+        other = np.stack([-x[..., 1::2], x[..., ::2]], axis=-1).reshape(x.shape)
+        return x * c + other * s
+    c, s = np.cos(np.concatenate([ang, ang], -1))[:, None], np.sin(np.concatenate([ang, ang], -1))[:, None]
+    return x * c + np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1) * s
+
+
+def _sa(q, k_cache, v_cache, kept, theta, *, keys="cache", query="cache", q_shift=0, key_shift=0, scale=None,
+        twice=False, drop_self=False, drop_sinks=0, rope_v=False, pairs="halves", base=None, dtype=float):
+    q, k_cache, v_cache = (np.asarray(a, dtype=dtype) for a in (q, k_cache, v_cache))
+    m, d = len(k_cache), q.shape[-1]
+    theta = theta if base is None else base
+    where = {"cache": np.arange(m) + key_shift, "text": np.asarray(kept)}
+    k = _turn_rows(k_cache, where[keys], theta, pairs)
+    if twice:
+        k = _turn_rows(k, np.arange(m), theta, pairs)
+    qpos = {"cache": m - 1 + q_shift, "text": int(kept[-1])}[query]
+    qr = _turn_rows(q[None], [qpos], theta, pairs)[0]
+    v = _turn_rows(v_cache, np.arange(m), theta, pairs) if rope_v else v_cache
+    keep = slice(drop_sinks, m - 1 if drop_self and m > 1 else m)
+    s = np.einsum("hd,jhd->hj", qr, k[keep]) / (math.sqrt(d) if scale is None else scale)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("hj,jhd->hd", e / e.sum(-1, keepdims=True), v[keep])
+
+
+def _sa_helpers(q, k_cache, v_cache, kept, theta):
+    """Right: helpers.layer.apply_rope, one head at a time."""
+    import helpers
+
+    m = len(k_cache)
+    k = helpers.layer.apply_rope(k_cache, np.arange(m), theta)
+    qr = helpers.layer.apply_rope(q[None], [m - 1], theta)[0]
+    out = np.zeros_like(q)
+    for h in range(q.shape[0]):
+        s = k[:, h] @ qr[h] / math.sqrt(q.shape[-1])
+        p = np.exp(s - s.max())
+        out[h] = (p / p.sum()) @ v_cache[:, h]
+    return out
+
+
+def _sa_complex(q, k_cache, v_cache, kept, theta):
+    """Right: RoPE as complex multiplication of the pairs (i, i + d/2)."""
+    m, d = len(k_cache), q.shape[-1]
+    half = d // 2
+    freq = theta ** (-np.arange(half) * 2 / d)
+
+    def turn(x, pos):
+        z = (x[..., :half] + 1j * x[..., half:]) * np.exp(1j * np.asarray(pos, dtype=float)[:, None, None] * freq)
+        return np.concatenate([z.real, z.imag], axis=-1)
+
+    k = turn(k_cache, np.arange(m))
+    qr = turn(q[None], [m - 1])[0]
+    s = np.einsum("hd,jhd->hj", qr, k) / np.sqrt(d)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("hj,jhd->hd", p / p.sum(-1, keepdims=True), v_cache)
+
+
+STREAM_RIGHT = [_sa_helpers, _sa_complex, lambda *a: _sa(*a, key_shift=7, q_shift=7),  # a constant shift of every position
+                lambda *a: _sa(*a, dtype=np.float32).astype(np.float32)]
+STREAM_WRONG = [
+    ("keys and query at their text positions", lambda *a: _sa(*a, keys="text", query="text"), {"text_positions"}),
+    ("keys in the cache, query at its text position", lambda *a: _sa(*a, query="text"), {"query_text_position"}),
+    ("query not turned", lambda *a: _sa_no_q(*a), {"no_rope_on_q"}),
+    ("no scale", lambda *a: _sa(*a, scale=1.0), {"no_scale"}),
+    ("query at position m", lambda *a: _sa(*a, q_shift=1), GENERIC),
+    ("keys at their text positions, query in the cache", lambda *a: _sa(*a, keys="text"), GENERIC),
+    ("keys turned by text and again by cache positions", lambda *a: _sa(*a, keys="text", twice=True), GENERIC),
+    ("adjacent pairs (2i, 2i + 1)", lambda *a: _sa(*a, pairs="adjacent"), GENERIC),
+    ("the new token does not see itself", lambda *a: _sa(*a, drop_self=True), GENERIC),
+    ("the sinks left out", lambda *a: _sa(*a, drop_sinks=1), GENERIC),
+    ("v turned too", lambda *a: _sa(*a, rope_v=True), GENERIC),
+    ("θ fixed at 10000", lambda *a: _sa(*a, base=10000.0), GENERIC),
+    ("scaled by √(heads × d)", lambda q, k, v, kept, t: _sa(q, k, v, kept, t, scale=math.sqrt(q.size)), GENERIC),
+]
+
+
+def _sa_no_q(q, k_cache, v_cache, kept, theta):
+    m, d = len(k_cache), q.shape[-1]
+    k = _turn_rows(k_cache, np.arange(m), theta)
+    s = np.einsum("hd,jhd->hj", q, k) / math.sqrt(d)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("hj,jhd->hd", e / e.sum(-1, keepdims=True), v_cache)
+
+
+# ---- 15-2 linear attention's recurrence ---------------------------------------------------------------
+def _lr_loop(phi_q, phi_k, v):
+    """Right: a plain loop, one head and one position at a time."""
+    n, h, d_k = phi_q.shape
+    S, z, out = np.zeros((h, d_k, v.shape[-1])), np.zeros((h, d_k)), np.zeros((n, h, v.shape[-1]))
+    for t in range(n):
+        for head in range(h):
+            S[head] += np.outer(phi_k[t, head], v[t, head])
+            z[head] += phi_k[t, head]
+            out[t, head] = phi_q[t, head] @ S[head] / (phi_q[t, head] @ z[head])
+    return out, S, z
+
+
+def _lr_cumsum(phi_q, phi_k, v, *, axis=0, read_first=False, z_now=False, no_z=False, times_z=False, z_rows=False,
+               all_z=False, all_s=False, z_from_q=False, eps=0.0, dtype=float):
+    phi_q, phi_k, v = (np.asarray(a, dtype=dtype) for a in (phi_q, phi_k, v))
+    kv = np.einsum("nhd,nhe->nhde", phi_k, v)
+    S, z = np.cumsum(kv, axis=axis), np.cumsum(phi_q if z_from_q else phi_k, axis=axis)
+    if read_first:
+        S, z = np.concatenate([np.zeros_like(S[:1]), S[:-1]]), np.concatenate([np.zeros_like(z[:1]), z[:-1]])
+    if z_now:
+        z = phi_k
+    if all_z:
+        z = np.broadcast_to(z[-1], z.shape)
+    if all_s:
+        S = np.broadcast_to(S[-1], S.shape)
+    top = np.einsum("nhd,nhde->nhe", phi_q, S / z[..., None] if z_rows else S)
+    bottom = np.einsum("nhd,nhd->nh", phi_q, z)[..., None] + eps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = top if (no_z or z_rows) else (top * bottom if times_z else top / bottom)
+    return out, kv.sum(axis=0), phi_k.sum(axis=0)
+
+
+def _lr_chunked(phi_q, phi_k, v):
+    """Right: blocks of 3 positions, the table inside a block, the state between blocks."""
+    n, h, d_k = phi_q.shape
+    S, z, out = np.zeros((h, d_k, v.shape[-1])), np.zeros((h, d_k)), np.zeros((n, h, v.shape[-1]))
+    for a in range(0, n, 3):
+        q, k, vv = phi_q[a:a + 3], phi_k[a:a + 3], v[a:a + 3]
+        m = len(q)
+        table = np.einsum("ihd,jhd->hij", q, k) * np.tril(np.ones((m, m)))
+        top = np.einsum("ihd,hde->ihe", q, S) + np.einsum("hij,jhe->ihe", table, vv)
+        bottom = np.einsum("ihd,hd->ih", q, z) + table.sum(-1).T
+        out[a:a + m] = top / bottom[..., None]
+        S, z = S + np.einsum("jhd,jhe->hde", k, vv), z + k.sum(0)
+    return out, S, z
+
+
+RECURRENT_RIGHT = [_lr_loop, _lr_cumsum, _lr_chunked, lambda *a: tuple(x.astype(np.float32) for x in _lr_cumsum(*a, dtype=np.float32))]
+RECURRENT_WRONG = [
+    ("state read before the token is added", lambda *a: _lr_cumsum(*a, read_first=True), {"read_before_write"}),
+    ("normaliser from the current key only", lambda *a: _lr_cumsum(*a, z_now=True), {"normalizer_without_past"}),
+    ("no normaliser", lambda *a: _lr_cumsum(*a, no_z=True), {"no_normalizer"}),
+    ("multiplied by the normaliser", lambda *a: _lr_cumsum(*a, times_z=True), {"multiplied_by_normalizer"}),
+    ("S divided row by row by z", lambda *a: _lr_cumsum(*a, z_rows=True), {"normalizer_without_query"}),
+    ("summed over the heads", lambda *a: _lr_cumsum(*a, axis=1), {"sum_over_heads"}),
+    ("the whole sequence's normaliser for every row", lambda *a: _lr_cumsum(*a, all_z=True), GENERIC),
+    ("the whole sequence's state for every row", lambda *a: _lr_cumsum(*a, all_s=True), GENERIC),
+    ("normaliser summed from φq", lambda *a: _lr_cumsum(*a, z_from_q=True), GENERIC),
+    ("ε = 1e-6 added to the normaliser", lambda *a: _lr_cumsum(*a, eps=1e-6), GENERIC),
+    ("S returned transposed", lambda *a: (lambda o, S, z: (o, np.swapaxes(S, 1, 2), z))(*_lr_cumsum(*a)), GENERIC),
+    ("only the output returned", lambda *a: _lr_cumsum(*a)[0], GENERIC),
+    ("S and z in the other order", lambda *a: (lambda o, S, z: (o, z, S))(*_lr_cumsum(*a)), GENERIC),
+    ("the state after the first token", lambda *a: (lambda o, S, z: (o, np.einsum("hd,he->hde", a[1][0], a[2][0]),
+                                                                      a[1][0]))(*_lr_cumsum(*a)), GENERIC),
+]
+
 CORPUS = {
     "03-3": (SOFTMAX_WRONG, SOFTMAX_RIGHT),
     "05-3": (ATTENTION_WRONG, ATTENTION_RIGHT),
@@ -1010,6 +1249,9 @@ CORPUS = {
     "11-4": (INDUCTION_HAND_WRONG, INDUCTION_HAND_RIGHT),
     "12-2": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "13-3": (PATTERN_WRONG, PATTERN_RIGHT),
+    "14-2": (MLA_WRONG, MLA_RIGHT),
+    "14-4": (STREAM_WRONG, STREAM_RIGHT),
+    "15-2": (RECURRENT_WRONG, RECURRENT_RIGHT),
 }
 
 

@@ -5,8 +5,9 @@ Trains each setting with each attention core from each seed (11's recipe), print
 (overall recall, layer-0 previous-token score, CPU time) and writes the file, with the seed-0 prefix
 parameters the bit-for-bit test retrains. Deterministic on every x86-64 CPU: the script re-executes
 itself under ``pinned.pinned_env`` (this folder's ``pinned.py``), as the other generators do.
-``--settings conv`` trains one setting into a part file; ``--merge PART…`` joins parts (two
-processes on two cores, the same file as one).
+``--settings conv --part FILE`` trains one setting into a part file; ``--merge PART…`` joins parts (two
+processes on two cores, the same file as one). ``--prefix OUT`` retrains only the stored prefixes: the
+test that compares them with the file bit for bit.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import pinned  # noqa: E402  (this folder: the script's own directory is on sys.
 
 from helpers.linear_attention import recall  # noqa: E402
 from helpers.linear_attention.model import KINDS  # noqa: E402
+from helpers.render.npz import write_npz  # noqa: E402
 
 
 def main() -> None:
@@ -30,8 +32,13 @@ def main() -> None:
     parser.add_argument("--settings", nargs="*", default=list(recall.SETTINGS))
     parser.add_argument("--part", metavar="FILE", help="write the runs of --settings to FILE (for --merge)")
     parser.add_argument("--merge", nargs="*", metavar="PART", help="join part files into --out")
+    parser.add_argument("--prefix", metavar="OUT", help="only retrain every stored prefix and write them to OUT")
     args = parser.parse_args()
     pinned.pin(__file__)
+    if args.prefix:
+        write_npz({f"prefix/{s}/{k}/{name}": v for s in recall.SETTINGS for k in KINDS
+                   for name, v in recall.train(s, k, recall.SEEDS[0], prefix=True).params.items()}, args.prefix)
+        return
     if args.merge:
         runs, prefixes = [], {}
         for part in args.merge:
