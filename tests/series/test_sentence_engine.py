@@ -24,11 +24,12 @@ import random
 import re
 import struct
 
-import chromium
 import numpy as np
 import pytest
-import sentence
 from site_checks import require
+
+from tools import chromium
+from tools.site.live import sentence
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.model]
 

@@ -14,28 +14,25 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
-TOOLS = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(TOOLS))
-from home import binder_url, colab_url  # noqa: E402, F401  (the project's home, home.toml; the tests read them here)
-from series import NOTEBOOKS  # noqa: E402
+from tools.home import binder_url, colab_url  # noqa: F401  (the project's home, home.toml; the tests read them here)
+from tools.series import NOTEBOOKS
 
 REMOTE = ("http://", "https://", "//")
 
-#: the anchor of the index page's "在本地运行" section (tools/site_build.py writes it)
+#: the anchor of the index page's "在本地运行" section (tools/site/build.py writes it)
 LOCAL_RUN = "local-run"
 DOWNLOADS_DIR = "downloads"
 
 
 def downloads() -> dict:
     """The book's downloads, served from the site itself (``downloads/``, copied there by
-    tools/site_build.py from dist/): ``{label: file name}``."""
-    from release_zip import version
+    tools/site/build.py from dist/): ``{label: file name}``."""
+    from tools.release.notebooks_zip import version
 
     v = version()
     return {"整本书 PDF": "attention-lab.pdf", "全部笔记本（zip）": f"attention-lab-notebooks-{v}.zip",
@@ -46,7 +43,7 @@ def offline_book() -> str:
     """The offline book's file name (``make site-zip``, tools/site/live/site_zip.py), which puts it
     in the site's downloads/ after the site is built: the site zips itself, so it cannot be copied
     in with the other downloads."""
-    from release_zip import version
+    from tools.release.notebooks_zip import version
 
     return f"attention-lab-site-{version()}.zip"
 
@@ -188,7 +185,7 @@ def _chinese_search():
 
 
 def on_builder_inited(app):
-    if app.builder.name == "singlehtml":  # the print version (tools/site_pdf.py adds its font)
+    if app.builder.name == "singlehtml":  # the print version (tools/site/pdf.py adds its font)
         app.add_css_file("attnlab-print.css")
 
 
