@@ -15,7 +15,18 @@ package (``from tools.series import NOTEBOOKS``), never by changing ``sys.path``
 - ``checks/``: checks and measurements beyond pytest — the layout rule, the suites under other
   OpenBLAS kernels and Pythons, the Colab snapshot, CONTRIBUTING's table of graded mistakes, ``make bench``.
 """
+import re
 from pathlib import Path
 
 #: the repository's root folder (every script's paths start here)
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def package_version() -> str:
+    """The package's version, from its one home (``helpers/__init__.py``; pyproject reads it too),
+    read without importing helpers."""
+    text = (ROOT / "helpers" / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.M)
+    if not match:
+        raise SystemExit("helpers/__init__.py has no __version__")
+    return match.group(1)

@@ -24,14 +24,13 @@ are tagged ``remove-cell``: the site and the PDF (MyST-NB) leave them out and op
 """
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 
 import jupytext
 import nbformat
 
-from tools import ROOT
+from tools import ROOT, package_version
 from tools.home import binder_url, colab_url, git_routes, home
 from tools.series import NOTEBOOKS, REAL_MODEL
 
@@ -49,15 +48,6 @@ NAV_PREFIX = "---\n\n"
 def repository_url() -> str:
     """The repository, from the project's home (``home.toml``, read by tools/home.py)."""
     return home()["repository"]
-
-
-def package_version() -> str:
-    """The package's version, from its one home (``helpers/__init__.py``; pyproject reads it too)."""
-    text = (ROOT / "helpers" / "__init__.py").read_text(encoding="utf-8")
-    match = re.search(r'^__version__ = "([^"]+)"', text, re.M)
-    if not match:
-        raise SystemExit("helpers/__init__.py has no __version__")
-    return match.group(1)
 
 
 def model_requirement() -> str:

@@ -22,9 +22,8 @@ try:
 except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
     import tomli as tomllib
 
-from tools import ROOT
+from tools import ROOT, package_version
 from tools.home import home
-from tools.release.notebooks_zip import version  # helpers/__init__.py's, read without importing helpers
 
 PATH = ROOT / "CITATION.cff"
 CHANGELOG = ROOT / "CHANGELOG.md"
@@ -37,7 +36,7 @@ KEYWORDS = ["self-attention", "transformer", "large language model", "Llama", "J
 def release_date(of: str | None = None) -> str | None:
     """CHANGELOG.md's date for version ``of`` (default: this version): "YYYY-MM-DD", "unreleased", or
     None when it has no heading for that version."""
-    of = of or version()
+    of = of or package_version()
     match = re.search(HEADING.format(version=re.escape(of)), CHANGELOG.read_text(encoding="utf-8"), re.M)
     return match.group(1) if match else None
 
@@ -68,7 +67,7 @@ def text() -> str:
         f"abstract: {q(project['description'])}",
         "authors:",
         f"  - name: {q(authors())}",
-        f"version: {q(version())}",
+        f"version: {q(package_version())}",
     ]
     date = release_date()
     if date and date != "unreleased":

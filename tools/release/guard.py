@@ -42,7 +42,7 @@ import urllib.error
 import urllib.request
 
 from tools import ROOT, home
-from tools.release.notebooks_zip import version
+from tools import package_version as version
 
 #: how long the build job waits for mirror.yml to push the tag (it runs beside the build, 15 min at most)
 MIRROR_TAG_WAIT_S = 15 * 60

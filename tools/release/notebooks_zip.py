@@ -10,24 +10,16 @@ so two runs over the same files give the same bytes.
 """
 from __future__ import annotations
 
-import re
 import sys
 import zipfile
 from pathlib import Path
 
 from tools import ROOT
+from tools import package_version as version
 from tools.series import NOTEBOOKS
 
 EXTRA = ["README.md", "CHANGELOG.md", "CITATION.cff", "LICENSE", "LICENSE-CC-BY-4.0.txt", "helpers/render/fonts/OFL.txt"]
 EPOCH = (1980, 1, 1, 0, 0, 0)
-
-
-def version() -> str:
-    text = (ROOT / "helpers" / "__init__.py").read_text(encoding="utf-8")
-    match = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.M)
-    if not match:
-        raise SystemExit("helpers/__init__.py has no __version__")
-    return match.group(1)
 
 
 def members() -> list:

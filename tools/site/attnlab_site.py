@@ -19,6 +19,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
+from tools import package_version
 from tools.home import binder_url, colab_url  # noqa: F401  (the project's home, home.toml; the tests read them here)
 from tools.series import NOTEBOOKS
 
@@ -32,9 +33,7 @@ DOWNLOADS_DIR = "downloads"
 def downloads() -> dict:
     """The book's downloads, served from the site itself (``downloads/``, copied there by
     tools/site/build.py from dist/): ``{label: file name}``."""
-    from tools.release.notebooks_zip import version
-
-    v = version()
+    v = package_version()
     return {"整本书 PDF": "attention-lab.pdf", "全部笔记本（zip）": f"attention-lab-notebooks-{v}.zip",
             "wheel": f"attention_lab-{v}-py3-none-any.whl"}
 
@@ -43,9 +42,7 @@ def offline_book() -> str:
     """The offline book's file name (``make site-zip``, tools/site/live/site_zip.py), which puts it
     in the site's downloads/ after the site is built: the site zips itself, so it cannot be copied
     in with the other downloads."""
-    from tools.release.notebooks_zip import version
-
-    return f"attention-lab-site-{version()}.zip"
+    return f"attention-lab-site-{package_version()}.zip"
 
 
 def actions_html(name: str, pathto) -> str:
