@@ -114,7 +114,7 @@ def tolerance(spread: float) -> float:
     weight moves for that depends on the text (a sharp head multiplies a score's rounding). ``spread``
     measures it: numpy's float32 forward against the same forward with its MLP in float64. Each of
     the two float32 runs is about that far from the float64 one, so they may be twice that apart;
-    never looser than the issue's 1e-5."""
+    never below TOL (1e-5)."""
     return max(TOL, 2 * spread)
 
 

@@ -26,7 +26,7 @@ from tools.series import REAL_MODEL
 PLAIN, REAL = "00_index", sorted(REAL_MODEL)[0]
 VERSION = nbtool.package_version()
 PROBE = "attnlab_setup_probe"
-#: the cell gives up within this on a stalled network (the issue's bound: about a minute)
+#: the cell gives up within this on a stalled network (a learner waits about a minute at most)
 STALLED_LIMIT_S = 60
 
 

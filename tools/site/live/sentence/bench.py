@@ -15,7 +15,7 @@ its own, the engine being one thread):
   alone holds (USS, what Chrome's task manager calls its footprint), and its resident size, which
   adds the Chromium code it shares with every other tab.
 
-The issue's budgets: ready ≤ 1.5 s, 30 tokens ≤ 1.5 s, one token p95 ≤ 250 ms, memory ≤ 300 MB.
+The budgets: ready ≤ 1.5 s, 30 tokens ≤ 1.5 s, one token p95 ≤ 250 ms, memory ≤ 300 MB.
 """
 from __future__ import annotations
 
