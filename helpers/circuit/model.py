@@ -227,7 +227,7 @@ def _forward(p: dict, config: Config, tokens: np.ndarray, interventions: dict | 
         cache.layer_inputs.append(x)
         q, k, v = (_projection(x, p, config, layer, name) for name in PROJECTIONS)
         weights, z = _attend(q, k, v, mask, dh)                    # (B, H, n, n), (B, H, n, d)
-        run = _LayerRun(p, config, layer, mask, {"q": q, "k": k, "v": v}, weights)
+        run = _LayerRun(p, config, layer, mask, {"q": q, "k": k, "v": v}, weights) if interventions else None
         for (at, head), change in interventions.items():
             if at == layer:
                 z[:, head] = change.apply(z[:, head], replace(hook, run=run, head=head))
@@ -254,7 +254,8 @@ def _attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray, dh: i
 class _LayerRun:
     """One layer of a running :func:`_forward`: its parameters' layer, the causal ``mask``, the
     ``projected`` queries, keys and values of every head and the ``weights``, which a patched head's
-    rerun updates in place (the cache keeps them), and the projections of each patched stream."""
+    rerun updates in place (the cache keeps them), and ``from_streams``, each patched stream's
+    projection for every head."""
 
     p: dict
     config: Config
@@ -262,16 +263,16 @@ class _LayerRun:
     mask: np.ndarray
     projected: dict
     weights: np.ndarray
-    streams: dict = field(default_factory=dict)
+    from_streams: dict = field(default_factory=dict)
 
     def rerun(self, head: int, streams: dict) -> np.ndarray:
         """Head ``head`` with its inputs named in ``streams`` (``{"q"|"k"|"v": stream}``) projected
         from those streams: its output ``(B, n, d)``."""
         for name, stream in streams.items():
             key = (name, id(stream))
-            if key not in self.streams:   # every head from the stream: one BLAS path
-                self.streams[key] = _projection(stream, self.p, self.config, self.layer, name)
-            self.projected[name][:, head] = self.streams[key][:, head]
+            if key not in self.from_streams:   # every head from the stream: one BLAS path
+                self.from_streams[key] = _projection(stream, self.p, self.config, self.layer, name)
+            self.projected[name][:, head] = self.from_streams[key][:, head]
         one = slice(head, head + 1)
         weights, z = _attend(*(self.projected[name][:, one] for name in PROJECTIONS), self.mask, self.config.d_head)
         self.weights[:, head] = weights[:, 0]

@@ -105,7 +105,8 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
             continue
         if keep_inputs:
             inputs.append(x)
-        out, attn = _attention(model, i, x, changes.get(i, {}), hook, None if caches is None else caches[i], mask)
+        h = rms_norm(x, block.attn_norm, model.eps)
+        out, attn = _attention(model, i, h, x, changes.get(i, {}), hook, None if caches is None else caches[i], mask)
         x = x + out
         x = x + mlp(block, rms_norm(x, block.ffn_norm, model.eps))
         weights.append(attn.astype(np.float32))  # halves the memory of 30 layers of weights
@@ -115,15 +116,15 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     return ForwardResult(logits, weights, inputs, final)
 
 
-def _attention(model: Model, layer: int, x: np.ndarray, changes: dict, hook: HeadHook, cache, mask) -> tuple:
-    """Layer ``layer``'s attention on the residual stream ``x``: RMSNorm, then 06's attention layer
-    (o_proj included) with every head of ``changes`` (``{head: intervention}``) taken out, and each
-    intervention's output for its head written in through that head's rows of o_proj (linear, so
-    the same as putting it in place before o_proj). ``(out, weights)``."""
+def _attention(model: Model, layer: int, h: np.ndarray, x: np.ndarray, changes: dict, hook: HeadHook, cache,
+               mask) -> tuple:
+    """Layer ``layer``'s attention on ``h``, the normalized residual stream ``x``: 06's attention
+    layer (o_proj included) with every head of ``changes`` (``{head: intervention}``) taken out, and
+    each intervention's output for its head written in through that head's rows of o_proj (linear,
+    so the same as putting it in place before o_proj). ``(out, weights)``."""
     block = model.blocks[layer]
-    out, weights = attention_layer(rms_norm(x, block.attn_norm, model.eps), block.attention, model.shape,
-                                   rope_theta=model.config.rope_theta, cache=cache, mask=mask,
-                                   ablate_heads=sorted(changes) or None)
+    out, weights = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta,
+                                   cache=cache, mask=mask, ablate_heads=sorted(changes) or None)
     for head, change in changes.items():
         at = hook.at(layer, head, x, weights)
         out = out + head_write(model, layer, head, change.apply(at.output(), at))
