@@ -631,8 +631,7 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     for name in ("index.html", "09_real_model.html"):
         assert f'href="{PAGE}"' in (site / name).read_text(encoding="utf-8"), f"{name} links the page"
     assert f'href="{PAGE}"' in (site / "13_induction_circuit.html").read_text(encoding="utf-8")
-    without = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()
-                  and not sentence_page.is_model_file(p.relative_to(site).as_posix()))
+    without = sentence_page.site_bytes(site)
     assert without <= 60 * 10 ** 6, f"the site without the model file is {without / 1e6:.1f} MB"
     copy = tmp_path / "site"
     shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.zip"))

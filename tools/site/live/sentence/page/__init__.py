@@ -243,6 +243,7 @@ def input_html() -> str:
         '<p class="al-s-pieces" id="al-s-pieces" hidden></p>',
         '<p class="al-s-caption">模型猜的下一个 token（概率最高的 5 个）：</p>',
         '<ol class="al-s-top" id="al-s-top"></ol>',
+        '<p class="al-s-caption" id="al-s-top-note" hidden></p>',
         "</div>"])
 
 
@@ -331,3 +332,11 @@ def is_model_file(site_path: str) -> bool:
     from helpers.real_model import GGUF_NAME
 
     return site_path == f"{MODEL_DIR}/{GGUF_NAME}"
+
+
+def site_bytes(site: Path) -> int:
+    """A built site's size without the model file (the site's budget counts what every reader loads or
+    downloads with the book; the model is an opt-in download beside it)."""
+    site = Path(site)
+    return sum(p.stat().st_size for p in site.rglob("*")
+               if p.is_file() and not is_model_file(p.relative_to(site).as_posix()))

@@ -47,11 +47,6 @@ BUDGETS = {"site": 60e6, "offline": 60e6, "ready": 1500, "30 tokens": 1500, "one
 SETTLED = "(t => t.answers > {n} && t.settled && t.painted)(AttnLabSentencePage.timing())"
 
 
-def site_bytes(site: Path) -> int:
-    return sum(p.stat().st_size for p in site.rglob("*")
-               if p.is_file() and not sentence_page.is_model_file(p.relative_to(site).as_posix()))
-
-
 def drawn(page, procs, act) -> tuple:
     """(input → frame ms, renderer CPU ms) of ``act()`` (something that fires the text box's input)."""
     n = page.evaluate("AttnLabSentencePage.timing().answers")
@@ -103,7 +98,7 @@ def measure(site: Path, repeats: int = 5) -> dict:
         context.close()
     others = (engine_bench.busy_seconds() - busy0 - ours_cpu) / (time.monotonic() - wall0)
     offline = ROOT / "dist" / offline_book()
-    return {"site": site_bytes(site), "offline": offline.stat().st_size if offline.exists() else None,
+    return {"site": sentence_page.site_bytes(site), "offline": offline.stat().st_size if offline.exists() else None,
             "ready": loaded["ms"], "kernel": loaded["kernel"], "tokens": tokens,
             "30 tokens": min(full), "30 tokens median": engine_bench.pct(full, 0.5), "30 tokens cpu": min(full_cpu),
             "one key p50": engine_bench.pct(keys, 0.5), "one key p95": engine_bench.pct(keys, 0.95),

@@ -61,7 +61,7 @@
    */
   D.grid = function (box, canvas, mark, width, g, R, layers, heads, selected, colours) {
     var avail = Math.max(200, width - 2), left = 46, top = 24;
-    var pitch = Math.max(32, Math.min(64, Math.floor((avail - left) / heads)));
+    var pitch = Math.max(32, Math.min(80, Math.floor((avail - left) / heads)));
     var scale = Math.max(1, Math.ceil(16 / R)), tile = R * scale + 1, w = heads * tile, h = layers * tile;
     if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
     canvas.style.width = heads * pitch + "px";

@@ -117,6 +117,9 @@
       li.appendChild(p);
       ol.appendChild(li);
     });
+    // a cut character's bytes (80–FF; a control character's code, ‹0D›, is below 80)
+    var cut = state.run.top.some(function (t) { return /\u2039([89A-F][0-9A-F])+\u203a/.test(t.label); });
+    setText($("al-s-top-note"), cut ? M.cutCharacter() : "");
   }
 
   function scoreOf(name, m) { var s = state.view.scores[name]; return s ? s[m] : null; }

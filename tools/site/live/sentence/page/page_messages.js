@@ -56,6 +56,9 @@
     noInflate: function (file) {
       return "这个浏览器不能解压模型包（没有 DecompressionStream）：请先把 " + file + " 从 .whl（一个 zip）里解压出来再选它，或者换一个新版浏览器。";
     },
+    cutCharacter: function () {
+      return "‹EFBC› 这样的是半个字：一个字 UTF-8 编码的头几个字节（写成十六进制），模型常常一块一块地写出一个汉字。";
+    },
     stale: function () { return "下面仍是上一次算好的结果。"; },
     tokens: function (pieces, runs) {
       return pieces === runs ? "切成 " + pieces + " 个 token：" :
