@@ -6,8 +6,8 @@ in load order (:data:`SCRIPTS`, joined into ``attnlab_sentence_page.js``):
 
 - ``page_messages.js``: every sentence the page itself says (the engine's are the engine's);
 - ``numbers.js``: the pieces' maps grouped into characters as :func:`helpers.readable_tokens.group_attention`
-  groups them, the per-head scores of :mod:`helpers.reading` on those maps, and their ranking
-  (:func:`helpers.heads.top_heads`'s order);
+  groups them (what is drawn), the per-head scores of :mod:`helpers.reading` on the tokens the model
+  reads (as notebook 09's text box scores them), and their ranking (:func:`helpers.heads.top_heads`'s order);
 - ``draw.js``: the 30 × 9 grid of thumbnails (one canvas) and the enlarged head (SVG, the live
   explorers' look: axis titles, colour bar 权重, masked cells in ``palette.MASKED``);
 - ``model_source.js``: the model file: downloaded beside the page (progress, kept in the browser's
@@ -152,11 +152,10 @@ def page_data(text: str | None = None) -> dict:
     cached = CACHE / f"data-{h.hexdigest()[:16]}.json"
     if cached.exists():
         return json.loads(cached.read_text(encoding="utf-8"))
-    from helpers.heads import SCORE_LABELS
+    from helpers import real_model
 
     data = {"model": model, "palette": palette(), "sample": sample_run(text), "sinkSkip": SINK_SKIP,
-            "kvHeads": 3, "scoreLabels": {k: SCORE_LABELS[k] for k in ("previous", "sink")},
-            "notebook": "09_real_model.html", "scoresNotebook": "12_heads_at_work.html"}
+            "kvHeads": real_model.load_model().config.num_kv_heads}
     CACHE.mkdir(parents=True, exist_ok=True)
     for stale in CACHE.glob("data-*.json"):
         stale.unlink()
@@ -201,9 +200,10 @@ def source(data: dict | None = None) -> str:
         "每行是一层（0 = 最靠近输入），每列是一个查询头；每 3 个查询头共用一个 KV 头（GQA）。所有小图用同一个颜色刻度（0 到 1）。", "",
         *_raw(grid_html()),
         "## 按分数排序的头", "",
-        f"两个分数都在你的句子上算，都用合成字之后的图，定义与笔记本 12 相同（`helpers.reading`）："
-        f"**前一个 token 分数**是每个查询（从第 2 个起）放在它前一个 token 上的平均权重；"
-        f"**第一个 token 上的权重**是从第 {data['sinkSkip'] + 1} 个 token 起的查询放在第 1 个 token 上的平均权重（笔记本 09 的汇聚统计）。"
+        "两个分数都在你的句子上算，定义与笔记本 12 相同（`helpers.reading`），与笔记本 09 的文字框一样，"
+        "算在模型读的 token 上（不是合成后的字：一个看前一个 token 的头，在一个字的几块之间也看前一块）："
+        "**前一个 token 分数**是每个查询（从第 2 个 token 起）放在它前一个 token 上的平均权重；"
+        f"**汇聚分数**是从第 {data['sinkSkip'] + 1} 个 token 起的查询放在第 1 个 token 上的平均权重（笔记本 09 的汇聚统计）。"
         "笔记本 12 的另外两个分数（归纳、重复 token）只在“一串随机 token 重复两遍”的序列上有定义（要知道每个 token 上一次出现在哪里），"
         "任意一句话上没有定义，所以这里不算。", "",
         *_raw(scores_html()),

@@ -4,9 +4,11 @@
  * - group: helpers.readable_tokens.group_attention on every map — the pieces of one character (a
  *   run) merged: the weight on a run of keys is the sum over its pieces, the weight from a run of
  *   queries the mean over its pieces, so every row still sums to 1;
- * - previous / sink: helpers.reading.previous_token_score and sink_score (skip = SINK_SKIP, 4) on
- *   those grouped maps, one number per head; null where the text is too short for the score
- *   (Python refuses: previous needs 2 positions, sink skip + 1);
+ * - previous / sink: helpers.reading.previous_token_score and sink_score (skip = SINK_SKIP, 4) of
+ *   each head, on the tokens the model reads (its own maps, not the grouped ones: a head that looks
+ *   at the previous token looks at the previous piece of a character too), as
+ *   helpers.real_model.sentence_view scores them for notebook 09; null where the text is too short
+ *   for the score (previous needs 2 tokens, sink skip + 1);
  * - rank: the heads in helpers.heads.top_heads's order (highest first, ties by layer then head).
  * Sums run in float64 (Python's in float32: they agree to the float32 rounding of the maps).
  */
@@ -46,7 +48,7 @@
     return out;
   };
 
-  /** helpers.reading.previous_token_score of each R × R map: mean over queries i ≥ 1 of M[i, i − 1]. */
+  /** helpers.reading.previous_token_score of each R × R map (`g`: maps of them): mean over queries i ≥ 1 of M[i, i − 1]. */
   N.previous = function (g, maps, R) {
     if (R < 2) return null;
     var out = new Float64Array(maps);
@@ -78,11 +80,11 @@
     return order.slice(0, k);
   };
 
-  /** Everything the page shows of a Run: grouped maps, labels, scores and rankings. */
+  /** Everything the page shows of a Run: grouped maps, labels, the scores (on the tokens) and rankings. */
   N.view = function (run, skip, k) {
-    var t = run.tokens, maps = run.layers * run.heads, runs = t.runs;
-    var g = N.group(run.attn, run.length, maps, runs), R = runs.length;
-    var scores = { previous: N.previous(g, maps, R), sink: N.sink(g, maps, R, skip) };
+    var t = run.tokens, maps = run.layers * run.heads, runs = t.runs, T = run.length;
+    var g = N.group(run.attn, T, maps, runs), R = runs.length;
+    var scores = { previous: N.previous(run.attn, maps, T), sink: N.sink(run.attn, maps, T, skip) };
     return {
       length: run.length, R: R, layers: run.layers, heads: run.heads, grouped: g,
       pieceLabels: t.labels, runLabels: N.runLabels(t.labels, runs), runs: runs,

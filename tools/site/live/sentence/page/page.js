@@ -129,7 +129,7 @@
       var holder = $("al-s-rank-" + name), ol = holder.querySelector("ol"), title = holder.querySelector(".al-s-rank-title");
       var order = state.view.ranking[name], heads = state.view.heads;
       ol.textContent = "";
-      title.textContent = order ? (name === "previous" ? M.rankTitle.previous(RANKED) : M.rankTitle.sink(RANKED, data.sinkSkip))
+      title.textContent = order ? M.rankTitle[name](RANKED)
         : (name === "previous" ? M.noScore.previous() : M.noScore.sink(data.sinkSkip));
       (order || []).forEach(function (m) {
         var li = document.createElement("li"), button = document.createElement("button"), value = document.createElement("span");
@@ -169,7 +169,7 @@
     svg.dataset.layer = layer;
     svg.dataset.head = head;
     $("al-s-head-title").textContent = M.headTitle(layer, head, kv);
-    $("al-s-head-readout").textContent = M.headScores(fmt(scoreOf("previous", m)), fmt(scoreOf("sink", m)), data.sinkSkip);
+    $("al-s-head-readout").textContent = M.headScores(fmt(scoreOf("previous", m)), fmt(scoreOf("sink", m)));
     $("al-s-cell").textContent = M.cellHint();
   }
 
@@ -188,7 +188,8 @@
     state.source = source;
     state.view = N.view(run, data.sinkSkip, RANKED);
     if (state.selected === null || state.selected >= run.layers * run.heads) {
-      state.selected = Math.floor(run.layers / 2) * run.heads;  // notebook 09's explorer starts there
+      // the first text's strongest previous-token head, where notebook 09's text box starts too
+      state.selected = state.view.ranking.previous ? state.view.ranking.previous[0] : 0;
     }
     drawTokens();
     drawTop();

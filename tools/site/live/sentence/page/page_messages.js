@@ -70,9 +70,7 @@
     },
     /** helpers.explorers.real_model.RealAttentionExplorer.title_text: the same words as notebook 09's explorer */
     headTitle: function (layer, head, kv) { return "SmolLM2-135M · 层 " + layer + " · 头 " + head + "（KV 头 " + kv + "；都从 0 数）"; },
-    headScores: function (previous, sink, skip) {
-      return "这个头的前一个 token 分数 " + previous + " · 第 " + (skip + 1) + " 个 token 起的查询平均放在第 1 个 token 上的权重 " + sink;
-    },
+    headScores: function (previous, sink) { return "这个头的前一个 token 分数 " + previous + " · 汇聚分数 " + sink; },
     cell: function (query, key, w) { return "查询“" + query + "”放在键“" + key + "”上的权重：" + w; },
     future: function (query, key) { return "查询“" + query + "”还没读到“" + key + "”（因果掩码，浅灰格子）。"; },
     cellHint: function () { return "把指针移到（或轻触）一个格子上，这里写出它的权重。"; },
@@ -82,11 +80,11 @@
     gridLabel: function (layer, head) { return "层 " + layer + " · 头 " + head; },
     rankTitle: {
       previous: function (k) { return "前一个 token 分数最高的 " + k + " 个头"; },
-      sink: function (k, skip) { return "第一个 token 上的权重最高的 " + k + " 个头（从第 " + (skip + 1) + " 个 token 起的查询）"; },
+      sink: function (k) { return "汇聚分数最高的 " + k + " 个头"; },
     },
     noScore: {
-      previous: function () { return "至少要有 2 个字或词，才有前一个 token 分数。"; },
-      sink: function (skip) { return "至少要有 " + (skip + 1) + " 个字或词，才能算这个分数（从第 " + (skip + 1) + " 个起的查询）。"; },
+      previous: function () { return "前一个 token 分数要至少 2 个 token。"; },
+      sink: function (skip) { return "汇聚分数要至少 " + (skip + 1) + " 个 token（从第 " + (skip + 1) + " 个起的查询）。"; },
     },
     undefinedScore: function () { return "—（句子太短）"; },
   };
