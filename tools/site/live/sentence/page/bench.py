@@ -48,13 +48,14 @@ SETTLED = "(t => t.answers > {n} && t.settled && t.painted)(AttnLabSentencePage.
 
 
 def drawn(page, procs, act) -> tuple:
-    """(input → frame ms, renderer CPU ms) of ``act()`` (something that fires the text box's input)."""
+    """(input → frame ms, renderer CPU ms, the engine's ms, the page's drawing ms) of ``act()`` (something
+    that fires the text box's input)."""
     n = page.evaluate("AttnLabSentencePage.timing().answers")
     before = engine_bench.cpu_ms(procs)
     act()
     page.wait_for_function(SETTLED.format(n=n), timeout=60_000)
     t = page.evaluate("AttnLabSentencePage.timing()")
-    return t["drawnAt"] - t["inputAt"], engine_bench.cpu_ms(procs) - before
+    return t["drawnAt"] - t["inputAt"], engine_bench.cpu_ms(procs) - before, t["engineMs"], t["drawMs"]
 
 
 def measure(site: Path, repeats: int = 5) -> dict:
@@ -74,21 +75,24 @@ def measure(site: Path, repeats: int = 5) -> dict:
                                timeout=300_000)
         page.wait_for_function("AttnLabSentencePage.timing().settled && AttnLabSentencePage.timing().painted")
         loaded = page.evaluate("AttnLabSentencePage.view().loaded")
-        full, full_cpu = [], []
+        full, full_cpu, full_draw = [], [], []
         for _ in range(repeats):
             drawn(page, procs, lambda: page.fill("#al-s-text", OTHER))
-            ms, cpu = drawn(page, procs, lambda: page.fill("#al-s-text", TEXT_30))
+            ms, cpu, _, draw = drawn(page, procs, lambda: page.fill("#al-s-text", TEXT_30))
             full.append(ms)
             full_cpu.append(cpu)
+            full_draw.append(draw)
         tokens = page.evaluate("AttnLabSentencePage.view().length")
-        keys, key_cpu = [], []
+        keys, key_cpu, key_engine, key_draw = [], [], [], []
         for text in TYPED:
             drawn(page, procs, lambda: page.fill("#al-s-text", ""))
             page.focus("#al-s-text")
             for ch in text:
-                ms, cpu = drawn(page, procs, lambda ch=ch: page.keyboard.type(ch))
+                ms, cpu, engine, draw = drawn(page, procs, lambda ch=ch: page.keyboard.type(ch))
                 keys.append(ms)
                 key_cpu.append(cpu)
+                key_engine.append(engine)
+                key_draw.append(draw)
         time.sleep(1)  # the garbage of loading and running collected
         ours = max(procs, key=lambda p: p.memory_full_info().uss)
         uss, rss = ours.memory_full_info().uss / 2**20, ours.memory_info().rss / 2**20
@@ -101,8 +105,11 @@ def measure(site: Path, repeats: int = 5) -> dict:
     return {"site": sentence_page.site_bytes(site), "offline": offline.stat().st_size if offline.exists() else None,
             "ready": loaded["ms"], "kernel": loaded["kernel"], "tokens": tokens,
             "30 tokens": min(full), "30 tokens median": engine_bench.pct(full, 0.5), "30 tokens cpu": min(full_cpu),
+            "30 tokens draw": engine_bench.pct(full_draw, 0.5),
             "one key p50": engine_bench.pct(keys, 0.5), "one key p95": engine_bench.pct(keys, 0.95),
-            "one key cpu p50": engine_bench.pct(key_cpu, 0.5), "keys": len(keys), "memory": uss, "rss": rss,
+            "one key cpu p50": engine_bench.pct(key_cpu, 0.5), "one key cpu p95": engine_bench.pct(key_cpu, 0.95),
+            "one key engine p50": engine_bench.pct(key_engine, 0.5), "one key draw p50": engine_bench.pct(key_draw, 0.5),
+            "keys": len(keys), "memory": uss, "rss": rss,
             "load before": load0, "load after": os.getloadavg(), "cpus": os.cpu_count(),
             "others": others}
 
@@ -131,7 +138,10 @@ def report(r: dict) -> bool:
         cpu_text = f"  renderer CPU {cpu:5.0f} ms" if cpu is not None else ""
         limit = BUDGETS[budget] / scale
         print(f"  {label:<58} {value:7.1f} {unit}{cpu_text}  {'ok' if within else 'OVER'} (budget {limit:g} {unit})")
-    print(f"    (resident with Chromium's shared code: {r['rss']:.0f} MB)")
+    print(f"    of one key (p50): the engine {r['one key engine p50']:.0f} ms in its Worker, the page's grouping, scores "
+          f"and drawing {r['one key draw p50']:.0f} ms (30 tokens: {r['30 tokens draw']:.0f} ms); renderer CPU a key "
+          f"p95 {r['one key cpu p95']:.0f} ms")
+    print(f"    (page memory resident with Chromium's shared code: {r['rss']:.0f} MB)")
     return ok
 
 

@@ -151,7 +151,7 @@
   D.head = function (svg, available, g, m, R, labels, colours) {
     var W = Math.min(560, Math.max(280, available)), fs = FONT;
     var longest = Math.max.apply(null, labels.map(function (t) { return width(t, fs); }).concat([fs]));
-    var labelW = Math.min(96, longest) + 6, bar = 54, left = 22 + labelW;
+    var labelW = Math.min(96, longest) + 6, bar = 60, left = 22 + labelW;
     var size = Math.min(W - left - bar - 4, 460), cell = size / R;
     var every = Math.max(1, Math.ceil(fs * 1.25 / cell));
     var across = labels.every(function (t, i) { return i % every || width(t, fs) <= cell * every - 2; });
@@ -190,8 +190,8 @@
       svg.appendChild(el("text", { x: bx + 14, y: top + size - v * size, "dominant-baseline": "central", "font-size": MIN_FONT + 1 },
         String(v)));
     });
-    svg.appendChild(el("text", { x: bx + 40, y: top + size / 2, "text-anchor": "middle", "font-size": fs,
-      transform: "rotate(-90 " + (bx + 40) + " " + (top + size / 2) + ")" }, "权重"));
+    svg.appendChild(el("text", { x: bx + 46, y: top + size / 2, "text-anchor": "middle", "font-size": fs,
+      transform: "rotate(-90 " + (bx + 46) + " " + (top + size / 2) + ")" }, "权重"));
     var mark = el("rect", { width: cell, height: cell, fill: "none", stroke: colours.accent, "stroke-width": 2,
       visibility: "hidden", class: "al-s-mark" });
     svg.appendChild(mark);

@@ -448,10 +448,12 @@
     };
   };
   /** When the last key was typed and the last frame after an answer was drawn (performance.now(), ms),
-   *  how long the page took to group, score and draw the last Run (drawMs);
+   *  how long the engine computed the last Run (engineMs, in its Worker) and the page took to group,
+   *  score and draw it (drawMs);
    *  `answered`: the text the engine last answered (a Run or a refusal), `settled`: nothing waits. */
   P.timing = function () {
-    return { inputAt: state.inputAt, drawnAt: state.drawnAt, drawMs: state.drawMs, frames: state.frames, answers: state.answers,
+    return { inputAt: state.inputAt, drawnAt: state.drawnAt, drawMs: state.drawMs, engineMs: state.run && state.run.ms,
+      frames: state.frames, answers: state.answers,
       answered: state.answered, settled: !state.busy && state.pending === null && !state.loading,
       painted: state.frames === state.answers };
   };
