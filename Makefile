@@ -16,7 +16,7 @@ LAB_PORT ?= 8888
 
 .PHONY: setup setup-test lab test test-fast lint nbval browser outputs notebooks check-notebooks font bench \
 	test-compat lock wheel-check release-check dist clean site site-zip pdf zip help new layout bench-memory head-scan sender-screen \
-	circuit-data test-kernels sentence-wasm
+	circuit-data test-kernels sentence-wasm test-under-load
 
 # The learner's .venv (a second run installs nothing).
 setup: $(LAB_STAMP)
@@ -68,6 +68,18 @@ KERNEL_SUITES ?= fast,nbval
 test-kernels: setup-test
 	$(PY) tools/kernel_families.py --families $(KERNELS) --suites $(KERNEL_SUITES) \
 		--fast-flags "-n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)" --nbval-flags "$(PYTEST_NBVAL)"
+
+# The grader's tests with four CPU-bound processes beside them (load ≈ 6 on 2 cores).
+# With 2 test workers; the four are killed afterwards, whatever the result. The grader's clock counts the
+# learner's own CPU time, so a busy machine must change no verdict and no stop's bound (tests/unit/test_watch.py).
+GRADER_TESTS := tests/unit/test_watch.py tests/unit/test_code_check.py tests/series/test_grader_mutations.py \
+	tests/series/test_grader_escapes.py tests/series/test_code_exercises.py
+LOAD_BURNERS ?= 4
+test-under-load: setup-test
+	@pids=""; trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq $(LOAD_BURNERS)); do $(PY) -c "while True: pass" & pids="$$pids $$!"; done; \
+	echo "test-under-load: $(LOAD_BURNERS) CPU-bound processes beside the tests (pids$$pids)"; \
+	$(PY) -m pytest $(GRADER_TESTS) -q -n 2 -rs --durations=5; status=$$?; uptime; exit $$status
 
 # Only strict nbval over notebooks/.
 nbval: setup-test

@@ -19,7 +19,8 @@ listing=$("$work/build-venv/bin/python" -m zipfile -l "$wheel")
 for want in helpers/render/fonts/AttnLabSansSC-Regular.otf helpers/render/fonts/OFL.txt licenses/LICENSE \
             licenses/LICENSE-CC-BY-4.0.txt licenses/helpers/render/fonts/OFL.txt \
             helpers/model_requirement.txt helpers/notebooks/00_index.ipynb helpers/notebooks/12_heads_at_work.ipynb \
-            helpers/data/circuit_sweep.npz helpers/data/circuit_history.npz helpers/data/head_scan.npz; do
+            helpers/data/circuit_sweep.npz helpers/data/circuit_history.npz helpers/data/head_scan.npz \
+            helpers/render/web/attnlab_live.js helpers/render/web/attnlab_live.css; do
   grep -q "$want" <<<"$listing" || { echo "wheel-check: $want missing from $(basename "$wheel")"; exit 1; }
 done
 expression=$(sed -n 's/^license = "\(.*\)"$/\1/p' pyproject.toml)

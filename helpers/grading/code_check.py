@@ -7,8 +7,9 @@ the lesson module, and the usual mistakes. :func:`run` puts the wing's jobs toge
 
 1. **running** the learner's function on every case, in a sandbox (:mod:`~helpers.grading.sandbox`:
    copies of the arguments, printing and warnings captured) under a watch
-   (:mod:`~helpers.grading.watch`: a time limit, the stop button, forbidden calls), and reading what
-   came back (:mod:`~helpers.grading.returned`);
+   (:mod:`~helpers.grading.watch`: the clock, the stop button, forbidden calls), and reading what
+   came back (:mod:`~helpers.grading.returned`); each case's time limit is made from the reference's
+   CPU time on it, measured just before in the same kernel (:mod:`~helpers.grading.clock`);
 2. only then **comparing** with the expected values (:mod:`~helpers.grading.compare`), computed with
    the functions recorded at import (:mod:`~helpers.grading.originals`), so nothing the learner's
    code can reach holds them and nothing it reassigns changes them; each case at its own precision;
@@ -23,6 +24,7 @@ modified argument and a forbidden call are each named.
 from __future__ import annotations
 
 from . import messages
+from .clock import Limit
 from .code_exercise import CodeExercise
 from .compare import (
     Result,
@@ -70,9 +72,10 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list, to
         read = reader(exercise.outputs, case_shapes)
         if exercise.measure is not None:
             read = measuring(read, exercise.measure, case.args)
+        limit, read_limit = _limits(exercise, case, read, use_alarm, forbidden)
         during = exercise.during(*case.args) if exercise.during is not None else None
         with world.learners():
-            call = call_learner(fn, case.args, exercise.params, exercise.time_limit, use_alarm=use_alarm,
+            call = call_learner(fn, case.args, exercise.params, limit, read_limit=read_limit, use_alarm=use_alarm,
                                 forbidden=forbidden, reader=read, during=during)
         calls.append(call)
         if call.forbidden or call.timed_out or call.error is not None or call.unwatched:
@@ -97,7 +100,7 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list, to
         name, hint = diagnose(exercise, results)
         return False, messages.wrong(exercise, failing[0], total, hint, notes, rounding=name == "small_difference"), name
     if last.timed_out:
-        return False, messages.timed_out(exercise, case, index, total, last.seconds, notes), "timeout"
+        return False, messages.timed_out(exercise, case, index, total, last, notes), "timeout"
     if last.error is not None:
         hint = error_hint(exercise, case, last, fn, results)
         return False, messages.raised(exercise, case, index, total, last, hint, notes), "error"
@@ -116,6 +119,21 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list, to
         if wrote:
             return False, messages.wrote_back(cases[i], i + 1, wrote, notes), "wrote_back"
     return True, messages.right(exercise, results, total, notes), None
+
+
+def _limits(exercise: CodeExercise, case, read, use_alarm, forbidden: dict) -> tuple:
+    """The limits of the learner's call on ``case`` and of reading its result: the exercise's floor and
+    factor applied to the reference's CPU time on the same case, measured now, in this kernel, the
+    same way the learner's call is (same watch, same ``during``, same reading; see
+    :mod:`~helpers.grading.clock`). Nothing of the reference's result is kept. A reference that
+    fails here leaves the floor alone; its failure is reported where the expected values are computed."""
+    during = exercise.during(*case.args) if exercise.during is not None else None
+    timed = call_learner(exercise.reference, case.args, exercise.params, None, use_alarm=use_alarm,
+                         forbidden=forbidden, reader=read, during=during)
+    fine = timed.error is None and not timed.timed_out
+    floor, factor = exercise.time_floor, exercise.time_factor
+    return (Limit.of(timed.seconds if fine else None, floor, factor),
+            Limit.of(timed.read_seconds if fine else None, floor, factor))
 
 
 def _compared(exercise: CodeExercise, cases: list, calls: list) -> list:

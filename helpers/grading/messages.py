@@ -185,22 +185,90 @@ def unanswered_stub(exercise: CodeExercise, total: int) -> str:
     """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
     sig = exercise.signature
     return (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
-            + wrap_text(f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒："
+            + wrap_text(f"判分会依次试 {total} 组输入，每组的时间上限至少 {exercise.time_floor:g} 秒："
                         f"{describe_cases(exercise)}。", indent="  ") + "\n"
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
 
 
-#: a call that returns this long after the limit was not stopped at the limit (a long call inside C)
+#: CPU seconds past the limit after which a stop counts as late (said, with why, in the message)
 LATE_STOP = 0.25
 
 
-def _timeout_line(index: int, limit: float, seconds: float) -> str:
-    """The first line of a time-out: the limit, and when the function actually stopped. One long call
-    inside C (a huge matrix product) cannot be cut short: the time-out is raised when it returns."""
-    if seconds > limit + LATE_STOP:
-        return (f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限）；它到 {seconds:.1f} 秒时才停下来："
-                "numpy 里的一个大运算算到一半停不下来，只能等它算完。")
-    return f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限），已经停下。"
+def duration(seconds: float) -> str:
+    """``0.03 毫秒``, ``21 毫秒``, ``2.0 秒``: a measured time as a message writes it."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e3:.2f} 毫秒"
+    if seconds < 1:
+        return f"{seconds * 1e3:.0f} 毫秒"
+    return f"{seconds:.1f} 秒"
+
+
+def _timeout_head(index: int, total: int, call, late: float) -> str:
+    """What was measured: the learner's CPU time (and the wall time when it waited), or the reading's."""
+    stop, at = call.stopped, f"第 {index} 组（共 {total} 组）"
+    if stop.phase == "reading":
+        return (f"✘ 超时：{at}你的函数返回了（用了 {duration(call.seconds)}的 CPU 时间），但判分读它返回的东西"
+                f"（调用返回值的 __array__、__len__ 这类方法）用了 {duration(call.read_seconds)}还没读完，已经停下。")
+    if stop.by == "idle":
+        return (f"✘ 超时：{at}过了 {duration(call.wall)}，你的函数还没有结束，已经停下；其中有 {duration(stop.idle)}"
+                f"它几乎没有用 CPU（一共只用了 {duration(call.seconds)}的 CPU 时间）。")
+    if stop.by == "wall":
+        return (f"✘ 超时：{at}过了 {duration(call.wall)}，你的函数还没有结束，已经停下；"
+                f"这期间它只用了 {duration(call.seconds)}的 CPU 时间。")
+    if late > LATE_STOP:
+        return (f"✘ 超时：{at}你的函数到了上限 {duration(call.limit.cpu)}还没有算完，"
+                f"又过了 {duration(late)}才停下来（一共用了 {duration(call.seconds)}的 CPU 时间）。")
+    return f"✘ 超时：{at}你的函数用了 {duration(call.seconds)}的 CPU 时间还没有算完，已经停下。"
+
+
+def _limit_line(call) -> str:
+    """How the limit was made: the reference's time measured just now, the factor and the floor."""
+    reading = call.stopped.phase == "reading"
+    limit = call.read_limit if reading else call.limit
+    if limit is None or limit.reference is None:
+        return f"上限：{duration(limit.cpu)}的 CPU 时间。" if limit is not None else ""
+    whose = "判分读参考写法的结果" if reading else "参考写法这一组"
+    waits = {"idle": f"；几乎不用 CPU 的等待也最多 {duration(limit.idle)}",
+             "wall": f"；从开始算起最多 {duration(limit.wall)}"}.get(call.stopped.by, "")
+    return (f"{whose}在这台机器上刚用了 {duration(limit.reference)}；上限是它的 {limit.factor:g} 倍、"
+            f"至少 {limit.floor:g} 秒：{duration(limit.cpu)}的 CPU 时间{waits}。")
+
+
+def _where_line(where) -> str:
+    """Where the learner's code was when stopped, as the frames showed it (``""`` when unseen)."""
+    if where is None or not where.line:
+        return ""
+    if where.calling and where.step:
+        text = f"停下时它在第 {where.line} 行的 {where.step} 这一次调用里"
+    elif where.entering:
+        text = f"停下时它刚进入 {where.function}（第 {where.line} 行）"
+    else:
+        text = f"停下时它在第 {where.line} 行" + (f"：{where.text}" if where.text else "")
+    if where.loop_line:
+        text += f"（在第 {where.loop_line} 行开始的循环里）"
+    if where.recursion:
+        text += f"；同一个函数在栈上有 {where.depth} 层（递归）"
+    return text + "。"
+
+
+def _seen_hint(call, late: float) -> str:
+    """A hint about what the clock saw, and nothing it did not see."""
+    stop, where = call.stopped, call.stopped.where
+    if stop.phase == "reading":
+        return "返回普通的 numpy 数组（或数），不要返回自己定义的对象。"
+    if stop.by == "idle":
+        return "它在等，而不是在算：time.sleep、input()、等一个锁或另一个线程……"
+    if stop.by == "wall":
+        return "这段时间它大多没有在算：在等（time.sleep、input()、锁……），或者这台机器忙得轮不到它。"
+    if where is not None and where.recursion:
+        return ("递归一直没有到底：每次调用的参数有没有朝终止条件变？" if late <= LATE_STOP else
+                f"递归一直没有到底，{where.depth} 层一层层退出来也用了 {duration(late)}：每次调用的参数有没有朝终止条件变？")
+    if late > LATE_STOP and where is not None and where.operating and where.step:
+        return (f"上限到时，第 {where.line} 行的 {where.step} 这一步正在 C 代码里算，不回到 Python 代码就停不下来，"
+                f"它又算了 {duration(late)}：这一步要算的太多。")
+    if where is not None and where.loop_line:
+        return "这个循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+    return ""
 
 
 def _why_float32(result: Result) -> str:
@@ -266,11 +334,23 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list, rou
     return "\n".join(lines + float32_note([first]) + after)
 
 
-def timed_out(exercise: CodeExercise, case: Case, index: int, total: int, seconds: float, after: list) -> str:
-    """Case ``index`` ran past the time limit (stopped at ``seconds``)."""
-    lines = [_timeout_line(index, exercise.time_limit, seconds), case_lines(exercise, case, index, total)[1],
-             "  提示：两种可能：一个停不下来的循环（while 的条件永远成立？），或者一步计算太重（比如造了一个很大的矩阵、"
-             "循环了太多次，或者在 time.sleep / input() 里等）。这些输入都很小，参考写法每组不到 1 毫秒。"]
+def timed_out(exercise: CodeExercise, case: Case, index: int, total: int, call, after: list) -> str:
+    """Case ``index`` ran past its limit: what was measured (the learner's time, the reference's, the
+    limit), where the code was when stopped, and a hint only about what the clock saw (``call``: a
+    :class:`~helpers.grading.sandbox.Call` with ``stopped`` set)."""
+    limit = call.read_limit if call.stopped.phase == "reading" else call.limit
+    late = max(0.0, (call.read_seconds if call.stopped.phase == "reading" else call.seconds) - limit.cpu) \
+        if limit is not None and call.stopped.by == "cpu" else 0.0
+    lines = [wrap_text(_timeout_head(index, total, call, late), indent="  "), case_lines(exercise, case, index, total)[1]]
+    for text in (_limit_line(call), _where_line(call.stopped.where)):
+        if text:
+            lines.append(wrap_text("  " + text, indent="  "))
+    if call.recursion_limit:
+        before, changed = call.recursion_limit
+        lines.append(f"  （你的函数把递归上限从 {before} 改成了 {changed}（sys.setrecursionlimit）；判分后已改回 {before}。）")
+    hint = _seen_hint(call, late)
+    if hint:
+        lines.append(wrap_text("  提示：" + hint, indent="  "))
     return "\n".join(lines + after)
 
 

@@ -230,9 +230,13 @@ class Explorer:
     # ---- the book's live page (helpers.render.web, tools/site/live) ---------------------------
     #: how the live page gets a state: ``None`` — every combination of control values is computed
     #: here at build time and stored in the page; otherwise the name of a browser formula (in
-    #: ``tools/site/live/attnlab_live.js``) that recomputes it from the controls, for explorers whose
+    #: ``helpers/render/web/attnlab_live.js``) that recomputes it from the controls, for explorers whose
     #: grid is too large (several continuous sliders); a test holds it to :meth:`compute`.
     web_formula = None
+    #: a formula explorer's texts, each written once as a :func:`helpers.render.format.fill` template
+    #: (``{"readout": …}``, and any other text its page shows, such as a title): :meth:`describe`
+    #: fills them here and the page's formula fills the same templates, carried in its data, in the browser
+    web_templates = None
 
     def web_universe(self) -> dict:
         """``{control name: every value it can take}`` for a control whose range follows another

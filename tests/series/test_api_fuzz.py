@@ -273,6 +273,7 @@ def _baselines():
     the walk then makes one argument bad at a time. Optional: a function not listed here is still
     walked with the per-name values above."""
     from helpers import example, layer, readable_tokens, training
+    from helpers.render import web
 
     rng = np.random.default_rng(2)
     spelling = readable_tokens.spell(["å¹", "´", "Ġa"])
@@ -293,6 +294,9 @@ def _baselines():
         "helpers.example.hand_row": dict(q=q[0], k=k, v=v),
         "helpers.example.project": dict(x=example.X, weight=example.W_Q),
         "helpers.render.controls.weights_html": dict(tokens=example.TOKENS, weights=[0.1, 0.2, 0.3, 0.4]),
+        "helpers.render.controls.weights_template": dict(tokens=example.TOKENS, field="weights"),
+        "helpers.render.format.fill": dict(template="和 = {x:.3f}；{v:.1f}；{t}", values={"x": 0.5, "v": [1.0], "t": "年"}),
+        "helpers.render.web.check_view": dict(view={"title": "", "panels": [web.bars(["a"], [0.5])]}),
         "helpers.kv_cache.decode_with_cache": dict(q=q, k=k, v=v),
         "helpers.kv_cache.earlier_output_change": dict(q=q, k=k, v=v, n_before=2, causal=True),
         "helpers.layer.LayerWeights": dict(w_q=f32, w_k=f32[:, :4], w_v=f32[:, :4], w_o=f32),

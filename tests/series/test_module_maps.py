@@ -33,7 +33,7 @@ def test_a_new_module_a_gone_module_and_a_new_part_are_named(tree):
     (tree / "helpers" / "newidea.py").write_text('"""A new idea (``05_causal_mask``)."""\n', encoding="utf-8")
     (tree / "helpers" / "training" / "schedule.py").write_text('"""A part (``10_learning_to_attend``)."""\n',
                                                                 encoding="utf-8")
-    (tree / "helpers" / "render" / "web.py").unlink()
+    (tree / "helpers" / "render" / "text_stamps.py").unlink()
     (tree / "helpers" / "grading" / "hints.py").write_text('"""Hints."""\n', encoding="utf-8")
     package = tree / "helpers" / "stats"
     package.mkdir()
@@ -46,7 +46,7 @@ def test_a_new_module_a_gone_module_and_a_new_part_are_named(tree):
         "helpers/__init__.py: the parts listed for helpers.training lack schedule (in the tree)",
         "helpers/__init__.py: the module map does not list the parts of the package helpers.stats: write "
         "``helpers.stats`` (a package: nulls)",
-        "helpers/render/__init__.py: the module map names helpers.render.web, which is not in the tree",
+        "helpers/render/__init__.py: the module map names helpers.render.text_stamps, which is not in the tree",
         "helpers/grading/__init__.py: the module map does not name helpers.grading.hints (in the tree)",
         "helpers/grading/__init__.py: MODULES lacks hints (in the tree)",
     ]

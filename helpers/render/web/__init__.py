@@ -1,13 +1,19 @@
-"""What an explorer looks like in the book's live page (plumbing behind :mod:`helpers.explorers`).
+"""What an explorer looks like in the book's live page: the producer, beside its renderer.
 
 The site (``make site``) draws every explorer in the browser without Python: for each state the
 explorer computes, its :meth:`~helpers.render.explorer.Explorer.web_view` returns a small JSON-able
 description — a title and a few *panels* made by the functions below (:func:`bars`, :func:`heatmap`,
-:func:`lines`, :func:`arrows`, :func:`tiles`) — which one generic renderer
-(``tools/site/live/attnlab_live.js``) draws as SVG. The readout is the explorer's own
-:meth:`~helpers.render.explorer.Explorer.describe`, byte for byte. Numbers meant only for drawing
-are rounded to :data:`DRAW_DIGITS` significant digits (the readout keeps every digit it shows), and
-colours come from :mod:`helpers.render.palette`, so the page and the notebook share one palette.
+:func:`lines`, :func:`arrows`, :func:`tiles`) — which one generic renderer, ``attnlab_live.js`` in
+this folder (styled by ``attnlab_live.css``; both are package data, :data:`ASSETS`), draws as SVG.
+:data:`PANELS` declares, once, the panel kinds and the fields of each: what the function of that
+name writes and what the renderer's ``DRAW.<kind>`` reads (``tests/unit/test_web.py`` holds both
+halves to it; the site's build checks every view with :func:`check_view`). The readout is the
+explorer's own :meth:`~helpers.render.explorer.Explorer.describe`, byte for byte; an explorer that
+the page recomputes (``web_formula``) writes its readout once, as a template of
+:func:`helpers.render.format.fill` that ``describe()`` and the page's formula both fill. Numbers
+meant only for drawing are rounded to :data:`DRAW_DIGITS` significant digits (the readout keeps
+every digit it shows), and colours come from :mod:`helpers.render.palette`, so the page and the
+notebook share one palette.
 
 :func:`control_spec` turns an ipywidgets control into the page's control: the same kind, range, step,
 options, default and label.
@@ -16,14 +22,15 @@ from __future__ import annotations
 
 import base64
 import math
+from pathlib import Path
 
 import ipywidgets as widgets
 import matplotlib
 import numpy as np
 from matplotlib.colors import to_hex
 
-from .palette import ACCENT, BASE, HATCH_GREY, MASKED, REFERENCE, WHITE
-from .validation import (
+from ..palette import ACCENT, BASE, HATCH_GREY, MASKED, REFERENCE, WHITE
+from ..validation import (
     as_real_array,
     asarray_strict,
     boolean,
@@ -39,6 +46,36 @@ from .validation import (
     short_preview,
     text,
 )
+
+#: the page's renderer and its stylesheet, beside this module (the site's build copies them into the
+#: site; the wheel carries them as package data)
+ASSETS = tuple(Path(__file__).with_name(name) for name in ("attnlab_live.js", "attnlab_live.css"))
+
+#: every panel kind the page draws and the fields of each, in the order its function below writes
+#: them (after ``"kind"``); ``attnlab_live.js`` draws kind K with ``DRAW.K``, which reads these fields
+PANELS = {
+    "bars": ("labels", "values", "title", "xlabel", "ylabel", "ylim", "color", "colors", "highlight", "accent",
+             "digits", "visible"),
+    "heatmap": ("cells", "xlabels", "ylabels", "title", "vmin", "vmax", "stops", "masked", "highlight", "accent",
+                "xlabel", "ylabel", "colorbar", "digits", "numbers", "marks", "vlines", "hlines", "markcolor",
+                "hatch", "hatchcolor"),
+    "tiles": ("cells", "cols", "group", "title", "vmin", "vmax", "stops", "masked", "note", "colorbar", "separator",
+              "row_labels"),
+    "lines": ("series", "title", "xlabel", "ylabel", "xlim", "ylim", "xlog", "ylog", "xticks", "yticks", "vlines",
+              "hlines", "refcolor", "legend", "bars"),
+    "arrows": ("vectors", "labels", "colors", "lim", "title", "chain", "widths", "order", "xlabel", "ylabel"),
+}
+#: fields present only when given (the renderer tests for their presence); every other field is always
+#: there, ``None`` where it is not set
+OPTIONAL = {("lines", "bars")}
+#: fields the renderer does not read: ``digits`` of a heatmap says how its ``numbers`` were written
+#: (they arrive as text)
+NOT_DRAWN = {("heatmap", "digits")}
+#: the fields of the records inside a panel: a line of ``lines`` (:func:`series`), the bars under its
+#: curves (``lines(bars=…)``) and a matrix (:func:`cells`: ``heatmap``'s ``cells``, each of ``tiles``')
+RECORDS = {"series": ("x", "y", "color", "label", "dash", "marker", "line", "step", "fill", "width"),
+           "lines.bars": ("x", "y", "colors"),
+           "cells": ("shape", "bytes")}
 
 #: significant digits of a number that is only drawn (a bar's height, a cell's colour)
 DRAW_DIGITS = 3
@@ -249,11 +286,6 @@ def tiles(matrices, *, cols, group=1, title="", vmin=0.0, vmax=1.0, cmap="viridi
             "separator": text("separator", separator), "row_labels": _texts("row_labels", row_labels)}
 
 
-def rounded(values) -> list:
-    """``values`` (any shape) as drawn numbers: :data:`DRAW_DIGITS` significant digits, NaN → None."""
-    return _nums(_drawn("values", values))
-
-
 def series(x, y, *, color=BASE, label="", dash=False, marker=False, line=True, step=False, fill=False,
            width=2.0) -> dict:
     """One line of :func:`lines`: ``step`` draws stairs (``x`` holds the edges, one more than ``y``),
@@ -268,13 +300,9 @@ def series(x, y, *, color=BASE, label="", dash=False, marker=False, line=True, s
             "step": step, "fill": boolean("fill", fill), "width": positive_float("width", width)}
 
 
-#: the keys of a :func:`series` (what :func:`lines` takes)
-_SERIES_KEYS = frozenset(series([0.0], [0.0]))
-
-
 def _curve(name: str, value) -> dict:
     instance(name, value, dict, "series(...) line")
-    if set(value) != _SERIES_KEYS:
+    if set(value) != set(RECORDS["series"]):
         raise ValueError(f"{name} must be a line made by series(...), got a dict with keys {sorted(map(str, value))}")
     return value
 
@@ -298,15 +326,24 @@ def _ref_lines(name: str, value) -> list:
     return out
 
 
+def _under_bars(value) -> dict:
+    """``lines``' ``bars``: ``(heights, colours)``, one bar per position 0, 1, …"""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"bars must be (heights, colours), got {short_preview(value)}")
+    heights = _drawn("bars[0]", value[0], ndim=1)
+    return {"x": list(range(len(heights))), "y": _nums(heights), "colors": _colours("bars[1]", value[1], len(heights))}
+
+
 def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=False, ylog=False, xticks=None,
-          yticks=None, vlines=(), hlines=(), vline_color=REFERENCE, legend=True) -> dict:
+          yticks=None, vlines=(), hlines=(), vline_color=REFERENCE, legend=True, bars=None) -> dict:
     """Curves (:func:`series`) on shared axes; ``xlog``/``ylog`` a base (2, 10) or False; ticks as
     ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]`` (``dashed``: a bool or
-    ``"dotted"``), or ``(value, dashed, colour)`` for a line not in ``vline_color``."""
+    ``"dotted"``), or ``(value, dashed, colour)`` for a line not in ``vline_color``; ``bars``
+    ``(heights, colours)``: a bar at each position 0, 1, … under the curves (07's scores, coloured by block)."""
     def label(_name, t):
         return str(t)
 
-    return {"kind": "lines", "series": [_curve(f"curves[{i}]", c) for i, c in enumerate(entries("curves", curves,
+    spec = {"kind": "lines", "series": [_curve(f"curves[{i}]", c) for i, c in enumerate(entries("curves", curves,
                                                                                                  "lines"))],
             "title": text("title", title), "xlabel": text("xlabel", xlabel), "ylabel": text("ylabel", ylabel),
             "xlim": None if xlim is None else _limits("xlim", xlim),
@@ -316,6 +353,9 @@ def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=
             "yticks": None if yticks is None else _pairs("yticks", yticks, label),
             "vlines": _ref_lines("vlines", vlines), "hlines": _ref_lines("hlines", hlines),
             "refcolor": text("vline_color", vline_color), "legend": boolean("legend", legend)}
+    if bars is not None:
+        spec["bars"] = _under_bars(bars)
+    return spec
 
 
 def arrows(vectors, labels, colors, *, lim, title="", chain=False, widths=None, order=None, xlabel="",
@@ -384,3 +424,39 @@ def control_spec(name: str, control, universe=None) -> dict:
         raise ValueError(f"control {name!r}: its value {control.value!r} is not one of its values {values!r:.80}")
     return {"name": name, "label": label, "kind": kind, "values": values, "shown": shown,
             "default": values.index(control.value)}
+
+
+def _fields(where: str, record: dict, declared, optional=()) -> None:
+    """``record``'s keys are ``declared`` (those in ``optional`` may be absent), else a ValueError naming
+    each field one side lacks."""
+    extra = [k for k in record if k not in declared]
+    missing = [k for k in declared if k not in record and k not in optional]
+    if extra or missing:
+        said = [f"field {k!r} that web.PANELS does not declare" for k in extra]
+        said += [f"no field {k!r}, which web.PANELS declares" for k in missing]
+        raise ValueError(f"{where} has " + "; ".join(said) + " (what the page draws is declared once, in web.PANELS)")
+
+
+def check_view(view, name: str = "view") -> None:
+    """Check a :meth:`~helpers.render.explorer.Explorer.web_view` result against :data:`PANELS` and
+    :data:`RECORDS`: a title and a list of panels, each of a declared kind with exactly its declared
+    fields; a ValueError names the panel, its kind and the field one side lacks."""
+    instance(name, view, dict, "web view ({'title': str, 'panels': [...]})")
+    _fields(name, view, ("title", "panels"))
+    for i, panel in enumerate(entries(f"{name}['panels']", view["panels"], "panels")):
+        where = f"{name}['panels'][{i}]"
+        instance(where, panel, dict, "panel made by helpers.render.web")
+        kind = panel.get("kind")
+        if kind not in PANELS:
+            raise ValueError(f"{where} has kind {short_preview(kind)}, not one of the kinds the page draws "
+                             f"({', '.join(PANELS)})")
+        where = f"{where} ({kind})"
+        _fields(where, {k: v for k, v in panel.items() if k != "kind"}, PANELS[kind],
+                [f for k, f in OPTIONAL if k == kind])
+        if kind == "lines":
+            for j, line in enumerate(panel["series"]):
+                _fields(f"{where}['series'][{j}]", line, RECORDS["series"])
+            if "bars" in panel:
+                _fields(f"{where}['bars']", panel["bars"], RECORDS["lines.bars"])
+        for j, matrix in enumerate([panel["cells"]] if kind == "heatmap" else panel["cells"] if kind == "tiles" else []):
+            _fields(f"{where}['cells'][{j}]", matrix, RECORDS["cells"])

@@ -6,8 +6,13 @@
  *   - "grid": every reachable state computed by the explorer's compute()/describe()/web_view() at
  *     build time (strings stored once, a state = indices), or
  *   - "formula": the name of a function below that recomputes a state from the controls (for a
- *     grid too large); tests/site/test_live_site.py holds each to Python's compute() on random states.
- * One renderer draws every explorer's panels (bars, heatmap, tiles, lines, arrows) as SVG.
+ *     grid too large), and the explorer's texts as templates ("templates": its readout, written once
+ *     in Python) that the function fills as describe() does; tests/series/test_live_site.py holds each
+ *     to Python's compute() and describe() on random states.
+ * One renderer (DRAW) draws every explorer's panels as SVG. Its producer is beside this file
+ * (helpers/render/web/__init__.py), whose PANELS declares the panel kinds and the fields of each
+ * once: DRAW.<kind> reads a panel as p (a line of lines as s), and tests/unit/test_web.py holds
+ * what it reads to that declaration.
  * Nothing here names a colour: colours come with the data, from helpers/render/palette.py.
  */
 (function () {
@@ -33,6 +38,19 @@
   }
   function fmt(x, d) { return fixed(x, d === undefined ? 3 : d); }
   function fmtVec(v, d) { return "[" + v.map(function (x) { return fmt(x, d); }).join(", ") + "]"; }
+  // a template's fields written from values by helpers.render.format.fill's rules: {name:.Nf} a number
+  // or a vector with N decimals, {name[i]:.Nf} entry i of a vector, {name} a text; {{ and }} braces
+  function fill(template, values) {
+    return template.replace(/\{\{|\}\}|\{(\w+)(?:\[(\d+)\])?(?::\.(\d+)f)?\}|[{}]/g, function (whole, name, index, digits) {
+      if (whole === "{{" || whole === "}}") return whole.charAt(0);
+      if (name === undefined) throw new Error("template has a lone " + whole + ": " + template);
+      if (!values.hasOwnProperty(name)) throw new Error("template field " + whole + " has no value");
+      var v = index === undefined ? values[name] : values[name][Number(index)];
+      if (typeof v === "string") { if (digits !== undefined) throw new Error("template field " + whole + " gives decimals to a text"); return v; }
+      if (digits === undefined) throw new Error("template field " + whole + " is a number: say its decimals");
+      return Array.isArray(v) ? fmtVec(v, Number(digits)) : fmt(v, Number(digits));
+    });
+  }
 
   // ---- small linear algebra for the formulas --------------------------------------------------
   function dot(a, b) { var s = 0; for (var i = 0; i < a.length; i++) s += a[i] * b[i]; return s; }
@@ -57,12 +75,9 @@
 
   // ---- browser formulas: name → function(values, data) → {title, readout, panels} -------------
   var FORMULAS = {};
-  var api = { fmt: fmt, fmtVec: fmtVec, dot: dot, vecMat: vecMat, softmax: softmax, argmax: argmax,
+  var api = { fmt: fmt, fmtVec: fmtVec, fill: fill, dot: dot, vecMat: vecMat, softmax: softmax, argmax: argmax,
               clone: clone, formulas: FORMULAS };
 
-  function weightsHtml(tokens, w) {  // helpers/render/controls.py weights_html
-    return tokens.map(function (t, i) { return '<span class="weights-' + i + '">' + t + " " + fmt(w[i]) + "</span>"; }).join(" · ");
-  }
   function sum(v) { var s = 0; for (var i = 0; i < v.length; i++) s += v[i]; return s; }
   function withValues(panel, values) { var p = clone(panel); p.values = values; return p; }
 
@@ -72,9 +87,9 @@
     if (top > 0) w = w.map(function (x) { return x / top; });
     var total = sum(w);
     w = total === 0 ? w.map(function () { return 1 / w.length; }) : w.map(function (x) { return x / total; });
-    var vector = vecMat(w, data.X), shownTotal = sum(w);
+    var vector = vecMat(w, data.X);
     return { state: { weights: w, vector: vector }, title: "",
-             readout: "权重（和 = " + fmt(shownTotal) + "）：" + weightsHtml(data.tokens, w) + "<br>新的“申请” = " + fmtVec(vector),
+             readout: fill(data.templates.readout, { total: sum(w), weights: w, vector: vector }),
              panels: [withValues(data.view.panels[0], w), withValues(data.view.panels[1], vector)] };
   };
 
@@ -90,11 +105,9 @@
     var q = vecMat(x, data.W_Q), k = vecMat(x, data.W_K), v = vecMat(x, data.W_V), t = matchingToken(x, data);
     if (live && live.actionInputs) live.actionInputs.token.value = t < 0 ? data.tokens.length : t;
     var p = clone(data.view.panels[0]); p.vectors = [q, k, v];
-    return { state: { x: x, q: q, k: k, v: v },
-             title: "q、k、v · 当前输入 x = " + fmtVec(x, 1) + (t < 0 ? "" : "（" + data.tokens[t] + "）"),
-             readout: "x = " + fmtVec(x, 1) + ' → <span class="q">q = ' + fmtVec(q, 2) + '</span> · <span class="k">k = ' +
-                      fmtVec(k, 2) + '</span> · <span class="v">v = ' + fmtVec(v, 2) + "</span>",
-             panels: [p] };
+    var named = t < 0 ? "" : fill(data.templates.named, { token: data.tokens[t] }), state = { x: x, q: q, k: k, v: v };
+    return { state: state, title: fill(data.templates.title, { x: x, named: named }),
+             readout: fill(data.templates.readout, state), panels: [p] };
   };
   FORMULAS.qkv.onAction = function (live, name, k) {
     if (k >= live.data.X.length) return;  // （自定义）loads nothing
@@ -131,11 +144,8 @@
     for (var z = 0; z < data.zooms.length; z++) if (reach <= 0.92 * data.zooms[z]) { zoom = data.zooms[z]; break; }
     var bars = withValues(data.view.panels[0], weights); bars.highlight = largest(weights);
     var chain = clone(data.view.panels[1]); chain.vectors = vectors; chain.lim = [[-zoom, zoom], [-zoom, zoom]];
-    return { state: { dots: dots, scores: scores, exps: exps, total: total, weights: weights, parts: parts, output: output },
-             title: "",
-             readout: ["点积 q·k：" + fmtVec(dots), "÷√2：" + fmtVec(scores), "e^s：" + fmtVec(exps) + "，合计 " + fmt(total),
-                       "权重：" + weightsHtml(data.tokens, weights), '输出：<span class="output">' + fmtVec(output) + "</span>"].join("<br>"),
-             panels: [bars, chain] };
+    var state = { dots: dots, scores: scores, exps: exps, total: total, weights: weights, parts: parts, output: output };
+    return { state: state, title: "", readout: fill(data.templates.readout, state), panels: [bars, chain] };
   };
   FORMULAS.hand_calculation.onChange = function (live, i) {  // a k or v slider edits the picked token's row
     var name = live.controls[i].name;
