@@ -412,7 +412,7 @@
     showRun(sample, "sample");
     if (location.protocol === "file:") {
       show($("al-s-download"), false);
-      $("al-s-pick-label").firstChild.textContent = "选择模型文件：";
+      $("al-s-pick-label").firstChild.textContent = M.pickOnly();
       status(M.sample(sample.text) + M.offline(data.model.file));
     }
     $("al-s-download").addEventListener("click", download);

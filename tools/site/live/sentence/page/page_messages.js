@@ -27,6 +27,7 @@
     offline: function (file) {
       return "这是离线版网页（从文件打开），不能自己下载模型：请选择模型文件 " + file + "（本页最后一节说它在哪里）。";
     },
+    pickOnly: function () { return "选择模型文件："; },
     downloading: function (done, total) { return "正在下载模型：" + mb(done) + " / " + mb(total); },
     unpacking: function (done, total) { return "正在从模型包里取出模型文件：" + mb(done) + " / " + mb(total); },
     reading: function (done, total) { return "正在载入模型：" + mb(done) + " / " + mb(total); },
