@@ -119,10 +119,14 @@ circuit-data: setup-test
 	$(PY) -m tools.data.circuit_data --history helpers/data/circuit_history.npz
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time; then the live book in headless
-# Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing).
+# Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing);
+# then 你自己的句子: its engine on a bare page, and the book's page as a reader types into it (ready, 30 tokens
+# drawn, one key → redraw p95, page memory, the site without the model file; with CPU time and the load).
 bench: setup-test
 	$(PY) -m tools.checks.bench
 	$(PY) -m tools.site.live.live_bench
+	$(PY) -m tools.site.live.sentence.bench
+	$(PY) -m tools.site.live.sentence.page.bench
 
 # Every explorer driven through 3,000 random moves in its own process: RSS growth (<= 30 MiB each).
 bench-memory: setup-test

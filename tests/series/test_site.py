@@ -144,11 +144,15 @@ def is_explorer_cell(cell) -> bool:
 # -- what the pages show -------------------------------------------------------------------------
 
 def test_pages_in_series_order_with_previous_and_next(site):
+    """index, the notebooks in order, then the page 你自己的句子 (its own section of the sidebar)."""
+    from tools.site.live.sentence import page as sentence_page
+
+    order = [*PAGES, sentence_page.PAGE]
     for i, name in enumerate(PAGES):
         p = page(site, name)
         links = {a.get("rel"): a.get("href") for a in p.all("link") if a.get("rel") in ("prev", "next")}
-        want_prev = f"{PAGES[i - 1]}.html" if i > 0 else None
-        want_next = f"{PAGES[i + 1]}.html" if i + 1 < len(PAGES) else None
+        want_prev = f"{order[i - 1]}.html" if i > 0 else None
+        want_next = f"{order[i + 1]}.html"
         assert links.get("prev") == want_prev and links.get("next") == want_next, (name, links)
         shown = [a.get("href") for a in p.all("a", **{"class": "left-prev"})] + \
                 [a.get("href") for a in p.all("a", **{"class": "right-next"})]
@@ -487,7 +491,10 @@ def test_the_pdf_zip_and_wheel_links_return_200(site, served):
         for href in [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]:
             response = context.request.get(f"{base}/{href}")
             assert response.status == 200 and len(response.body()) > 1000, (name, href, response.status)
-    served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book()}  # site-zip's
+    from helpers.real_model import GGUF_NAME
+
+    # site-zip's offline book, and the model file the page 你自己的句子 offers (tests/series/test_sentence_page.py)
+    served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book(), GGUF_NAME}
     assert sorted(served_files) == sorted(attnlab_site.downloads().values())
 
 

@@ -2,7 +2,8 @@
 
 - every notebook page gets one line under its title: the book's PDF, the notebooks' zip and the
   wheel (served from the site) and a link to the index's "在本地运行" section; Colab, Binder and
-  the page's ``.ipynb`` are sphinx-book-theme's own buttons (conf.py, from ``home.toml``);
+  the page's ``.ipynb`` are sphinx-book-theme's own buttons (conf.py, from ``home.toml``); the real
+  model's notebook (09) gets a second line, to the page 你自己的句子 (``sentence.page``);
 - an image from another host (the notebooks' Colab badge) becomes its alt text, so no page asks
   for anything outside the site;
 - maths is written as MathML at build time (``html_math_renderer = "mathml"``): browsers draw it
@@ -59,11 +60,23 @@ def actions_html(name: str, pathto) -> str:
             f' ｜ <a href="{local}">在本地运行（国内用户不经过 GitHub 的路）</a></p>')
 
 
+def sentence_html(pathto) -> str:
+    """A line pointing to the page 你自己的句子 (the notebooks of :data:`sentence.page.LINKED_FROM`)."""
+    from tools.site.live.sentence import page
+
+    return (f'<p class="attnlab-sentence-link">在浏览器里试：<a href="{html.escape(pathto(page.PAGE))}">{page.TITLE}</a>'
+            "——输入任何文字，看这个模型的全部 270 个头怎样读它（不用 Python，离线版网页里也能用）。</p>")
+
+
 def on_page_context(app, pagename, templatename, context, doctree):
     if pagename not in ("index", *NOTEBOOKS) or "body" not in context:
         return
+    from tools.site.live.sentence import page
+
     body = context["body"]
     block = actions_html(pagename, context["pathto"])
+    if pagename in page.LINKED_FROM:
+        block += sentence_html(context["pathto"])
     cut = body.find("</h1>")
     context["body"] = body[:cut + 5] + block + body[cut + 5:] if cut >= 0 else block + body
 

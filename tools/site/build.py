@@ -11,8 +11,9 @@
 
 Both stage their sources in build/site/src/: the notebooks as stored (copied, so Sphinx never
 touches notebooks/) and an index page made from README.md (its introduction and its table of
-notebooks, linked). Sphinx with MyST-NB and sphinx-book-theme does the rest (tools/site/conf.py):
-nothing is downloaded at build or view time. A notebook's .ipynb is copied to OUT/notebooks/ for
+notebooks, linked), and the page 你自己的句子 (tools/site/live/sentence/page: its source is staged
+here; its scripts and the model file it serves go into the built site). Sphinx with MyST-NB and
+sphinx-book-theme does the rest (tools/site/conf.py): nothing is downloaded at build or view time. A notebook's .ipynb is copied to OUT/notebooks/ for
 its page's download link.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from tools import ROOT
 from tools.home import home, readme_lines
 from tools.series import NOTEBOOKS
+from tools.site.live.sentence import page as sentence_page  # the page 你自己的句子
 
 CONF = ROOT / "tools" / "site"
 WORK = ROOT / "build" / "site"  # staged sources, Sphinx's doctrees, the one-page version
@@ -86,6 +88,14 @@ def local_run_source() -> list:
     ]
 
 
+def sentence_section() -> list:
+    """The index's paragraph on the page 你自己的句子 (the real model on the reader's own text, in the browser)."""
+    return [f"## {sentence_page.TITLE}", "",
+            f"[{sentence_page.TITLE}]({sentence_page.PAGE}.md)：输入任何文字，看笔记本 09 的真实模型 SmolLM2-135M-Instruct 的"
+            "全部 270 个头怎样读它，还有模型猜的下一个 token。模型在浏览器里运行，不用 Python，离线版网页里也能用；"
+            "数字与笔记本 09 相同。"]
+
+
 #: the licences, as the title page states them (LICENSE, LICENSE-CC-BY-4.0, helpers/render/fonts/OFL.txt)
 LICENCES = "正文和图 CC BY 4.0（注明出处即可转载、改编）；代码（helpers 包、工具、笔记本里的代码单元）MIT；随附的中文字体 SIL OFL 1.1"
 
@@ -119,8 +129,9 @@ def index_source(readme: str, kind: str = "html") -> str:
     if table is None:
         raise SystemExit("README.md has no '## 篇目' section (the table of notebooks the site's index shows)")
     if kind == "html":
-        body = ["## 篇目", "", linked_table(table), "", *local_run_source(), "",
-                "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```"]
+        body = ["## 篇目", "", linked_table(table), "", *sentence_section(), "", *local_run_source(), "",
+                "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```", "",
+                "```{toctree}", ":maxdepth: 1", ":caption: 在浏览器里", ":hidden:", "", sentence_page.PAGE, "```"]
     else:
         from tools.notebooks.pairs import title as notebook_title
 
@@ -138,7 +149,8 @@ def stage(kind: str, work: Path) -> Path:
     """work/src/: the notebooks as stored and the root page; only changed files are rewritten."""
     src_dir = work / "src"
     src_dir.mkdir(parents=True, exist_ok=True)
-    wanted = {f"{name}.ipynb" for name in NOTEBOOKS} | {"index.md"}
+    pages = {f"{sentence_page.PAGE}.md": sentence_page.source} if kind == "html" else {}
+    wanted = {f"{name}.ipynb" for name in NOTEBOOKS} | {"index.md"} | set(pages)
     for path in src_dir.iterdir():
         if path.name not in wanted:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
@@ -148,10 +160,12 @@ def stage(kind: str, work: Path) -> Path:
             raise SystemExit(f"{nb.relative_to(ROOT)} is missing (tools/series.py lists it)")
         if not dst.exists() or dst.read_bytes() != nb.read_bytes():
             shutil.copy2(nb, dst)
-    index = index_source((ROOT / "README.md").read_text(encoding="utf-8"), kind)
-    path = src_dir / "index.md"
-    if not path.exists() or path.read_text(encoding="utf-8") != index:
-        path.write_text(index, encoding="utf-8")
+    written = {"index.md": index_source((ROOT / "README.md").read_text(encoding="utf-8"), kind),
+               **{name: make() for name, make in pages.items()}}
+    for name, text in written.items():
+        path = src_dir / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
     return src_dir
 
 
@@ -198,6 +212,7 @@ def build(kind: str, out: Path | None = None, work: Path = WORK, downloads: Path
         from tools.site.live.live_pages import inject  # every explorer live in its page (tools/site/live)
 
         inject(built)
+        sentence_page.install(built)  # its scripts, and the model file it offers (never in the offline book)
         dst = built / "notebooks"
         dst.mkdir()
         for name in NOTEBOOKS:

@@ -1,6 +1,7 @@
 """The offline book (``make site-zip``): the built site ``_site/`` as one zip. Unzipped anywhere and
 opened as ``file://…/index.html``, every page reads and every explorer runs (their data is inline,
-nothing is fetched, nothing comes from another host). The zip is then also put in the site's
+nothing is fetched, nothing comes from another host). The model file the page 你自己的句子 serves
+over http is left out (the offline page has the reader pick it). The zip is then also put in the site's
 ``downloads/``, where every page links it (without a copy of itself inside).
 
     python -m tools.site.live.site_zip [SITE] [OUT]   default _site/ → dist/attention-lab-site-VERSION.zip
@@ -16,6 +17,7 @@ from pathlib import Path
 from tools import ROOT
 from tools.release.notebooks_zip import write_zip
 from tools.site.attnlab_site import DOWNLOADS_DIR, offline_book
+from tools.site.live.sentence import page as sentence_page
 
 
 def name() -> str:
@@ -30,7 +32,10 @@ def build(site: Path | None = None, out: Path | None = None) -> Path:
     top = name()[:-4]
     out = Path(out or ROOT / "dist" / name()).resolve()
     itself = site / DOWNLOADS_DIR / name()
-    files = sorted(p for p in site.rglob("*") if p.is_file() and p.name != ".buildinfo" and p != itself)
+    # the model file the page 你自己的句子 offers over http (98 MB) stays out: the offline page asks the
+    # reader to pick it (attention-lab model-path says where it is)
+    files = sorted(p for p in site.rglob("*") if p.is_file() and p.name != ".buildinfo" and p != itself
+                   and not sentence_page.is_model_file(p.relative_to(site).as_posix()))
     write_zip(out, [(f"{top}/{p.relative_to(site).as_posix()}", p) for p in files])
     itself.parent.mkdir(exist_ok=True)
     shutil.copy2(out, itself)
