@@ -7,7 +7,7 @@ from functools import lru_cache
 import ipywidgets as widgets
 import numpy as np
 
-from ..figures.shrinking_caches import SINK_ROW, SMOOTH, loss_curves, sink_row, smoothed
+from ..figures.shrinking_caches import SINK_ROW, SMOOTH, sink_row, smoothed
 from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes

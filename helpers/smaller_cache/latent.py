@@ -258,7 +258,7 @@ def coupled_rope_gap(x, weights: MLAWeights, shape: MLAShape) -> float:
     "absorbed" by folding ``W_UK_h`` into the query once: not the same, because the rotation sits
     between ``W_UK_h`` and ``c_j`` and differs from position to position."""
     p = project(x, weights, shape)
-    n, h = len(p.c_kv), shape.num_heads
+    n = len(p.c_kv)
     w_uk, w_uv = weights.up_projections(shape)
     pos = np.arange(n)
     k_nope = np.einsum("hdr,nr->nhd", w_uk, p.c_kv)

@@ -29,9 +29,9 @@ import numpy as np
 
 from ..config import ModelConfig
 from ..layer import LayerWeights, apply_rope, repeat_kv
+from ..reading import window_mask
 from ..real_model.forward_pass import rms_norm, silu
 from ..real_model.model import Block, Model, _ids, _model
-from ..reading import window_mask
 from ..render.validation import choice, float_dtype, nonneg_int, positive_int
 from ..render.validation import seed as check_seed
 

@@ -5,14 +5,14 @@ import subprocess
 import sys
 
 import numpy as np
-import pinned
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
 
 from helpers import exercises, widgets
 from helpers.exercises import fixed_state
 from helpers.linear_attention import forms, ledger, recall
+from tools.data import pinned
+from tools.series import NOTEBOOKS
 
 
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():
@@ -93,10 +93,10 @@ def test_plain_softmax_runs_are_notebook_11s_runs():
 @pytest.mark.skipif(pinned.unpinnable() is not None, reason=str(pinned.unpinnable()))
 def test_the_stored_prefixes_are_retrained_bit_for_bit(tmp_path):
     """helpers/data/fixed_state_recall.npz holds every setting and core at step 100 of seed 0: the
-    generator, re-run in its pinned environment (tools/data/fixed_state_data.py --prefix, a subprocess),
+    generator, re-run in its pinned environment (python -m tools.data.fixed_state_data --prefix, a subprocess),
     makes the same bits whatever this process's CPU features, BLAS kernels or environment."""
     out = tmp_path / "prefix.npz"
-    subprocess.run([sys.executable, str(ROOT / "tools" / "data" / "fixed_state_data.py"), "--prefix", str(out)],
+    subprocess.run([sys.executable, "-m", "tools.data.fixed_state_data", "--prefix", str(out)],
                    check=True, cwd=ROOT, timeout=1200)
     stored = recall.load()["prefix"]
     with np.load(out) as fresh:

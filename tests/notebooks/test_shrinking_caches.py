@@ -2,12 +2,12 @@
 predictions' answers, and the stored SmolLM2 runs — one sampled run recomputed against the file."""
 import numpy as np
 import pytest
-from series import NOTEBOOKS
 
 from helpers import exercises, texts, widgets
 from helpers.exercises import shrinking_caches
 from helpers.figures import shrinking_caches as figures
 from helpers.smaller_cache import latent, streaming
+from tools.series import NOTEBOOKS
 
 
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():

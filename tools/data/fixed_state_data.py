@@ -4,7 +4,8 @@
 Trains each setting with each attention core from each seed (11's recipe), prints a line per run
 (overall recall, layer-0 previous-token score, CPU time) and writes the file, with the seed-0 prefix
 parameters the bit-for-bit test retrains. Deterministic on every x86-64 CPU: the script re-executes
-itself under ``pinned.pinned_env`` (this folder's ``pinned.py``), as the other generators do.
+itself under ``pinned.pinned_env`` (``tools/data/pinned.py``), as the other generators do:
+``python -m tools.data.fixed_state_data [--settings …] [--part FILE | --merge PART… | --prefix OUT]``.
 ``--settings conv --part FILE`` trains one setting into a part file; ``--merge PART…`` joins parts (two
 processes on two cores, the same file as one). ``--prefix OUT`` retrains only the stored prefixes: the
 test that compares them with the file bit for bit.
@@ -14,16 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-
-import pinned  # noqa: E402  (this folder: the script's own directory is on sys.path)
-
-from helpers.linear_attention import recall  # noqa: E402
-from helpers.linear_attention.model import KINDS  # noqa: E402
-from helpers.render.npz import write_npz  # noqa: E402
+from helpers.linear_attention import recall
+from helpers.linear_attention.model import KINDS
+from helpers.render.npz import write_npz
+from tools.data import pinned
 
 
 def main() -> None:
@@ -34,7 +31,7 @@ def main() -> None:
     parser.add_argument("--merge", nargs="*", metavar="PART", help="join part files into --out")
     parser.add_argument("--prefix", metavar="OUT", help="only retrain every stored prefix and write them to OUT")
     args = parser.parse_args()
-    pinned.pin(__file__)
+    pinned.pin()
     if args.prefix:
         write_npz({f"prefix/{s}/{k}/{name}": v for s in recall.SETTINGS for k in KINDS
                    for name, v in recall.train(s, k, recall.SEEDS[0], prefix=True).params.items()}, args.prefix)

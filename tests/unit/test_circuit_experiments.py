@@ -1,9 +1,9 @@
-"""helpers.circuit.interventions: ablation and composition patching (11_learning_a_circuit)."""
+"""helpers.circuit.experiments: ablation and composition patching (11_learning_a_circuit)."""
 import numpy as np
 import pytest
 
 from helpers import circuit
-from helpers.circuit import interventions, scores
+from helpers.circuit import experiments, scores
 from helpers.interventions import Mean, Zero
 
 
@@ -14,7 +14,7 @@ def model_and_batch():
 
 def test_ablation_equals_forward_with_the_head_removed(model_and_batch):
     model, batch = model_and_batch
-    effects = interventions.ablation_effects(model, batch)
+    effects = experiments.ablation_effects(model, batch)
     assert set(effects) == {"clean", (0, 0), (0, 1), (1, 0), (1, 1)}
     for head in [(0, 1), (1, 0)]:
         cache = circuit.forward(model, batch.tokens, interventions={head: Zero()})
@@ -27,7 +27,7 @@ def test_ablation_equals_forward_with_the_head_removed(model_and_batch):
 
 def test_composition_effects_patch_one_projection_each(model_and_batch):
     model, batch = model_and_batch
-    effects = interventions.composition_effects(model, batch, (0, 0))
+    effects = experiments.composition_effects(model, batch, (0, 0))
     assert set(effects) == {"clean", "q", "k", "v"}
     clean = scores.head_scores(model, batch)
     assert effects["clean"].repeat_loss == clean.repeat_loss
@@ -49,30 +49,30 @@ def test_mean_ablation_replaces_the_heads_output_by_its_mean_over_the_batch(mode
     np.testing.assert_allclose(averaged.head_outputs(0)[:, 1], np.broadcast_to(out.mean(axis=0), out.shape),
                                atol=1e-12)
     np.testing.assert_array_equal(averaged.head_outputs(0)[:, 0], clean.head_outputs(0)[:, 0])
-    mean = interventions.mean_ablate(model, batch, [(0, 1)])
+    mean = experiments.mean_ablate(model, batch, [(0, 1)])
     assert mean.repeat_loss == scores.repeat_losses(averaged, batch)[0]
-    zero = interventions.ablate(model, batch, [(0, 1)])
+    zero = experiments.ablate(model, batch, [(0, 1)])
     assert len({mean.repeat_loss, zero.repeat_loss, scores.head_scores(model, batch).repeat_loss}) == 3
     # a batch of one sequence repeated: the mean is the output itself, so nothing changes
     same = circuit.Batch(batch.task, np.repeat(batch.tokens[:1], 4, axis=0), *(np.repeat(getattr(batch, n)[:1], 4)
                                                                              for n in ("first", "second", "repeat")))
-    assert interventions.mean_ablate(model, same, [(0, 0), (1, 1)]).repeat_loss == pytest.approx(
+    assert experiments.mean_ablate(model, same, [(0, 0), (1, 1)]).repeat_loss == pytest.approx(
         scores.head_scores(model, same).repeat_loss, abs=1e-12)
-    with pytest.raises(ValueError, match=r"interventions: Mean\(\) needs at least 2 sequences"):
+    with pytest.raises(ValueError, match=r"interventions\[\(0, 1\)\]: Mean\(\) averages over a batch, so tokens must be a \(batch ≥ 2, n\)"):
         circuit.forward(model, batch.tokens[:1], interventions={(0, 1): Mean()})
     with pytest.raises(ValueError, match="heads"):
-        interventions.mean_ablate(model, batch, [(2, 0)])
+        experiments.mean_ablate(model, batch, [(2, 0)])
 
 
 def test_bad_input_is_named(model_and_batch):
     model, batch = model_and_batch
     with pytest.raises(ValueError, match="below the last"):
-        interventions.patch(model, batch, (1, 0), "k")
+        experiments.patch(model, batch, (1, 0), "k")
     with pytest.raises(ValueError, match="layer index 2"):
-        interventions.ablate(model, batch, [(2, 0)])
+        experiments.ablate(model, batch, [(2, 0)])
     with pytest.raises(TypeError, match="batch must be"):
-        interventions.ablate(model, batch.tokens, [(0, 0)])
+        experiments.ablate(model, batch.tokens, [(0, 0)])
     with pytest.raises(ValueError, match="does not fit the model"):
-        interventions.ablate(model, circuit.sequences(2, 0, circuit.Task(vocab=64)), [(0, 0)])
+        experiments.ablate(model, circuit.sequences(2, 0, circuit.Task(vocab=64)), [(0, 0)])
     with pytest.raises(ValueError, match="into must be one of"):
-        interventions.patch(model, batch, (0, 0), "o")
+        experiments.patch(model, batch, (0, 0), "o")

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The layout rule of the series, checked by reading the source (no import of ``helpers``).
 
-    python tools/layout.py            every check; exit 1 and one line per problem if any fails
-    python tools/layout.py graph      the import graph of helpers by layer (and its problems)
-    python tools/layout.py cells      notebook code lines ≤ 100 characters, code cells ≤ 15 lines
+    python -m tools.checks.layout         every check; exit 1 and one line per problem if any fails
+    python -m tools.checks.layout graph   the import graph of helpers by layer (and its problems)
+    python -m tools.checks.layout cells   notebook code lines ≤ 100 characters, code cells ≤ 15 lines
 
 **The rule.** The piece of notebook ``NN_slug`` of kind K (figures, explorers, exercises) lives at
 ``helpers/K/slug.py``, whose docstring starts with ````NN_slug````; every notebook of
@@ -15,21 +15,31 @@ grading (reading typed answers, checking the learner's functions) in the wing ``
 The faces the notebooks call (``helpers.display``, ``helpers.plots``, ``helpers.widgets``,
 ``helpers.exercises``) are imported by nothing inside ``helpers``.
 
-**Layers** (an import may only point to its own layer or a lower one, and never round a cycle):
+**Layers**, bottom first (a module imports only the layers :data:`MAY_IMPORT` lists for its own,
+and never round a cycle):
 
 0. ``base``: the render wing's modules that import nothing else from helpers (:data:`BASE`), and the
    grading wing (:data:`GRADING`), which imports only those;
-1. ``lesson``: every other module outside the wing and the per-notebook folders;
-2. ``wing``: the rest of ``helpers/render/`` (drawing, explorers, answers);
-3. ``notebook``: ``helpers/{figures,explorers,exercises}/<slug>.py`` — which import only their own
-   notebook's modules of other kinds, never another notebook's;
+1. ``wing``: the rest of ``helpers/render/`` (drawing, explorers, the live page), which imports only
+   itself and the base: the plumbing serves every notebook and knows none;
+2. ``lesson``: every other module outside the wings and the per-notebook folders; it imports only
+   lessons and the base (not the drawing wing: the ideas stay numpy-only and fast to import);
+3. ``notebook``: ``helpers/{figures,explorers,exercises}/<slug>.py`` — which import their own or an
+   earlier notebook's modules of any kind, never a later notebook's;
 4. ``face``: ``helpers`` itself and the faces.
+
+**Packages and the series.** Seen a top-level unit at a time (``helpers.heads`` with all its
+modules, ``helpers.attention``, ``helpers.render`` …) the graph has no cycle either, and it follows
+the syllabus: a lesson unit imports only the plumbing and the lessons of its own or an earlier stage
+(:func:`stage_of`), and so does each notebook's module. A private name (``_x``) is used only inside
+its own unit (:func:`check_private_names`).
 
 The other checks: no colour literal outside ``helpers/render/palette.py``; every public function
 and class (and every module) has a docstring; notebook code uses one import style, ``import
 helpers`` then qualified ``helpers.module.name`` (no ``from helpers…``, no module aliases); tests
 in one shape (``tests/{unit,notebooks,series}/test_*.py``, support code in ``tests/support/``, no
-change to ``sys.path``). ``tests/series/test_layout.py`` runs each check as its own test.
+change to ``sys.path``); ``tools/`` one package run with ``python -m`` (every folder of it a package,
+no change to ``sys.path``). ``tests/series/test_layout.py`` runs each check as its own test.
 """
 from __future__ import annotations
 
@@ -38,9 +48,10 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+from tools.series import NOTEBOOKS
+
 HELPERS = ROOT / "helpers"
-from series import NOTEBOOKS
 
 KINDS = ("figures", "explorers", "exercises")
 #: what the notebooks call (and the ``attention-lab`` command, the face a shell calls)
@@ -50,7 +61,17 @@ WING = "helpers.render"
 BASE = {f"{WING}.{m}" for m in ("validation", "format", "palette", "style", "fonts", "threads", "npz")}
 #: the grading wing: plumbing on the base layer (it imports only BASE), so exercises and lessons may use it
 GRADING = "helpers.grading"
-LAYERS = ("base", "lesson", "wing", "notebook", "face")
+#: the layers, bottom first, and what a module of each may import (its own layer included): the
+#: plumbing wing and the lessons both stand on the base and never on each other
+LAYERS = ("base", "wing", "lesson", "notebook", "face")
+MAY_IMPORT = {"base": {"base"}, "wing": {"base", "wing"}, "lesson": {"base", "lesson"},
+              "notebook": {"base", "wing", "lesson", "notebook"}, "face": set(LAYERS)}
+#: why a layer may not import a lower one it does not list
+NOT_BELOW = {("lesson", "wing"): "lessons stand on the base only: the ideas stay numpy-only and fast to import"}
+#: the last notebook of the series' first stage: 01–08 build one attention head step by step and
+#: share their modules freely (01's running example computes its weights with 03's softmax, 05's KV
+#: cache runs on 06's layer); every later notebook is a stage of its own
+ONE_HEAD = "08_reading_attention"
 #: argument names and setters through which matplotlib takes a colour
 COLOUR_KEYWORDS = {"color", "colors", "c", "ec", "fc", "edgecolor", "edgecolors", "facecolor", "facecolors",
                    "mec", "mfc", "markeredgecolor", "markerfacecolor", "bad", "under", "over", "labelcolor"}
@@ -192,29 +213,158 @@ def _rel(path: Path) -> str:
 
 # ---- the checks (each returns a list of problems, one line each, naming the file) -------------------
 def check_graph() -> list:
-    """No import from a lower layer up to a higher one; faces imported by nothing inside helpers
-    but ``helpers`` itself; no cycle."""
+    """No import of a layer the importing module's layer may not use (:data:`MAY_IMPORT`); faces
+    imported by nothing inside helpers but ``helpers`` itself; no cycle."""
     mods, graph, problems = modules(), import_graph(), []
     for module, edges in graph.items():
         for line, target in edges:
-            a, b = LAYERS.index(layer_of(module)), LAYERS.index(layer_of(target))
+            a, b = layer_of(module), layer_of(target)
             # the package root runs before any of its modules anyway: importing it (__version__) is no edge
             if target == "helpers":
                 continue
             if target in FACES and module != "helpers" and not target.startswith(module + "."):
                 problems.append(f"{_rel(mods[module])}:{line}: imports the face {target} (faces are imported by "
                                 "nothing inside helpers; import the module that defines the name)")
-            elif b > a:
-                problems.append(f"{_rel(mods[module])}:{line}: a {layer_of(module)} module imports {target}, "
-                                f"which is higher ({layer_of(target)})")
+            elif b not in MAY_IMPORT[a]:
+                why = (f"which is higher ({b})" if LAYERS.index(b) > LAYERS.index(a)
+                       else f"of the {b} layer ({NOT_BELOW[(a, b)]})")
+                problems.append(f"{_rel(mods[module])}:{line}: a {a} module imports {target}, {why}")
     for comp in _cycles(graph):
         problems.append(f"{_rel(mods[comp[0]])}: import cycle through {' → '.join(comp)}")
     return problems
 
 
+# ---- the top-level units and the series' order ----------------------------------------------------
+def unit_of(module: str) -> str:
+    """The top-level unit a helpers module belongs to: ``helpers.heads.patching`` → ``helpers.heads``
+    (a package with all its modules), ``helpers.attention`` → itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def _unit_layer(unit: str) -> str:
+    """``plumbing`` (the two wings), ``lesson``, ``notebook`` (figures, explorers) or ``face``."""
+    if unit in (WING, GRADING):
+        return "plumbing"
+    return layer_of(unit)
+
+
+#: what a unit of each kind may import, seen a unit at a time
+UNIT_MAY_IMPORT = {"plumbing": {"plumbing"}, "lesson": {"plumbing", "lesson"},
+                   "notebook": {"plumbing", "lesson", "notebook"}, "face": {"plumbing", "lesson", "notebook", "face"}}
+
+
+def _notebook_of(module: str) -> str | None:
+    """The notebook a per-notebook module belongs to, or the earliest one a lesson unit's docstring
+    names (a package's own docstring for all its modules); ``None`` for plumbing and faces."""
+    parts = module.split(".")
+    if layer_of(module) == "notebook":
+        return SLUGS.get(parts[2]) if len(parts) >= 3 else None
+    if _unit_layer(unit_of(module)) != "lesson":
+        return None
+    doc = ast.get_docstring(_tree(modules()[unit_of(module)])) or ""
+    named = [NOTEBOOKS.index(n) for n in re.findall(r"``(\d\d_\w+)``", doc) if n in NOTEBOOKS]
+    return NOTEBOOKS[min(named)] if named else None
+
+
+def stage_of(module: str) -> int | None:
+    """Where a lesson unit or a per-notebook module sits in the series: the index of its notebook
+    (:func:`_notebook_of`) in ``tools/series.py``, the notebooks up to :data:`ONE_HEAD` counting as one
+    stage; ``None`` for plumbing, faces and a lesson naming no notebook (another check names that)."""
+    name = _notebook_of(module)
+    return None if name is None else max(NOTEBOOKS.index(name), NOTEBOOKS.index(ONE_HEAD))
+
+
+def check_packages() -> list:
+    """Seen a top-level unit at a time: no import cycle among units; the plumbing (``render``,
+    ``grading``) imports only plumbing; a lesson unit only plumbing and lessons; nothing below a face
+    imports one; and the series' order: a lesson unit, or a notebook's module, imports no lesson of
+    a later stage (:func:`stage_of`)."""
+    mods, problems, units = modules(), [], {}
+    for module, edges in import_graph().items():
+        source = unit_of(module)
+        for line, target in edges:
+            goal = unit_of(target)
+            if goal in (source, "helpers"):
+                continue
+            units.setdefault(source, []).append((line, goal))
+            a, b = _unit_layer(source), _unit_layer(goal)
+            where = f"{_rel(mods[module])}:{line}"
+            if b not in UNIT_MAY_IMPORT[a]:
+                problems.append(f"{where}: the {a} unit {source} imports {goal}, a {b} unit (plumbing imports only "
+                                "plumbing, lessons only lessons and plumbing, and only helpers and the faces "
+                                "import a face)")
+            elif b == "lesson" and None not in (stage_of(module), stage_of(goal)) \
+                    and stage_of(goal) > stage_of(module):
+                problems.append(f"{where}: {module} ({_notebook_of(module)}) imports {goal}, which the series "
+                                f"teaches later ({_notebook_of(goal)}); a notebook builds on earlier ones only")
+    for comp in _cycles(units):
+        problems.append(f"{_rel(mods[comp[0]])}: import cycle among the top-level units {' → '.join(comp)}")
+    return list(dict.fromkeys(problems))   # two modules of one unit on one line name the same import
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _module_names(path: Path) -> dict:
+    """``{name: helpers module}`` for every name an import in ``path`` binds to a helpers module
+    (``import helpers.a`` binds ``helpers``; ``import helpers.a as b``, ``from .x import y`` with
+    ``y`` a module, bind the module itself)."""
+    module, known, is_package = module_name(path), modules(), path.name == "__init__.py"
+    bound = {}
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "helpers":
+                    bound[alias.asname or "helpers"] = alias.name if alias.asname else "helpers"
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            target = _resolve(node, module, is_package)
+            for alias in node.names:
+                if f"{target}.{alias.name}" in known:
+                    bound[alias.asname or alias.name] = f"{target}.{alias.name}"
+    return bound
+
+
+def check_private_names() -> list:
+    """No module uses a private name (``_x``, not a dunder) of another top-level unit: neither
+    ``from a import _x`` nor ``a._x`` on an imported module (a package's modules share their private
+    names; what another unit needs gets a public name)."""
+    mods, problems = modules(), []
+    for module, path in mods.items():
+        own, tree = unit_of(module), _tree(path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                target = _resolve(node, module, path.name == "__init__.py")
+                for alias in node.names:
+                    if target.startswith("helpers") and _private(alias.name) and unit_of(target) != own:
+                        problems.append(f"{_rel(path)}:{node.lineno}: imports {alias.name}, a private name of "
+                                        f"{target} (another unit's; give it a public name there)")
+        bound = _module_names(path)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or isinstance(getattr(node, "ctx", None), ast.Del):
+                continue
+            chain, root = [], node
+            while isinstance(root, ast.Attribute):
+                chain.append(root.attr)
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id not in bound:
+                continue
+            current = bound[root.id]
+            for attr in reversed(chain):
+                if _private(attr):
+                    if unit_of(current) != own:
+                        problems.append(f"{_rel(path)}:{node.lineno}: uses {current}.{attr}, a private name of "
+                                        "another unit (give it a public name there)")
+                    break
+                if f"{current}.{attr}" not in mods:
+                    break
+                current = f"{current}.{attr}"
+    return sorted(set(problems))
+
+
 def check_notebook_modules() -> list:
     """``helpers/K/<slug>.py`` for every notebook and kind, nothing else there, each docstring
-    starting with ````NN_slug````; each imports only its own notebook's per-notebook modules."""
+    starting with ````NN_slug````; each imports per-notebook modules of its own or an earlier notebook only."""
     problems = []
     for kind in KINDS:
         folder = HELPERS / kind
@@ -224,7 +374,7 @@ def check_notebook_modules() -> list:
                             f"(modules here are <slug>.py, one of {sorted(SLUGS)})")
         for missing in sorted(set(SLUGS) - have):
             problems.append(f"helpers/{kind}/{missing}.py: missing (every notebook has one; "
-                            f"python tools/notebooks.py new writes a stub)")
+                            f"python -m tools.notebooks.pairs new writes a stub)")
         for stem in sorted(have & set(SLUGS)):
             path = folder / f"{stem}.py"
             doc = ast.get_docstring(_tree(path)) or ""
@@ -232,9 +382,10 @@ def check_notebook_modules() -> list:
                 problems.append(f"{_rel(path)}: docstring must start with ``{SLUGS[stem]}``, starts {doc[:40]!r}")
             for line, target in imports(path):
                 parts = target.split(".")
-                if len(parts) >= 3 and parts[0] == "helpers" and parts[1] in KINDS and parts[2] != stem:
-                    problems.append(f"{_rel(path)}:{line}: imports {target}, another notebook's module (shared "
-                                    f"pieces go to helpers/render/ or a lesson module)")
+                if len(parts) >= 3 and parts[0] == "helpers" and parts[1] in KINDS and parts[2] in SLUGS \
+                        and NOTEBOOKS.index(SLUGS[parts[2]]) > NOTEBOOKS.index(SLUGS[stem]):
+                    problems.append(f"{_rel(path)}:{line}: imports {target}, a later notebook's module (a notebook "
+                                    f"builds on earlier ones; shared pieces go to helpers/render/ or a lesson module)")
     return problems
 
 
@@ -277,8 +428,8 @@ def _exercise_keys(path: Path) -> list:
 
 def check_pieces_in_their_notebook() -> list:
     """What notebook NN shows comes from NN's modules: its explorers from helpers/explorers/<slug>.py,
-    its figures from helpers/figures/<slug>.py (or the generic panels of helpers/render/panels.py),
-    its exercises "NN-i" from helpers/exercises/<slug>.py."""
+    its figures from helpers/figures/<slug>.py (or an earlier notebook's, shown again, or the generic
+    panels of helpers/render/panels.py), its exercises "NN-i" from helpers/exercises/<slug>.py."""
     problems, widgets, plots = [], _widget_modules(), _plots_modules()
     owner = {key: path.stem for path in (HELPERS / "exercises").glob("*.py") for key in _exercise_keys(path)}
     for name in NOTEBOOKS:
@@ -288,11 +439,13 @@ def check_pieces_in_their_notebook() -> list:
             if widgets.get(factory) != slug(name):
                 problems.append(f"{where}: helpers.widgets.{factory} builds from helpers/explorers/"
                                 f"{widgets.get(factory)}.py, not helpers/explorers/{slug(name)}.py")
+        shown = {f"helpers.figures.{slug(n)}" for n in NOTEBOOKS[:NOTEBOOKS.index(name) + 1]} | {f"{WING}.panels"}
         for builder in sorted(set(re.findall(r"helpers\.plots\.(\w+)\(", code))):
             source = plots.get(builder)
-            if source not in (f"helpers.figures.{slug(name)}", f"{WING}.panels"):
+            if source not in shown:
                 problems.append(f"{where}: helpers.plots.{builder} comes from {source}, not "
-                                f"helpers/figures/{slug(name)}.py or the generic panels (helpers/render/panels.py)")
+                                f"helpers/figures/{slug(name)}.py, an earlier notebook's figures or the generic "
+                                "panels (helpers/render/panels.py)")
         for key in sorted(set(re.findall(r'helpers\.exercises\.check\("(\d\d-\d+)"', code))):
             if owner.get(key) != slug(name):
                 found = f"helpers/exercises/{owner[key]}.py" if key in owner else "no module of helpers/exercises/"
@@ -460,8 +613,27 @@ def check_tests() -> list:
         problems.append(f"{_rel(path)}: a test file in tests/support/ (support code only)")
     for path in [*tests.rglob("*.py"), ROOT / "conftest.py"]:
         for line, how in _sys_path_mutations(_tree(path)):
-            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (tests/support and tools are on "
-                            "pytest's pythonpath, pyproject.toml; a test that needs another folder runs a subprocess)")
+            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (tests/support and the repository root, "
+                            "with its package tools, are on pytest's pythonpath, pyproject.toml; a test that needs "
+                            "another folder runs a subprocess)")
+    return problems
+
+
+def check_tools() -> list:
+    """tools/ is one package, each script run as ``python -m tools.<group>.<module>`` from the repository
+    root: every folder of it that holds Python is a package (``__init__.py``), and no script changes
+    sys.path (the scripts import each other as ``tools.…``)."""
+    tools, problems = ROOT / "tools", []
+    scripts = sorted(p for p in tools.rglob("*.py") if "__pycache__" not in p.parts)
+    folders = {folder for path in scripts for folder in path.parents if folder == tools or tools in folder.parents}
+    for folder in sorted(folders):
+        if not (folder / "__init__.py").exists():
+            problems.append(f"{_rel(folder)}/: holds Python but is no package (add an __init__.py whose docstring "
+                            "says what the folder holds)")
+    for path in scripts:
+        for line, how in _sys_path_mutations(_tree(path)):
+            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (run it as python -m tools.… from the "
+                            "repository root and import the others as tools.…)")
     return problems
 
 
@@ -535,8 +707,9 @@ def check_code_cells(sources: dict | None = None) -> list:
     return problems
 
 
-CHECKS = (check_graph, check_notebook_modules, check_pieces_in_their_notebook, check_colours, check_docstrings,
-          check_lessons_name_a_notebook, check_notebook_import_style, check_tests, check_code_cells)
+CHECKS = (check_graph, check_packages, check_private_names, check_notebook_modules, check_pieces_in_their_notebook,
+          check_colours, check_docstrings, check_lessons_name_a_notebook, check_notebook_import_style, check_tests,
+          check_tools, check_code_cells)
 
 
 def problems() -> list:
@@ -556,10 +729,12 @@ def graph_report() -> str:
         key = f"{layer_of(m)} → {layer_of(t)}"
         counts[key] = counts.get(key, 0) + 1
     lines.append(f"{len(edges)} imports between helpers modules: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-    found = check_graph()
-    lines.append(f"imports pointing up a layer or at a face: {sum('higher' in p or 'face' in p for p in found)}; "
-                 f"cycles: {sum('cycle' in p for p in found)}")
-    return "\n".join(lines + found)
+    found, units = check_graph(), check_packages()
+    lines.append(f"imports a layer may not make (up a layer, at a face, between the wing and the lessons): "
+                 f"{sum('cycle' not in p for p in found)}; cycles: {sum('cycle' in p for p in found)}")
+    lines.append(f"{len({unit_of(m) for m in graph})} top-level units: imports up a layer or the series: "
+                 f"{sum('cycle' not in p for p in units)}; cycles: {sum('cycle' in p for p in units)}")
+    return "\n".join(lines + found + units)
 
 
 def main(argv) -> int:
@@ -569,7 +744,7 @@ def main(argv) -> int:
         return 1 if found else 0
     if argv[:1] == ["graph"]:
         print(graph_report())
-        return 1 if check_graph() else 0
+        return 1 if check_graph() or check_packages() else 0
     found = problems()
     for line in found:
         print(line)

@@ -1,4 +1,5 @@
-"""Taking the trained model apart (``11_learning_a_circuit``): ablation and composition patching.
+"""The experiments that take the trained model apart (``11_learning_a_circuit``): ablation and
+composition patching.
 
 - **Ablation** (as notebook 12 does on SmolLM2): a head's output is not added to the stream;
   everything downstream runs on what is left.
@@ -63,7 +64,7 @@ def without(model: Model, tokens, head) -> dict:
     clean = forward(model, tokens)
     layer, h = head
     write = clean.head_outputs(layer)[:, [h]].sum(axis=1)
-    return {later: clean.inputs[later] - write for later in range(layer + 1, model.config.layers)}
+    return {later: clean.layer_inputs[later] - write for later in range(layer + 1, model.config.layers)}
 
 
 def patch(model: Model, batch: Batch, head, into) -> HeadScores:
