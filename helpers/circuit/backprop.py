@@ -25,7 +25,17 @@ from ..gradcheck import central_differences
 from ..render.validation import finite_result, positive_int, quiet_overflow
 from ..render.validation import seed as check_seed
 from ..training import relative_error, softmax_backward
-from .model import Cache, Config, Model, _check_model, _check_tokens, _checked_forward, _forward, _merge, init_model
+from .model import (
+    Cache,
+    Config,
+    Model,
+    _check_model,
+    _check_tokens,
+    _checked_forward,
+    _forward,
+    init_model,
+    merge_heads,
+)
 
 #: the sizes of the gradient check (small: one forward pass per parameter entry and direction)
 CHECK_CONFIG = Config(vocab=7, length=8, d_model=8, heads=2, layers=2)
@@ -68,7 +78,7 @@ def _backward(p: dict, cache: Cache) -> dict:
     d_logits[:, -1] = 0.0
     d_logits /= b * (n - 1)
     # 2. logits = x_L W_U
-    grads["W_U"] = _flat(cache.final_residual).T @ _flat(d_logits)
+    grads["W_U"] = flatten_positions(cache.final_residual).T @ flatten_positions(d_logits)
     dx = d_logits @ p["W_U"].T                                          # ∂ loss / ∂ x_L
     d_pos = np.zeros((n, d_model), dtype=dx.dtype)
     pos = p["W_pos"][:n]
@@ -77,8 +87,8 @@ def _backward(p: dict, cache: Cache) -> dict:
         q, k, v, weights, z = (getattr(cache, name)[layer] for name in ("q", "k", "v", "weights", "z"))
         # 3.–4. every head's output gets ∂x unchanged; out_h = z_h W_O[h], all heads as one product
         w_o = p["W_O"][layer].reshape(h * dh, d_model)
-        grads["W_O"][layer] = (_merge(z).T @ _flat(dx)).reshape(h, dh, d_model)
-        dz = _split(_flat(dx) @ w_o.T, b, h)                            # (B, H, n, d)
+        grads["W_O"][layer] = (merge_heads(z).T @ flatten_positions(dx)).reshape(h, dh, d_model)
+        dz = split_heads(flatten_positions(dx) @ w_o.T, b, h)                            # (B, H, n, d)
         d_weights = dz @ np.swapaxes(v, -1, -2)
         dv = np.swapaxes(weights, -1, -2) @ dz
         # 5. softmax, then s = q kᵀ / √d
@@ -89,9 +99,9 @@ def _backward(p: dict, cache: Cache) -> dict:
         qk_input = x + pos if config.positions == "qk" else x
         d_inputs = 0.0
         for name, source, d_proj in (("W_Q", qk_input, dq), ("W_K", qk_input, dk), ("W_V", x, dv)):
-            d_flat = _merge(d_proj)                                         # (B·n, H·d)
+            d_flat = merge_heads(d_proj)                                         # (B·n, H·d)
             w_flat = p[name][layer].transpose(1, 0, 2).reshape(d_model, h * dh)
-            grads[name][layer] = (_flat(source).T @ d_flat).reshape(d_model, h, dh).transpose(1, 0, 2)
+            grads[name][layer] = (flatten_positions(source).T @ d_flat).reshape(d_model, h, dh).transpose(1, 0, 2)
             d_source = (d_flat @ w_flat.T).reshape(b, n, d_model)
             if name != "W_V" and config.positions == "qk":
                 d_pos += d_source.sum(axis=0)
@@ -104,17 +114,17 @@ def _backward(p: dict, cache: Cache) -> dict:
     grads["W_pos"][:n] = d_pos
     one_hot = np.zeros((b * n, config.vocab), dtype=dx.dtype)   # row r marks the token at position r
     one_hot[np.arange(b * n), tokens.ravel()] = 1.0
-    grads["W_E"] = one_hot.T @ _flat(dx)                          # each token's row: Σ of its positions' ∂x
+    grads["W_E"] = one_hot.T @ flatten_positions(dx)                          # each token's row: Σ of its positions' ∂x
     return grads
 
 
-def _split(flat: np.ndarray, b: int, h: int) -> np.ndarray:
-    """``(B·n, H·d)`` → ``(B, H, n, d)`` (the inverse of :func:`helpers.circuit.model._merge`)."""
+def split_heads(flat: np.ndarray, b: int, h: int) -> np.ndarray:
+    """``(B·n, H·d)`` → ``(B, H, n, d)`` (the inverse of :func:`helpers.circuit.model.merge_heads`)."""
     n = flat.shape[0] // b
     return np.ascontiguousarray(flat.reshape(b, n, h, flat.shape[1] // h).transpose(0, 2, 1, 3))
 
 
-def _flat(a: np.ndarray) -> np.ndarray:
+def flatten_positions(a: np.ndarray) -> np.ndarray:
     """``(B, n, …)`` → ``(B·n, …)``."""
     return a.reshape(a.shape[0] * a.shape[1], *a.shape[2:])
 

@@ -225,7 +225,7 @@ def _forward(p: dict, config: Config, tokens: np.ndarray, interventions: dict | 
     x = p["W_E"][tokens] + (pos if config.positions == "residual" else 0.0)
     for layer in range(config.layers):
         cache.layer_inputs.append(x)
-        q, k, v = (_projection(x, p, config, layer, name) for name in PROJECTIONS)
+        q, k, v = (head_projection(x, p, config, layer, name) for name in PROJECTIONS)
         weights, z = _attend(q, k, v, mask, dh)                    # (B, H, n, n), (B, H, n, d)
         run = _LayerRun(p, config, layer, mask, {"q": q, "k": k, "v": v}, weights) if interventions else None
         for (at, head), change in interventions.items():
@@ -234,7 +234,7 @@ def _forward(p: dict, config: Config, tokens: np.ndarray, interventions: dict | 
         for name, value in zip(("q", "k", "v", "weights", "z"), (q, k, v, weights, z)):
             getattr(cache, name).append(value)
         # Σ_h z_h W_O[h] as one product: (B·n, H·d) @ (H·d, D)
-        x = x + (_merge(z) @ p["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
+        x = x + (merge_heads(z) @ p["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
     cache.final_residual = x
     cache.logits = x @ p["W_U"]
     return cache
@@ -271,7 +271,7 @@ class _LayerRun:
         for name, stream in streams.items():
             key = (name, id(stream))
             if key not in self.from_streams:   # every head from the stream: one BLAS path
-                self.from_streams[key] = _projection(stream, self.p, self.config, self.layer, name)
+                self.from_streams[key] = head_projection(stream, self.p, self.config, self.layer, name)
             self.projected[name][:, head] = self.from_streams[key][:, head]
         one = slice(head, head + 1)
         weights, z = _attend(*(self.projected[name][:, one] for name in PROJECTIONS), self.mask, self.config.d_head)
@@ -310,7 +310,7 @@ class HeadHook:
         return self.run.rerun(self.head, streams)
 
 
-def _projection(x: np.ndarray, p: dict, config: Config, layer: int, name: str) -> np.ndarray:
+def head_projection(x: np.ndarray, p: dict, config: Config, layer: int, name: str) -> np.ndarray:
     """Every head's ``name`` projection (``"q"``, ``"k"``, ``"v"``) of the stream ``x``, positions
     added to queries and keys when ``config.positions == "qk"``: ``(B, H, n, d)``."""
     source = x + p["W_pos"][:x.shape[1]] if config.positions == "qk" and name != "v" else x
@@ -327,7 +327,7 @@ def _softmax_in_place(scores: np.ndarray) -> np.ndarray:
     return scores
 
 
-def _merge(z: np.ndarray) -> np.ndarray:
+def merge_heads(z: np.ndarray) -> np.ndarray:
     """``(B, H, n, d)`` → ``(B·n, H·d)``: every head's vector side by side, one row per position."""
     b, h, n, dh = z.shape
     return z.transpose(0, 2, 1, 3).reshape(b * n, h * dh)

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..attention import causal_mask, target_loss
-from ..circuit.backprop import _flat, _split
-from ..circuit.model import Config, _merge, _projection, init_model
+from ..circuit.backprop import flatten_positions, split_heads
+from ..circuit.model import Config, head_projection, init_model, merge_heads
 from ..render.validation import boolean, choice, quiet_overflow
 from ..render.validation import seed as check_seed
 from ..training import softmax_backward
@@ -84,7 +84,7 @@ def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cach
     with quiet_overflow():
         for layer in range(config.layers):
             cache.inputs.append(x)
-            q, k, v = (_projection(x, params, config, layer, name) for name in ("q", "k", "v"))
+            q, k, v = (head_projection(x, params, config, layer, name) for name in ("q", "k", "v"))
             if kind == "softmax":
                 scores = q @ np.swapaxes(k, -1, -2)
                 scores *= 1.0 / np.sqrt(dh)
@@ -101,7 +101,7 @@ def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cach
             z = weights @ v
             for name, value in (("q", q), ("k", k), ("v", v), ("weights", weights), ("z", z)):
                 getattr(cache, name).append(value)
-            x = x + (_merge(z) @ params["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
+            x = x + (merge_heads(z) @ params["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
         cache.final = x
         cache.logits = x @ params["W_U"]
     return cache
@@ -120,7 +120,7 @@ def backward(params: dict, config: Config, cache: Cache, kind: str) -> dict:
     d_logits[rows, cols, tokens[:, 1:].ravel()] -= 1.0
     d_logits[:, -1] = 0.0
     d_logits /= b * (n - 1)
-    grads["W_U"] = _flat(cache.final).T @ _flat(d_logits)
+    grads["W_U"] = flatten_positions(cache.final).T @ flatten_positions(d_logits)
     dx = d_logits @ params["W_U"].T
     d_pos = np.zeros((n, d_model))
     pos = params["W_pos"][:n]
@@ -129,8 +129,8 @@ def backward(params: dict, config: Config, cache: Cache, kind: str) -> dict:
         x = cache.inputs[layer]
         q, k, v, weights, z = (getattr(cache, name)[layer] for name in ("q", "k", "v", "weights", "z"))
         w_o = params["W_O"][layer].reshape(h * dh, d_model)
-        grads["W_O"][layer] = (_merge(z).T @ _flat(dx)).reshape(h, dh, d_model)
-        dz = _split(_flat(dx) @ w_o.T, b, h)
+        grads["W_O"][layer] = (merge_heads(z).T @ flatten_positions(dx)).reshape(h, dh, d_model)
+        dz = split_heads(flatten_positions(dx) @ w_o.T, b, h)
         d_weights = dz @ np.swapaxes(v, -1, -2)
         dv = np.swapaxes(weights, -1, -2) @ dz
         if kind == "softmax":
@@ -143,9 +143,9 @@ def backward(params: dict, config: Config, cache: Cache, kind: str) -> dict:
         qk_input = x + pos if config.positions == "qk" else x
         d_inputs = 0.0
         for name, source, d_proj in (("W_Q", qk_input, dq), ("W_K", qk_input, dk), ("W_V", x, dv)):
-            d_flat = _merge(d_proj)
+            d_flat = merge_heads(d_proj)
             w_flat = params[name][layer].transpose(1, 0, 2).reshape(d_model, h * dh)
-            grads[name][layer] = (_flat(source).T @ d_flat).reshape(d_model, h, dh).transpose(1, 0, 2)
+            grads[name][layer] = (flatten_positions(source).T @ d_flat).reshape(d_model, h, dh).transpose(1, 0, 2)
             d_source = (d_flat @ w_flat.T).reshape(b, n, d_model)
             if name != "W_V" and config.positions == "qk":
                 d_pos += d_source.sum(axis=0)

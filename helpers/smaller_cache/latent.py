@@ -32,7 +32,7 @@ import numpy as np
 
 from ..attention import causal_mask, scaled_dot_product_attention, softmax
 from ..layer import apply_rope, repeat_kv
-from ..real_model.forward_pass import rms_norm
+from ..real_model.block import rms_norm
 from ..render.validation import as_real_array, instance, positive_int
 from ..render.validation import seed as check_seed
 

@@ -30,9 +30,9 @@ import numpy as np
 from ..config import ModelConfig
 from ..layer import LayerWeights, apply_rope, repeat_kv
 from ..reading import window_mask
-from ..real_model.forward_pass import rms_norm, silu
-from ..real_model.model import Block, Model, _ids, _model
-from ..render.validation import choice, float_dtype, nonneg_int, positive_int
+from ..real_model.block import rms_norm, silu
+from ..real_model.model import Block, Model, check_model
+from ..render.validation import choice, float_dtype, nonneg_int, positive_int, token_ids
 from ..render.validation import seed as check_seed
 
 POSITIONS = ("cache", "text")
@@ -88,8 +88,8 @@ def streaming_logits(model: Model, ids, *, window=None, sinks: int = 0, position
                      mlp_dtype=np.float32) -> np.ndarray:
     """Logits ``(n, vocab)`` of ``ids`` when every query sees only the first ``sinks`` tokens and the
     last ``window`` (``None``: all; full attention), with RoPE positions in the cache or in the text."""
-    model = _model(model)
-    ids = _ids(model, ids, min_length=1)
+    model = check_model(model)
+    ids = token_ids("ids", ids, model.config.vocab_size)
     n, cfg = len(ids), model.config
     window, sinks = _window(window, n), nonneg_int("sinks", sinks)
     positions, mlp_dtype = choice("positions", positions, POSITIONS), float_dtype("mlp_dtype", mlp_dtype)
@@ -143,8 +143,8 @@ def rolling_decode(model: Model, ids, *, window: int, sinks: int, mlp_dtype=np.f
     """StreamingLLM's decoding, one token at a time: per layer a cache of keys **before** RoPE and
     values, the token between the sinks and the window evicted once it holds ``sinks + window``; at
     every step the cached keys are turned by their position in the cache and the new query by its own."""
-    model = _model(model)
-    ids = _ids(model, ids, min_length=1)
+    model = check_model(model)
+    ids = token_ids("ids", ids, model.config.vocab_size)
     window, sinks = positive_int("window", window, maximum=1 << 20), nonneg_int("sinks", sinks)
     mlp_dtype = float_dtype("mlp_dtype", mlp_dtype)
     cfg = model.config
@@ -173,8 +173,8 @@ def recomputed_keys(model: Model, ids, kept) -> list:
     """Per layer the un-turned keys ``(len(kept), kv_heads, head_dim)`` of the tokens ``kept`` (positions
     in ``ids``) when only they are run through the model, from scratch: sliding-window attention with
     re-computation, the baseline StreamingLLM compares with."""
-    model = _model(model)
-    ids = _ids(model, ids, min_length=1)
+    model = check_model(model)
+    ids = token_ids("ids", ids, model.config.vocab_size)
     kept = np.asarray(kept, dtype=np.int64)
     sub = ids[kept]
     n, cfg = len(sub), model.config
