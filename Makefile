@@ -145,8 +145,8 @@ sender-screen: setup-test
 	$(PY) -m tools.data.sender_screen
 
 # Notebook 14's SmolLM2 runs: per-token losses on helpers.texts.STREAM_TEXT with full attention and every sliding
-# window / sink count / choice of RoPE positions, into helpers/data/streaming_losses.npz (about 20 forward
-# passes of 1,016 tokens on one core; byte-stable, pinned like head-scan).
+# window / sink count / choice of RoPE positions, into helpers/data/streaming_losses.npz (7 forward
+# passes of 1,016 tokens, about 8 minutes of one core; byte-stable, pinned like head-scan).
 streaming-data: setup-test
 	$(PY) -m tools.data.streaming_data
 

@@ -82,7 +82,7 @@ class StreamingExplorer(Explorer):
     figsize = (7.0, 3.0)
 
     def make_controls(self):
-        return {"window": widgets.SelectionSlider(options=streaming.WINDOWS, value=64, description="窗口"),
+        return {"window": widgets.SelectionSlider(options=streaming.WINDOWS, value=streaming.WINDOWS[0], description="窗口"),
                 "sinks": widgets.SelectionSlider(options=streaming.SINKS, value=4, description="汇聚"),
                 "positions": widgets.ToggleButtons(options=POSITION_OPTIONS, value="cache", description="位置")}
 
@@ -100,7 +100,7 @@ class StreamingExplorer(Explorer):
         x, y = smoothed(stored.of())
         (self.full_line,) = self.ax.plot(x, y, color=REFERENCE, label="完整注意力")
         (self.line,) = self.ax.plot(x, y, color=BASE, label="所选的窗口与汇聚")
-        self.marker = self.ax.axvline(64, color=MARKER, ls=":", lw=1)
+        self.marker = self.ax.axvline(streaming.WINDOWS[0] + 4, color=MARKER, ls=":", lw=1)
         self.ax.set_ylim(1.5, 6.5)
         self.ax.set_xlabel("文中的位置（token）")
         self.ax.set_ylabel(f"前 {SMOOTH} 个预测的平均损失")

@@ -62,7 +62,7 @@ def loss_curves(stored: streaming.StoredLosses, window: int) -> list:
             (f"4 个汇聚 + {window} 个，按缓存位置", BASE, False, stored.of(window, 4, "cache"))]
 
 
-def streaming_figure(stored: streaming.StoredLosses, window: int = 64):
+def streaming_figure(stored: streaming.StoredLosses, window: int = 32):
     """SmolLM2's loss along the text (smoothed over :data:`SMOOTH` predictions) for full attention, the
     window alone, and the window with 4 sinks at text and at cache positions; the window's end dotted."""
     instance("stored", stored, streaming.StoredLosses)

@@ -32,12 +32,12 @@ def test_latent_cache_explorer_each_control():
 def test_streaming_explorer_each_control():
     e = widgets.streaming_explorer()
     stored = streaming.load()
-    assert e.state["ppl"] == pytest.approx(stored.perplexity(64, 4, "cache"))
-    assert f"{stored.perplexity(64, 4, 'cache'):.2f}" in e.readout.value
+    assert e.state["ppl"] == pytest.approx(stored.perplexity(32, 4, "cache"))
+    assert f"{stored.perplexity(32, 4, 'cache'):.2f}" in e.readout.value
     e.controls["positions"].value = "text"
-    assert e.state["ppl"] == pytest.approx(stored.perplexity(64, 4, "text"))
+    assert e.state["ppl"] == pytest.approx(stored.perplexity(32, 4, "text"))
     e.controls["sinks"].value = 0
-    assert e.state["ppl"] == pytest.approx(stored.perplexity(64)) and "按" not in e.readout.value
+    assert e.state["ppl"] == pytest.approx(stored.perplexity(32)) and "按" not in e.readout.value
     e.controls["window"].value = 256
     assert e.state["alone_ppl"] == pytest.approx(stored.perplexity(256))
     assert list(e.marker.get_xdata()) == [256, 256]
@@ -104,6 +104,6 @@ def test_a_sampled_stored_run_is_recomputed():
     model = real_model.load_model()
     ids = stored.ids[:160]
     assert list(stored.ids) == list(real_model.encode(model, texts.STREAM_TEXT))
-    for variant in ((64, 4, "cache"), (32, 4, "text")):
+    for variant in ((32, 4, "cache"), (32, 4, "text")):
         again = streaming.token_losses(model, ids, *variant)
         assert np.abs(again - stored.of(*variant)[:159]).max() < 2e-3, variant

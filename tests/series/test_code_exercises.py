@@ -218,6 +218,11 @@ def _gqa_with_helpers_repeat(q, k, v):
     return np.swapaxes(out, 0, 1)
 
 
+def _recurrent_with_helpers(phi_q, phi_k, v):
+    out, state = helpers.linear_attention.forms.recurrent(phi_q, phi_k, v)
+    return out, state.S, state.z
+
+
 CHEATS = {
     "03-3": (lambda x: helpers.softmax(x), "helpers.softmax"),
     "05-3": (lambda q, k, v: helpers.scaled_dot_product_attention(q, k, v, causal=True),
@@ -233,6 +238,12 @@ CHEATS = {
                                                       c.rope_scaling).reshape(x.shape), "helpers.layer.apply_rope"),
     "09-4": (lambda x, cache, p, w: helpers.exercises.real_model._decode_reference(x, cache, p, w),
              "helpers.layer.attention_layer"),
+    "14-2": (lambda qn, qp, c, kp, uk, uv: (
+        helpers.smaller_cache.latent.absorbed_heads(qn, qp, c, kp, uk, uv, (uk.shape[1] + qp.shape[-1]) ** -0.5)[0],
+        np.einsum("nhd,hdr->nhr", qn, uk)), "helpers.smaller_cache.latent.absorbed_heads"),
+    "14-4": (lambda q, k, v, kept, theta: helpers.smaller_cache.streaming.rolling_step(q, k, v, theta),
+             "helpers.smaller_cache.streaming.rolling_step"),
+    "15-2": (lambda q, k, v: _recurrent_with_helpers(q, k, v), "helpers.linear_attention.forms.recurrent"),
 }
 
 
