@@ -77,17 +77,17 @@ POSITION_OPTIONS = (("按缓存位置（StreamingLLM）", "cache"), ("按原文�
 
 
 class StreamingExplorer(Explorer):
-    """Window, sinks and RoPE positions → SmolLM2's loss along the stored text, against full attention."""
+    """Sinks and RoPE positions → SmolLM2's loss along the stored text with the stored window, against
+    full attention."""
 
     figsize = (7.0, 3.0)
 
     def make_controls(self):
-        return {"window": widgets.SelectionSlider(options=streaming.WINDOWS, value=streaming.WINDOWS[0], description="窗口"),
-                "sinks": widgets.SelectionSlider(options=streaming.SINKS, value=4, description="汇聚"),
+        return {"sinks": widgets.SelectionSlider(options=streaming.SINKS, value=4, description="汇聚"),
                 "positions": widgets.ToggleButtons(options=POSITION_OPTIONS, value="cache", description="位置")}
 
-    def compute(self, window, sinks, positions):
-        stored = _stored()
+    def compute(self, sinks, positions):
+        stored, window = _stored(), streaming.WINDOWS[0]
         full_x, full_y = smoothed(stored.of())
         x, y = smoothed(stored.of(window, sinks, positions))
         return {"window": window, "sinks": sinks, "positions": positions, "x": x, "y": y, "full": full_y,

@@ -221,7 +221,7 @@ def random_decoder(seed: int = 0, config: ModelConfig = SMALL_CONFIG) -> Model:
 
 # ---- SmolLM2 on a long text: the stored per-token losses -----------------------------------------------
 #: the windows and sink counts ``make streaming-data`` runs SmolLM2 with (on :data:`helpers.texts.STREAM_TEXT`)
-WINDOWS = (32, 256)
+WINDOWS = (32,)
 SINKS = (0, 4)
 DATA = "streaming_losses.npz"
 FORMAT = 1

@@ -38,10 +38,9 @@ def test_streaming_explorer_each_control():
     assert e.state["ppl"] == pytest.approx(stored.perplexity(32, 4, "text"))
     e.controls["sinks"].value = 0
     assert e.state["ppl"] == pytest.approx(stored.perplexity(32)) and "按" not in e.readout.value
-    e.controls["window"].value = 256
-    assert e.state["alone_ppl"] == pytest.approx(stored.perplexity(256))
-    assert list(e.marker.get_xdata()) == [256, 256]
-    x, y = figures.smoothed(stored.of(256))
+    assert e.state["alone_ppl"] == pytest.approx(stored.perplexity(32))
+    assert list(e.marker.get_xdata()) == [32, 32]
+    x, y = figures.smoothed(stored.of(32))
     np.testing.assert_allclose(e.line.get_ydata(), y)
 
 

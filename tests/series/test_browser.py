@@ -176,7 +176,7 @@ def expect_latent(value):
 def expect_streaming(value):
     from helpers.smaller_cache import streaming
 
-    return f"{streaming.load().perplexity(int(value), 4, 'cache'):.2f}"
+    return f"{streaming.load().perplexity(streaming.WINDOWS[0], int(value), 'cache'):.2f}"
 
 
 def expect_sink_logit(value):
@@ -219,7 +219,7 @@ CASES = {
     "11_learning_a_circuit.ipynb": [(0, 0, "ArrowLeft", ".repeat", expect_circuit)],  # opens at the last step
     "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".zero", expect_heads)],
     "14_shrinking_caches.ipynb": [(0, 0, "ArrowRight", ".small", expect_latent),
-                                  (1, 0, "ArrowRight", ".ppl", expect_streaming),
+                                  (1, 0, "ArrowLeft", ".ppl", expect_streaming),
                                   (2, 0, "ArrowRight", ".factor", expect_sink_logit)],
     "15_fixed_state.ipynb": [(0, 0, "ArrowRight", ".inside", expect_chunk),
                              (1, 0, "ArrowRight", ".lin", expect_recall),
