@@ -185,7 +185,7 @@ def ignored_notice(names) -> str:
 def unanswered_stub(exercise: CodeExercise, total: int) -> str:
     """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
     sig = exercise.signature
-    return (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
+    return (wrap_text(f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。") + "\n"
             + wrap_text(f"判分会依次试 {total} 组输入，每组的时间上限至少 {exercise.time_floor:g} 秒："
                         f"{describe_cases(exercise)}。", indent="  ") + "\n"
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
@@ -321,7 +321,7 @@ def _not_a_function(exercise: CodeExercise, outcome: Outcome, total: int) -> lis
 def _unanswered(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
     sig = exercise.signature
-    return [f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。",
+    return [wrap_text(f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。"),
             wrap_text(f"判分会依次试 {total} 组输入，每组的时间上限至少 {exercise.time_floor:g} 秒："
                       f"{describe_cases(exercise)}。", indent="  "),
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。"]
