@@ -615,7 +615,7 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     import json
     import re
 
-    import site_zip
+    from tools.site.live import site_zip
     from tools.site.live.sentence import page as sentence_page
 
     from helpers import real_model
