@@ -204,8 +204,10 @@
     return canvas.toDataURL();
   }
   // ---- sizes: a panel is W units wide (a wide one, WIDE) and drawn no narrower than a 390 px phone's
-  // column (~358 px), so no text is under MIN_FONT units there: 12 units ≥ 10.7 CSS px
-  var W = 400, WIDE = 760, MIN_FONT = 12, TITLE_FONT = 14, LINE = 17;
+  // column (~358 px), so no text is under MIN_FONT units there: 12 units ≥ 10.7 CSS px. A line of
+  // text is ~1.5 em tall (a CJK font's ascent + descent): rows of MIN_FONT text are ROW apart, a
+  // title's lines TITLE_LINE, so no two of them touch
+  var W = 400, WIDE = 760, MIN_FONT = 12, TITLE_FONT = 14, ROW = 19, TITLE_LINE = 22;
   function textWidth(t, size) {  // about: a CJK character is one em, a Latin one a little over half
     var w = 0;
     t = String(t);
@@ -232,7 +234,7 @@
       while (textWidth(t, size) > width && (cut = breakAt(t)) > 0) { out.push(t.slice(0, cut).trim()); t = t.slice(cut).trim(); }
       out.push(t);
     });
-    return { lines: out, size: size, height: LINE * (out.length - 1) };
+    return { lines: out, size: size, height: TITLE_LINE * (out.length - 1) };
   }
   // title and axis labels round a plot box (under: room for the tick labels; width: the panel's)
   function frame(svg, box, p, under, width, title) {
@@ -240,10 +242,10 @@
     title = title || titleLines(p.title, width - 8);
     title.lines.forEach(function (line, i) {  // over the box, moved in where it would leave the panel
       var half = textWidth(line, title.size) / 2, x = Math.max(half + 2, Math.min(width - half - 2, box.x + box.w / 2));
-      svg.appendChild(el("text", { x: x, y: 16 + i * LINE, "text-anchor": "middle", class: "al-ptitle",
+      svg.appendChild(el("text", { x: x, y: 16 + i * TITLE_LINE, "text-anchor": "middle", class: "al-ptitle",
                                    "font-size": title.size !== TITLE_FONT ? title.size : undefined }, line));
     });
-    if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 22) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
+    if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 24) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
     if (p.ylabel) svg.appendChild(el("text", { x: 14, y: box.y + box.h / 2, "text-anchor": "middle", class: "al-axlabel",
                                              transform: "rotate(-90 14 " + (box.y + box.h / 2) + ")" }, p.ylabel));
   }
@@ -267,7 +269,7 @@
     (xticks || []).forEach(function (t) {
       var x = xs(t[0]);
       svg.appendChild(el("line", { x1: x, x2: x, y1: box.y + box.h, y2: box.y + box.h + 4, class: "al-tick" }));
-      svg.appendChild(el("text", { x: x, y: box.y + box.h + 18, "text-anchor": "middle", class: "al-ticklabel" }, t[1]));
+      svg.appendChild(el("text", { x: x, y: box.y + box.h + 22, "text-anchor": "middle", class: "al-ticklabel" }, t[1]));
     });
     (yticks || []).forEach(function (t) {
       var y = ys(t[0]);
@@ -307,9 +309,9 @@
   function dashes(d) { return d === "dotted" ? "1.5 2.5" : d ? "4 3" : null; }  // a reference line's [value, dashed, colour?, label?]
   var DRAW = {
     bars: function (svg, p) {
-      var t = titleLines(p.title, W - 8), box = { x: 52, y: 28 + t.height, w: W - 64, h: 170 }, n = p.labels.length, lo = p.ylim[0], hi = p.ylim[1];
+      var t = titleLines(p.title, W - 8), box = { x: 52, y: 32 + t.height, w: W - 64, h: 170 }, n = p.labels.length, lo = p.ylim[0], hi = p.ylim[1];
       var ys = scale(lo, hi, box.y + box.h, box.y), bw = box.w / n;
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (250 + t.height));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (254 + t.height));
       axes(svg, box, null, ys, null, niceTicks(lo, hi));
       var visible = p.visible === null ? n : p.visible, top = p.highlight === null ? [] : [].concat(p.highlight);  // a tie: several
       for (var i = 0; i < visible; i++) {
@@ -387,7 +389,7 @@
       var box = { x: left + (width - left - right - cell * pw) / 2, y: 28 + t.height, w: cell * pw, h: cell * ph }, place = { w: pw, h: ph, ox: [], oy: [] };
       for (var h = 0; h < k; h++) { place.ox.push((h % cols) * (n + 1)); place.oy.push(Math.floor(h / cols) * (n + 1)); }
       var notes = p.note ? p.note.split("；") : [];  // a long note in short lines (a phone is 390 px wide)
-      svg.setAttribute("viewBox", "0 0 " + width + " " + (box.y + box.h + 16 + 17 * notes.length));
+      svg.setAttribute("viewBox", "0 0 " + width + " " + (box.y + box.h + 16 + ROW * notes.length));
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.cells, place, p),
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
       var sep = Math.max(2.5, cell);  // as wide as the gap between tiles, never thinner than 2.5
@@ -406,11 +408,11 @@
         }
       }
       if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, Math.min(box.h, 300));
-      notes.forEach(function (text, i) { svg.appendChild(el("text", { x: width / 2, y: box.y + box.h + 22 + 17 * i, "text-anchor": "middle", class: "al-axlabel" }, text)); });
+      notes.forEach(function (text, i) { svg.appendChild(el("text", { x: width / 2, y: box.y + box.h + 22 + ROW * i, "text-anchor": "middle", class: "al-axlabel" }, text)); });
       frame(svg, box, { title: p.title }, null, width, t);
     },
     lines: function (svg, p) {
-      var t = titleLines(p.title, W - 8), box = { x: 58, y: 28 + t.height, w: W - 72, h: 170 }, all = { x: [], y: [] };
+      var t = titleLines(p.title, W - 8), box = { x: 58, y: 32 + t.height, w: W - 72, h: 170 }, all = { x: [], y: [] };
       p.series.forEach(function (s) { all.x = all.x.concat(s.x.filter(function (v) { return v !== null; }));
                                       all.y = all.y.concat(s.y.filter(function (v) { return v !== null; })); });
       var xl = p.xlim || [Math.min.apply(null, all.x), Math.max.apply(null, all.x)];
@@ -425,7 +427,7 @@
         });
       }
       var legendTop = box.y + box.h + (p.xlabel ? 66 : 48);  // the legend under the x caption, not on its line
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (entries.length ? legendTop + 17 * (entries.length - 1) + 8 : box.y + box.h + 52));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (entries.length ? legendTop + ROW * (entries.length - 1) + 8 : box.y + box.h + 52));
       axes(svg, box, xs, ys, p.xticks || (p.xlog ? null : niceTicks(xl[0], xl[1])), p.yticks || (p.ylog ? null : niceTicks(yl[0], yl[1])));
       var clip = "al-clip-" + Math.random().toString(36).slice(2);
       var defs = el("defs"), cp = el("clipPath", { id: clip });
@@ -465,7 +467,7 @@
         }
       });
       entries.forEach(function (e, row) {
-        var y = legendTop + 17 * row;
+        var y = legendTop + ROW * row;
         sample(svg, box.x, y, e);
         svg.appendChild(el("text", { x: box.x + 24, y: y, class: "al-ticklabel" }, e.label));
       });
@@ -478,7 +480,7 @@
                                                w: k * (lim[0][1] - lim[0][0]), h: k * (lim[1][1] - lim[1][0]) };
       var xs = scale(lim[0][0], lim[0][1], box.x, box.x + box.w), ys = scale(lim[1][0], lim[1][1], box.y + box.h, box.y);
       var legend = Math.ceil(p.labels.length / 3);
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + xl + 17 * legend));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 48 + xl + ROW * legend));
       axes(svg, box, xs, ys, niceTicks(lim[0][0], lim[0][1]), niceTicks(lim[1][0], lim[1][1]));
       svg.appendChild(el("line", { x1: xs(0), x2: xs(0), y1: box.y, y2: box.y + box.h, class: "al-zero" }));
       svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(0), y2: ys(0), class: "al-zero" }));
@@ -505,7 +507,7 @@
         svg.appendChild(el("circle", { cx: xs(to[0]), cy: ys(to[1]), r: zero ? 4 : 2.6, fill: p.colors[i], stroke: "#ffffff", "stroke-width": 0.8 }));
       });
       p.labels.forEach(function (text, i) {
-        var x = 20 + (i % 3) * 128, y = box.y + box.h + 40 + xl + 17 * Math.floor(i / 3);
+        var x = 20 + (i % 3) * 128, y = box.y + box.h + 44 + xl + ROW * Math.floor(i / 3);
         svg.appendChild(el("line", { x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: p.colors[i], "stroke-width": 3 }));
         svg.appendChild(el("text", { x: x + 22, y: y, class: "al-ticklabel" }, text));
       });
