@@ -423,7 +423,7 @@
       if (p.legend) {
         p.series.forEach(function (s) { if (s.label) entries.push({ label: s.label, color: s.color, dot: s.marker && !s.line, dash: s.dash ? "5 3" : null }); });
         p.vlines.concat(p.hlines).forEach(function (r) {
-          if (r[3] && !seen[r[3]]) { seen[r[3]] = true; entries.push({ label: r[3], color: r[2] || p.refcolor, dash: dashes(r[1]), width: r[1] === "dotted" ? 2.4 : 1.5 }); }
+          if (r[3] && !seen[r[3]]) { seen[r[3]] = true; entries.push({ label: r[3], color: r[2] || p.refcolor, dash: dashes(r[1]), width: r[1] === "dotted" ? 3.2 : 1.5 }); }
         });
       }
       var legendTop = box.y + box.h + (p.xlabel ? 66 : 48);  // the legend under the x caption, not on its line
@@ -436,9 +436,9 @@
       // dotted reference lines wide and first: a dashed one at the same place is drawn over it, both seen
       function byStyle(a, b) { return (b[1] === "dotted") - (a[1] === "dotted"); }
       p.hlines.slice().sort(byStyle).forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: h[2] || p.refcolor,
-                                                                 "stroke-dasharray": dashes(h[1]), "stroke-width": h[1] === "dotted" ? 2.4 : 1 })); });
+                                                                 "stroke-dasharray": dashes(h[1]), "stroke-width": h[1] === "dotted" ? 3.2 : 1 })); });
       p.vlines.slice().sort(byStyle).forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: v[2] || p.refcolor,
-                                                                 "stroke-dasharray": dashes(v[1]), "stroke-width": v[1] === "dotted" ? 2.4 : 1.2 })); });
+                                                                 "stroke-dasharray": dashes(v[1]), "stroke-width": v[1] === "dotted" ? 3.2 : 1.2 })); });
       if (p.bars) {  // bars under the curves (07's scores, coloured by block)
         var bw = Math.abs(xs(1) - xs(0)) * 0.8, y0 = ys(0);
         p.bars.x.forEach(function (x, i) {
