@@ -16,7 +16,7 @@ in load order (:data:`SCRIPTS`, joined into ``attnlab_sentence_page.js``):
 - ``page.js``: the page: the text box, the engine, what is shown, and ``AttnLabSentencePage.view()``
   (the numbers on screen, for the tests and the benchmark).
 
-Built by ``tools/site_build.py`` at two places: :func:`source` is the page's MyST source, staged beside
+Built by ``tools/site/build.py`` at two places: :func:`source` is the page's MyST source, staged beside
 the notebooks (the prose, the page's HTML and its data: the palette, the model file's name, size and
 SHA-256, and the article's sentence run through ``helpers.real_model`` at build time, shown before the
 model is loaded); :func:`install` puts the engine's bundle, this folder's scripts and style into the
@@ -306,7 +306,7 @@ def install(site: Path) -> Path:
     site = Path(site)
     page = site / f"{PAGE}.html"
     if not page.exists():
-        raise SystemExit(f"{page} was not built: tools/site_build.py stages {PAGE}.md with the notebooks")
+        raise SystemExit(f"{page} was not built: tools/site/build.py stages {PAGE}.md with the notebooks")
     static = site / "_static"
     (static / sentence.BUNDLE).write_text(sentence.bundle(), encoding="utf-8")
     (static / BUNDLE).write_text(bundle(), encoding="utf-8")
