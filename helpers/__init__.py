@@ -7,7 +7,7 @@ The top level holds the ideas the notebooks teach — each module's docstring na
   ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.interventions`` (what an
   experiment does to a head), ``helpers.cost``, ``helpers.tiled``, ``helpers.reading``;
 - a real model (09): ``helpers.real_model`` (a package: model, load, tokenizer, forward_pass,
-  generation, experiments), ``helpers.readable_tokens``, ``helpers.texts``;
+  generation, experiments, sentence), ``helpers.readable_tokens``, ``helpers.texts``;
 - learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, backprop,
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   interventions, scores, history, sweep);

