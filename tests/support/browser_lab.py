@@ -185,6 +185,19 @@ class NotebookPage:
         """The ``index``-th live explorer (an ipywidgets VBox) in the notebook."""
         return self.page.locator(".jp-OutputArea .widget-vbox").nth(index)
 
+    def type_text(self, explorer, text: str, *, watch: str = ".widget-html-content", timeout_ms: int = 30_000):
+        """Type ``text`` into the explorer's text box (replacing what it holds) and press Enter;
+        return the watched element's text once the readout has changed."""
+        box = explorer.locator(".widget-text input").first
+        readout = explorer.locator(".widget-html-content").first
+        before = readout.inner_text()
+        box.fill(text)
+        box.press("Enter")
+        self.page.wait_for_function(
+            "([el, before]) => el.innerText !== before",
+            arg=[readout.element_handle(), before], timeout=timeout_ms)
+        return explorer.locator(watch).first.inner_text()
+
     def press_on_slider(self, explorer, slider_index: int, key: str, *, watch: str = ".widget-html-content",
                         timeout_ms: int = 5000):
         """Focus a slider handle, press ``key``; return (slider readout, watched text, latency ms).
