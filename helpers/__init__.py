@@ -1,16 +1,20 @@
 """Attention Lab helpers: the code behind the notebooks (``import helpers``).
 
-The top level holds the ideas the notebooks teach — each module's docstring names its notebooks:
+The top level holds the ideas the notebooks teach, in the series' order: a lesson imports the
+plumbing and what its own or an earlier notebook teaches, never a later one (the first eight, one
+head step by step, share theirs; ``tools/checks/layout.py`` checks it). Each module's docstring names its
+notebooks:
 
 - one attention head, step by step (01–08): ``helpers.example`` (the running example),
   ``helpers.weighting``, ``helpers.attention``, ``helpers.scaling``, ``helpers.kv_cache``,
-  ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.interventions`` (what an
-  experiment does to a head), ``helpers.cost``, ``helpers.tiled``, ``helpers.reading``;
-- a real model (09): ``helpers.real_model`` (a package: model, load, tokenizer, forward_pass,
-  generation, experiments, sentence), ``helpers.readable_tokens``, ``helpers.texts``;
+  ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.cost``, ``helpers.tiled``,
+  ``helpers.reading``;
+- a real model (09): ``helpers.real_model`` (a package: model, load, tokenizer, block, one_head,
+  forward_pass, generation, experiments, sentence), ``helpers.readable_tokens``, ``helpers.texts``;
 - learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, backprop,
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
-  interventions, scores, history, sweep);
+  experiments, scores, history, sweep), ``helpers.interventions`` (what an experiment does to a head:
+  11's words, which 12 uses on the real model too);
 - what a real model's heads do (12): ``helpers.heads`` (a package: scores, sequences, experiment,
   patching, attribution, stats, scan, senders, report).
 

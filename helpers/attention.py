@@ -23,6 +23,7 @@ from .render.validation import (
     integer,
     positive_float,
     positive_int,
+    queries_and_keys,
     quiet_overflow,
 )
 
@@ -90,9 +91,9 @@ def causal_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
 
 def attention_scores(q, k, *, scale=None) -> np.ndarray:
     """Scaled scores ``q @ kᵀ * scale`` with ``scale=None`` meaning ``1/√d`` (``03_hand_calculation``)."""
-    q_arr, k_arr = _check_qk(q, k)
+    q_arr, k_arr = queries_and_keys(q, k)
     d = q_arr.shape[-1]
-    factor = 1.0 / np.sqrt(d) if scale is None else _check_scale(scale)
+    factor = 1.0 / np.sqrt(d) if scale is None else positive_float("scale", scale)
     with quiet_overflow():
         scores = np.matmul(q_arr, np.swapaxes(k_arr, -1, -2)) * factor
     return finite_result(scores, "q, k or scale", "the scores q·kᵀ·scale")
@@ -109,7 +110,7 @@ def scaled_dot_product_attention(q, k, v, *, causal: bool = False, mask=None, sc
     ``(output, weights)``: ``(…, n_q, d_v)`` and ``(…, n_q, n_k)``. Scores that overflow float64
     raise (naming q, k, scale) instead of being read as masked.
     """
-    q_arr, k_arr = _check_qk(q, k)
+    q_arr, k_arr = queries_and_keys(q, k)
     causal = boolean("causal", causal)
     v_arr = as_real_array("v", v, ndim=(2, 3))
     if v_arr.ndim != k_arr.ndim or v_arr.shape[:-1] != k_arr.shape[:-1]:
@@ -126,25 +127,3 @@ def scaled_dot_product_attention(q, k, v, *, causal: bool = False, mask=None, sc
     with quiet_overflow():
         out = np.matmul(weights, v_arr)
     return finite_result(out, "v", "the weighted sum of v"), weights
-
-
-def _check_qk(q, k):
-    q_arr = as_real_array("q", q, ndim=(2, 3))
-    k_arr = as_real_array("k", k, ndim=(2, 3))
-    if q_arr.ndim != k_arr.ndim:
-        raise ValueError(f"q and k must have the same rank, got q {q_arr.shape} and k {k_arr.shape}")
-    if q_arr.shape[-1] < 1:
-        raise ValueError(f"the head dimension d must be >= 1, got q {q_arr.shape}")
-    if q_arr.shape[-1] != k_arr.shape[-1]:
-        raise ValueError(
-            f"q and k must share the last dimension d, got q {q_arr.shape} and k {k_arr.shape}")
-    if q_arr.ndim == 3 and q_arr.shape[0] != k_arr.shape[0]:
-        raise ValueError(
-            f"q and k must have the same number of heads, got q {q_arr.shape} and k {k_arr.shape}")
-    if q_arr.shape[-2] < 1 or k_arr.shape[-2] < 1:
-        raise ValueError(f"q and k need at least one position, got q {q_arr.shape} and k {k_arr.shape}")
-    return q_arr, k_arr
-
-
-def _check_scale(scale) -> float:
-    return positive_float("scale", scale)

@@ -13,14 +13,31 @@ the same for ``11``'s small model (:func:`helpers.circuit.forward`) and ``12``'s
 - :class:`Patch` — its queries, keys or values read another residual stream than the one entering
   its layer (**patching** one input path: which of them needs an earlier head).
 
-Every head not named runs unchanged. The checks here are the ones that need no model (the keys,
-the kinds); each forward pass checks the arrays' shapes against its own model.
+Every head not named runs unchanged.
+
+**Each word applies itself**, as a TransformerLens hook carries its function: neither forward pass
+knows the kinds. Before the run a forward pass calls ``intervention.checked(where, hook)`` (the
+intervention with its arrays checked against that model; ``where`` names it in a message, e.g.
+``"interventions[(1, 0)]"``); at the head it calls ``intervention.apply(z, hook)`` with ``z`` the
+head's output before o_proj (``(batch, n, d_head)``) and puts what comes back in the head's place.
+``hook`` is the head as that forward pass runs it (:class:`helpers.circuit.model.HeadHook`,
+:class:`helpers.real_model.HeadHook`), and offers:
+
+- ``hook.ids_shape`` and ``hook.ids_name`` — the shape of the sequences run and the argument that holds them;
+- ``hook.head_output(name, z)`` — ``z`` checked as an output the model's heads can give on them;
+- ``hook.residual_stream(name, x)`` — ``x`` checked as a stream a head of the model can read on them;
+- ``hook.rerun(q=None, k=None, v=None)`` — the head's output with its queries, keys and values
+  read from those streams (``None``: the stream entering its layer); the pattern it computes
+  becomes the head's pattern in the result.
+
+A new kind of change is a new class with ``checked`` and ``apply``; the dict itself is checked by
+:func:`helpers.render.validation.interventions`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .render.validation import head_pair, instance, integer, short_preview
+import numpy as np
 
 #: the three inputs of a head that :class:`Patch` can give another stream
 PROJECTIONS = ("q", "k", "v")
@@ -30,10 +47,30 @@ PROJECTIONS = ("q", "k", "v")
 class Zero:
     """The head's output before o_proj set to zero: it adds nothing to the residual stream."""
 
+    def checked(self, where: str, hook) -> "Zero":
+        """Nothing to check: zero fits any head."""
+        return self
+
+    def apply(self, z, hook):
+        """Zeros in the shape of the head's output ``z``."""
+        return np.zeros_like(z)
+
 
 @dataclass(frozen=True)
 class Mean:
     """The head's output replaced, at each position, by its mean over the batch's sequences."""
+
+    def checked(self, where: str, hook) -> "Mean":
+        """A mean over a batch needs a batch: at least 2 sequences run at once."""
+        shape = tuple(hook.ids_shape)
+        if len(shape) != 2 or shape[0] < 2:
+            raise ValueError(f"{where}: Mean() averages over a batch, so {hook.ids_name} must be a (batch ≥ 2, n) "
+                             f"array, got shape {shape}")
+        return self
+
+    def apply(self, z, hook):
+        """``z`` averaged over the sequences (its first axis), position by position: ``(n, d_head)``."""
+        return z.mean(axis=0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +79,14 @@ class Replace:
     ``(batch, n, head_dim)`` one per sequence (the forward pass checks the shape)."""
 
     z: object
+
+    def checked(self, where: str, hook) -> "Replace":
+        """``z`` checked as an output of the hook's model on its sequences."""
+        return Replace(hook.head_output(f"{where}.z", self.z))
+
+    def apply(self, z, hook):
+        """The given ``z``, whatever the head computed."""
+        return self.z
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,40 +107,10 @@ class Patch:
         """``{"q"|"k"|"v": stream}`` of the inputs this patch changes."""
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
+    def checked(self, where: str, hook) -> "Patch":
+        """Each stream checked as one a head of the hook's model can read on its sequences."""
+        return Patch(**{name: hook.residual_stream(f"{where}.{name}", x) for name, x in self.streams().items()})
 
-KINDS = (Zero, Mean, Replace, Patch)
-SPELLING = "Zero(), Mean(), Replace(z) or Patch(q=…, k=…, v=…)"
-
-
-def check(name: str, interventions, num_layers: int, num_heads: int) -> dict:
-    """``interventions`` (``None`` or ``{(layer, head): intervention}``) checked: ``{(layer, head):
-    intervention}`` with plain-int keys, in layer order. ``name`` is the argument as the caller wrote it."""
-    if interventions is None:
-        return {}
-    if not isinstance(interventions, dict):
-        raise TypeError(f"{name} must be a dict {{(layer, head): {SPELLING}}}, e.g. {{(1, 0): Zero()}}, "
-                        f"got {short_preview(interventions)}")
-    checked = {}
-    for key, value in interventions.items():
-        layer, head = head_pair(f"{name}'s keys", key, num_layers, num_heads)
-        if not isinstance(value, KINDS):
-            hint = " (a class: write Zero() with brackets)" if isinstance(value, type) and value in KINDS else ""
-            raise TypeError(f"{name}[{key!r}] must be {SPELLING}{hint}, got {short_preview(value)}")
-        checked[(layer, head)] = value
-    return dict(sorted(checked.items()))
-
-
-def at_layer(checked: dict, layer: int, kind) -> dict:
-    """``{head: intervention}`` of the checked ``interventions`` (what :func:`check` returns) at
-    ``layer`` (an integer ≥ 0) that are ``kind`` (one of :data:`KINDS`, or a tuple of them)."""
-    instance("checked", checked, dict, "dict {(layer, head): intervention} (what helpers.interventions.check returns)")
-    layer = integer("layer", layer, low=0)
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if not kinds or not all(any(k is c for c in KINDS) for k in kinds):
-        raise TypeError(f"kind must be one of the classes Zero, Mean, Replace, Patch or a tuple of them, "
-                        f"got {short_preview(kind)}")
-    try:
-        return {h: value for (i, h), value in checked.items() if i == layer and isinstance(value, kinds)}
-    except (TypeError, ValueError):  # a key that is not a (layer, head) pair
-        raise TypeError(f"checked must be what helpers.interventions.check returns, {{(layer, head): intervention}}, "
-                        f"got the keys {short_preview(list(checked))}") from None
+    def apply(self, z, hook):
+        """The head recomputed with the patched inputs reading their streams."""
+        return hook.rerun(**self.streams())

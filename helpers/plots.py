@@ -16,7 +16,7 @@ from .figures.attention_layer import (
 )
 from .figures.causal_mask import causal_heatmaps
 from .figures.cost_of_length import cost_curves_figure, decode_reads_figure, timing_figure
-from .figures.heads_at_work import copy_loss_figure, score_maps_figure
+from .figures.heads_at_work import copy_loss_figure, null_figure, patterns_figure, score_maps_figure
 from .figures.learning_a_circuit import patterns_at_figure, phase_change_figure, sweep_figure
 from .figures.learning_to_attend import curves_figure, score_tables_figure, weights_at_steps_figure
 from .figures.qkv import query_keys_figure
@@ -36,8 +36,6 @@ from .render.panels import (
     HeatmapPanel,
     VectorPanel,
     heatmaps,
-    null_figure,
-    patterns_figure,
     values_bar,
     vectors_figure,
     weights_bar,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import _check_qk, _check_scale, scaled_dot_product_attention
+from .attention import scaled_dot_product_attention
 from .render.threads import with_one_blas_thread
 from .render.validation import (
     as_real_array,
@@ -23,7 +23,9 @@ from .render.validation import (
     check_elements,
     finite_result,
     finite_scalar,
+    positive_float,
     positive_int,
+    queries_and_keys,
     quiet_overflow,
     same_length,
 )
@@ -39,7 +41,7 @@ def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=Non
     ``skip_masked=False`` visits them anyway (masked, same result), doing the same
     multiplications as :func:`naive_attention` — ``07`` times both to tell fewer FLOPs apart
     from less memory traffic (:func:`matmul_flops`)."""
-    q_arr, k_arr = _check_qk(q, k)
+    q_arr, k_arr = queries_and_keys(q, k)
     v_arr = as_real_array("v", v, ndim=2)
     if q_arr.ndim != 2:
         raise ValueError(f"tiled_attention takes q of shape (n, d), got {q_arr.shape}")
@@ -48,7 +50,7 @@ def tiled_attention(q, k, v, *, block: int = 64, causal: bool = False, scale=Non
     block = positive_int("block", block)
     causal = boolean("causal", causal)
     skip_masked = boolean("skip_masked", skip_masked)
-    scale = None if scale is None else _check_scale(scale)
+    scale = None if scale is None else positive_float("scale", scale)
     n_q, d = q_arr.shape
     n_k = k_arr.shape[0]
     offset = n_k - n_q

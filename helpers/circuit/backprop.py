@@ -68,12 +68,12 @@ def _backward(p: dict, cache: Cache) -> dict:
     d_logits[:, -1] = 0.0
     d_logits /= b * (n - 1)
     # 2. logits = x_L W_U
-    grads["W_U"] = _flat(cache.final).T @ _flat(d_logits)
+    grads["W_U"] = _flat(cache.final_residual).T @ _flat(d_logits)
     dx = d_logits @ p["W_U"].T                                          # ∂ loss / ∂ x_L
     d_pos = np.zeros((n, d_model), dtype=dx.dtype)
     pos = p["W_pos"][:n]
     for layer in reversed(range(config.layers)):
-        x = cache.inputs[layer]
+        x = cache.layer_inputs[layer]
         q, k, v, weights, z = (getattr(cache, name)[layer] for name in ("q", "k", "v", "weights", "z"))
         # 3.–4. every head's output gets ∂x unchanged; out_h = z_h W_O[h], all heads as one product
         w_o = p["W_O"][layer].reshape(h * dh, d_model)

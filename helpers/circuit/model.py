@@ -22,17 +22,17 @@ everywhere.
 :func:`forward` keeps every intermediate (:class:`Cache`) for the backward pass
 (:mod:`helpers.circuit.backprop`) and takes the interventions of :mod:`helpers.interventions`
 (``Zero``, ``Mean``, ``Replace``, ``Patch``, keyed by ``(layer, head)``) that
-:mod:`helpers.circuit.interventions` runs.
+:mod:`helpers.circuit.experiments` runs: each applies itself through the :class:`HeadHook` of
+the head it names.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..attention import causal_mask, target_loss
-from ..interventions import PROJECTIONS, Mean, Patch, Replace, Zero, at_layer
-from ..interventions import check as check_interventions
+from ..interventions import PROJECTIONS
 from ..render.validation import (
     as_float_array,
     choice,
@@ -43,6 +43,7 @@ from ..render.validation import (
     quiet_overflow,
     token_ids,
 )
+from ..render.validation import interventions as check_interventions
 from ..render.validation import seed as check_seed
 
 POSITIONS = ("qk", "residual")
@@ -133,22 +134,24 @@ def init_model(config: Config, seed: int) -> Model:
 
 @dataclass
 class Cache:
-    """Every intermediate of one forward pass. Per layer ``l`` (lists indexed by layer):
-    ``inputs[l]`` the stream entering it ``(B, n, D)``; ``q``, ``k``, ``v`` ``(B, H, n, d)``;
-    ``weights`` the attention patterns ``(B, H, n, n)``; ``z`` = weights @ v (zero for an
-    ablated head). ``final`` is the last stream, ``logits`` ``(B, n, V)``; ``params`` the
-    parameters that ran."""
+    """Every intermediate of one forward pass, named as :class:`helpers.real_model.ForwardResult`
+    names the same things (its docstring has the table of both models' names and shapes). Per
+    layer ``l`` (lists indexed by layer): ``layer_inputs[l]`` the stream entering it ``(B, n, D)``;
+    ``q``, ``k``, ``v`` ``(B, H, n, d)``; ``weights`` the attention patterns ``(B, H, n, n)``;
+    ``z`` = weights @ v, each head's output before ``W_O`` (what an intervention put in its place,
+    for an intervened head). ``final_residual`` is the stream leaving the last layer, ``logits``
+    ``(B, n, V)``; ``tokens`` ``(B, n)`` and ``params`` what ran."""
 
     config: Config
     tokens: np.ndarray
     params: dict
-    inputs: list = field(default_factory=list)
+    layer_inputs: list = field(default_factory=list)
     q: list = field(default_factory=list)
     k: list = field(default_factory=list)
     v: list = field(default_factory=list)
     weights: list = field(default_factory=list)
     z: list = field(default_factory=list)
-    final: np.ndarray = None
+    final_residual: np.ndarray = None
     logits: np.ndarray = None
     intervened: bool = False
 
@@ -173,7 +176,8 @@ def forward(model: Model, tokens, *, interventions=None) -> Cache:
     """Run the model on ``tokens`` (``(B, n)`` ids, or one sequence ``(n,)``), keeping every
     intermediate.
 
-    ``interventions``: ``{(layer, head): intervention}`` (:mod:`helpers.interventions`). ``Zero()``:
+    ``interventions``: ``{(layer, head): intervention}`` (:mod:`helpers.interventions`; each applies
+    itself through the head's :class:`HeadHook`). ``Zero()``:
     the head's output is not added to the stream. ``Mean()``: its output is replaced, at every
     position, by its mean over the sequences of ``tokens`` (mean ablation: the stream stays near
     where training kept it). ``Replace(z)``: by ``z`` (``(n, d_head)`` or ``(B, n, d_head)``).
@@ -188,24 +192,16 @@ def forward(model: Model, tokens, *, interventions=None) -> Cache:
 
 
 def run(model: Model, tokens, *, interventions=None, name: str = "interventions") -> Cache:
-    """:func:`forward` for wrappers such as :func:`helpers.circuit.interventions.ablate`: ``name``
+    """:func:`forward` for wrappers such as :func:`helpers.circuit.experiments.ablate`: ``name``
     is the argument the wrapper's caller wrote (e.g. ``"heads"``), so that a message names it."""
     if not isinstance(name, str):
         raise TypeError(f"name must be an argument name (text), got {type(name).__name__}")
     model = _check_model(model)
     config = model.config
     tokens = _check_tokens(tokens, config)
-    checked = check_interventions(name, interventions, config.layers, config.heads)
-    for key, value in checked.items():
-        if isinstance(value, Mean) and len(tokens) < 2:
-            raise ValueError(f"{name}: Mean() needs at least 2 sequences to average over, got {len(tokens)}")
-        if isinstance(value, Replace):
-            checked[key] = Replace(_check_array(f"{name}[{key}].z", value.z, [(tokens.shape[1], config.d_head),
-                                                                            (*tokens.shape, config.d_head)]))
-        if isinstance(value, Patch):
-            want = [(*tokens.shape, config.d_model)]
-            checked[key] = Patch(**{p: _check_array(f"{name}[{key}].{p}", x, want)
-                                    for p, x in value.streams().items()})
+    hook = HeadHook(config, tokens.shape)
+    checked = {key: change.checked(f"{name}[{key}]", hook)
+               for key, change in check_interventions(name, interventions, config.layers, config.heads).items()}
     return _checked_forward(model.params, config, tokens, checked)
 
 
@@ -224,36 +220,94 @@ def _forward(p: dict, config: Config, tokens: np.ndarray, interventions: dict | 
     mask = causal_mask(n)
     interventions = interventions or {}
     cache = Cache(config, tokens, p, intervened=bool(interventions))
+    hook = HeadHook(config, tokens.shape)
     pos = p["W_pos"][:n]
     x = p["W_E"][tokens] + (pos if config.positions == "residual" else 0.0)
     for layer in range(config.layers):
-        cache.inputs.append(x)
+        cache.layer_inputs.append(x)
         q, k, v = (_projection(x, p, config, layer, name) for name in PROJECTIONS)
-        made, projected = {"q": q, "k": k, "v": v}, {}
-        for head, patch in at_layer(interventions, layer, Patch).items():
-            for name, stream in patch.streams().items():   # every head from the stream: one BLAS path
-                if (name, id(stream)) not in projected:
-                    projected[(name, id(stream))] = _projection(stream, p, config, layer, name)
-                made[name][:, head] = projected[(name, id(stream))][:, head]
-        scores = q @ np.swapaxes(k, -1, -2)
-        scores *= 1.0 / np.sqrt(dh)
-        scores += mask
-        weights = _softmax_in_place(scores)
-        z = weights @ v                                            # (B, H, n, d)
-        for head, change in at_layer(interventions, layer, (Zero, Mean, Replace)).items():
-            if isinstance(change, Zero):                           # out_h = z_h W_O[h] = 0
-                z[:, head] = 0.0
-            elif isinstance(change, Mean):                         # its mean over the batch, per position
-                z[:, head] = z[:, head].mean(axis=0, keepdims=True)
-            else:
-                z[:, head] = change.z
+        weights, z = _attend(q, k, v, mask, dh)                    # (B, H, n, n), (B, H, n, d)
+        run = _LayerRun(p, config, layer, mask, {"q": q, "k": k, "v": v}, weights) if interventions else None
+        for (at, head), change in interventions.items():
+            if at == layer:
+                z[:, head] = change.apply(z[:, head], replace(hook, run=run, head=head))
         for name, value in zip(("q", "k", "v", "weights", "z"), (q, k, v, weights, z)):
             getattr(cache, name).append(value)
         # Σ_h z_h W_O[h] as one product: (B·n, H·d) @ (H·d, D)
         x = x + (_merge(z) @ p["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
-    cache.final = x
+    cache.final_residual = x
     cache.logits = x @ p["W_U"]
     return cache
+
+
+def _attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray, dh: int) -> tuple:
+    """Every head's causal attention at once, ``q``, ``k``, ``v`` ``(B, H, n, d)`` (any number of
+    heads ``H``): ``(weights, z)``, the patterns ``(B, H, n, n)`` and ``z = weights @ v``."""
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores *= 1.0 / np.sqrt(dh)
+    scores += mask
+    weights = _softmax_in_place(scores)
+    return weights, weights @ v
+
+
+@dataclass(frozen=True, eq=False)
+class _LayerRun:
+    """One layer of a running :func:`_forward`: its parameters' layer, the causal ``mask``, the
+    ``projected`` queries, keys and values of every head and the ``weights``, which a patched head's
+    rerun updates in place (the cache keeps them), and ``from_streams``, each patched stream's
+    projection for every head."""
+
+    p: dict
+    config: Config
+    layer: int
+    mask: np.ndarray
+    projected: dict
+    weights: np.ndarray
+    from_streams: dict = field(default_factory=dict)
+
+    def rerun(self, head: int, streams: dict) -> np.ndarray:
+        """Head ``head`` with its inputs named in ``streams`` (``{"q"|"k"|"v": stream}``) projected
+        from those streams: its output ``(B, n, d)``."""
+        for name, stream in streams.items():
+            key = (name, id(stream))
+            if key not in self.from_streams:   # every head from the stream: one BLAS path
+                self.from_streams[key] = _projection(stream, self.p, self.config, self.layer, name)
+            self.projected[name][:, head] = self.from_streams[key][:, head]
+        one = slice(head, head + 1)
+        weights, z = _attend(*(self.projected[name][:, one] for name in PROJECTIONS), self.mask, self.config.d_head)
+        self.weights[:, head] = weights[:, 0]
+        return z[:, 0]
+
+
+@dataclass(frozen=True, eq=False)
+class HeadHook:
+    """One head of :func:`forward` as an intervention sees it (the ``hook`` of ``apply(z, hook)``,
+    :mod:`helpers.interventions`). Before the run, for tokens of shape ``ids_shape`` ``(B, n)``, it
+    checks what an intervention brings (:meth:`head_output`, :meth:`residual_stream`); at ``head``
+    of a running layer it recomputes that head from other streams (:meth:`rerun`)."""
+
+    config: Config
+    ids_shape: tuple
+    run: _LayerRun | None = None
+    head: int | None = None
+    #: the argument that holds the sequences, as the forward pass names it
+    ids_name = "tokens"
+
+    def head_output(self, name: str, z) -> np.ndarray:
+        """``z`` checked as a head's output on these tokens: ``(n, d_head)`` or ``(B, n, d_head)``."""
+        b, n = self.ids_shape
+        return _check_array(name, z, [(n, self.config.d_head), (b, n, self.config.d_head)])
+
+    def residual_stream(self, name: str, x) -> np.ndarray:
+        """``x`` checked as a stream a head can read on these tokens: ``(B, n, d_model)``."""
+        return _check_array(name, x, [(*self.ids_shape, self.config.d_model)])
+
+    def rerun(self, q=None, k=None, v=None) -> np.ndarray:
+        """The head's output with its queries, keys and values read from the streams ``q``, ``k``,
+        ``v`` (``None``: the stream entering its layer, as projected already); its pattern, queries,
+        keys and values become the head's in the cache."""
+        streams = {name: s for name, s in zip(PROJECTIONS, (q, k, v)) if s is not None}
+        return self.run.rerun(self.head, streams)
 
 
 def _projection(x: np.ndarray, p: dict, config: Config, layer: int, name: str) -> np.ndarray:

@@ -43,7 +43,7 @@ import numpy as np
 from ..render.npz import NpzError, read_npz, write_npz
 from ..render.validation import as_float_array, choice, finite_scalar, integer
 from ..render.validation import seed as check_seed
-from .interventions import CLEAN, ablation_effects, composition_effects, patch
+from .experiments import CLEAN, ablation_effects, composition_effects, patch
 from .model import CONFIG, Config, Model
 from .scores import head_scores
 from .task import TASK, Task

@@ -97,8 +97,8 @@ def check_code(key: str, function, **options):
     """Run the learner's ``function`` for code exercise ``key`` (``"03-3"`` …) on seeded cases and
     print the verdict: the first wrong case (inputs, expected vs returned, a hint for the mistake
     it looks like) or ✔. Returns a :class:`Verdict` (``ok``: ``True``/``False``, ``None`` while it is
-    still the stub). Never raises because of ``function`` (see :mod:`helpers.grading.code_check`: 2 s
-    per case)."""
+    still the stub). Never raises because of ``function`` (see :mod:`helpers.grading.code_check`; each
+    case's time limit: :mod:`helpers.grading.clock`)."""
     if not isinstance(key, str) or key not in _GRADED:
         message = f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(_GRADED)}。"
         print(message)

@@ -111,12 +111,7 @@ FIRST_LOAD_SECONDS = 10
 def _real_installed() -> bool:
     from .. import real_model
 
-    try:
-        real_model.model.find_gguf()
-        real_model.model._require("gguf")
-    except real_model.ModelNotInstalled:
-        return False
-    return True
+    return real_model.gguf_readable()
 
 
 def _real_setup():
@@ -124,7 +119,7 @@ def _real_setup():
 
     if not _real_installed():
         return None
-    if real_model.load._load_model.cache_info().currsize == 0:  # not loaded in this kernel yet
+    if not real_model.is_loaded():
         print(f"正在载入 SmolLM2 第 0 层，第一次约 {FIRST_LOAD_SECONDS} 秒…", flush=True)
     try:
         model = real_model.load_model()

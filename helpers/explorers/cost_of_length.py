@@ -170,10 +170,9 @@ class OnlineSoftmaxExplorer(Explorer):
         colors = [(BASE, MUTED)[(i // s["block"]) % 2] for i in range(self.N)]
         running = np.concatenate([[st.running_max] * (st.block_end - st.block_start) for st in s["steps"]])
         x = np.arange(self.N)
-        bars = web.lines([web.series(np.append(x, self.N) - 0.5, running, color=ACCENT, step=True,
-                                     label="运行中的最大值 m")],
-                         title="分块扫过一行分数（绿、紫交替 = 块）时的运行最大值 m", xlabel="键的位置", ylabel="分数",
-                         xlim=(-0.8, self.N - 0.2), ylim=(-6, 6), xticks=[(i, str(i)) for i in range(0, self.N, 3)],
-                         hlines=[(0.0, False)])
-        bars["bars"] = {"x": x.tolist(), "y": web.rounded(s["scores"]), "colors": colors}
-        return {"title": "", "panels": [bars]}
+        panel = web.lines([web.series(np.append(x, self.N) - 0.5, running, color=ACCENT, step=True,
+                                      label="运行中的最大值 m")],
+                          title="分块扫过一行分数（绿、紫交替 = 块）时的运行最大值 m", xlabel="键的位置", ylabel="分数",
+                          xlim=(-0.8, self.N - 0.2), ylim=(-6, 6), xticks=[(i, str(i)) for i in range(0, self.N, 3)],
+                          hlines=[(0.0, False)], bars=(s["scores"], colors))
+        return {"title": "", "panels": [panel]}

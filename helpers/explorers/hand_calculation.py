@@ -6,9 +6,9 @@ import numpy as np
 
 from .. import example
 from ..render import web
-from ..render.controls import query_slider, weights_html
+from ..render.controls import query_slider, weights_template
 from ..render.explorer import Explorer
-from ..render.format import fmt, fmt_vec
+from ..render.format import fill
 from ..render.palette import PART_COLORS
 from ..render.panels import BarPanel, VectorPanel, arrow_points, highlight_largest, largest
 from ..render.validation import as_real_array
@@ -32,6 +32,9 @@ class HandCalculationExplorer(Explorer):
     figsize = (7.0, 3.3)
     #: six continuous sliders and every token's k, v rows: recomputed in the page
     web_formula = "hand_calculation"
+    web_templates = {"readout": "<br>".join([
+        "点积 q·k：{dots:.3f}", "÷√2：{scores:.3f}", "e^s：{exps:.3f}，合计 {total:.3f}",
+        "权重：" + weights_template(example.TOKENS, "weights"), '输出：<span class="output">{output:.3f}</span>'])}
     #: compute's q is the two q sliders; every token's k and v rows are what the k and v sliders edit
     compute_controls = {"q": ("q1", "q2"), "k": ("k1", "k2"), "v": ("v1", "v2")}
 
@@ -119,14 +122,7 @@ class HandCalculationExplorer(Explorer):
             self.invalidate_background(key=zoom)
 
     def describe(self, row):
-        lines = [
-            f"点积 q·k：{fmt_vec(row.dots)}",
-            f"÷√2：{fmt_vec(row.scores)}",
-            f"e^s：{fmt_vec(row.exps)}，合计 {fmt(row.total)}",
-            "权重：" + weights_html(example.TOKENS, row.weights),
-            f'输出：<span class="output">{fmt_vec(row.output)}</span>',
-        ]
-        return "<br>".join(lines)
+        return fill(self.web_templates["readout"], vars(row))
 
     def web_view(self, row):
         vectors = np.vstack([row.parts, row.output])

@@ -6,11 +6,12 @@ come from :func:`helpers.heads.study`, the loss changes from the stored scan
 from __future__ import annotations
 
 from .. import heads, real_model
+from ..figures.heads_at_work import PatternPanel
 from ..render import web
 from ..render.controls import limit_note
 from ..render.explorer import Explorer
 from ..render.format import fmt
-from ..render.panels import PatternPanel, future_masked
+from ..render.panels import future_masked
 
 RANKS = 5
 

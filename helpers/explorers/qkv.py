@@ -7,7 +7,7 @@ import numpy as np
 from .. import example
 from ..render import web
 from ..render.explorer import Explorer
-from ..render.format import fmt_vec
+from ..render.format import fill
 from ..render.palette import QKV_COLORS
 from ..render.panels import VectorPanel
 
@@ -22,6 +22,10 @@ class QKVExplorer(Explorer):
     figsize = (5.4, 3.4)
     #: four continuous sliders (41⁴ ≈ 2.8 million states): recomputed in the page
     web_formula = "qkv"
+    #: the title names the token whose row x is (``named``: filled, or empty for :data:`CUSTOM`)
+    web_templates = {"readout": 'x = {x:.1f} → <span class="q">q = {q:.2f}</span> · '
+                                '<span class="k">k = {k:.2f}</span> · <span class="v">v = {v:.2f}</span>',
+                     "title": "q、k、v · 当前输入 x = {x:.1f}{named}", "named": "（{token}）"}
 
     def make_controls(self):
         x = example.X[example.query_index()]
@@ -69,7 +73,7 @@ class QKVExplorer(Explorer):
         self.panel.update([state["q"], state["k"], state["v"]])
         self.panel.tips[2].set_markersize(8)  # update() resets the tips' sizes
         token = self.matching_token(state["x"])
-        self.title.set_text(f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}" + (f"（{token}）" if token != CUSTOM else ""))
+        self.title.set_text(self.title_text(state["x"], token))
         picker = self.actions["token"]
         if picker.value != token:
             self._following = True
@@ -78,15 +82,16 @@ class QKVExplorer(Explorer):
             finally:
                 self._following = False
 
+    def title_text(self, x, token: str) -> str:
+        """The title for input ``x``, naming ``token`` unless it is :data:`CUSTOM`."""
+        named = fill(self.web_templates["named"], {"token": token}) if token != CUSTOM else ""
+        return fill(self.web_templates["title"], {"x": x, "named": named})
+
     def describe(self, state):
-        return (f"x = {fmt_vec(state['x'], 1)} → "
-                f'<span class="q">q = {fmt_vec(state["q"], 2)}</span> · '
-                f'<span class="k">k = {fmt_vec(state["k"], 2)}</span> · '
-                f'<span class="v">v = {fmt_vec(state["v"], 2)}</span>')
+        return fill(self.web_templates["readout"], state)
 
     def web_view(self, state):
-        token = self.matching_token(state["x"])
-        return {"title": f"q、k、v · 当前输入 x = {fmt_vec(state['x'], 1)}" + (f"（{token}）" if token != CUSTOM else ""),
+        return {"title": self.title_text(state["x"], self.matching_token(state["x"])),
                 "panels": [web.arrows([state["q"], state["k"], state["v"]], ["q", "k", "v"], QKV_COLORS,
                                       lim=((-8.5, 8.5), (-4.5, 4.5)), widths=(2.5, 2.5, 5.0), title="q、k、v（2 维）",
                                       order=(0, 2, 1), xlabel="第 1 维", ylabel="第 2 维")]}  # k over v, as the figure

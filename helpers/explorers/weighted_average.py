@@ -6,9 +6,9 @@ import numpy as np
 
 from .. import example
 from ..render import web
-from ..render.controls import weights_html
+from ..render.controls import weights_template
 from ..render.explorer import Explorer
-from ..render.format import fmt, fmt_vec
+from ..render.format import fill
 from ..render.panels import BarPanel
 from ..weighting import normalise_weights, weighted_average
 
@@ -19,6 +19,8 @@ class WeightedAverageExplorer(Explorer):
     figsize = (6.4, 2.5)
     #: four continuous sliders (21⁴ ≈ 194,000 states): recomputed in the page
     web_formula = "weighted_average"
+    web_templates = {"readout": "权重（和 = {total:.3f}）：" + weights_template(example.TOKENS, "weights")
+                                + "<br>新的“申请” = {vector:.3f}"}
 
     def make_controls(self):
         return {f"w{i}": widgets.FloatSlider(value=0.25, min=0.0, max=1.0, step=0.05, description=tok,
@@ -43,10 +45,7 @@ class WeightedAverageExplorer(Explorer):
         self.vector_bars.update(state["vector"])
 
     def describe(self, state):
-        total = float(state["weights"].sum())
-        return (f"权重（和 = {fmt(total)}）：" + weights_html(example.TOKENS, state["weights"])
-                + f"<br>新的“申请” = {fmt_vec(state['vector'])}")
-
+        return fill(self.web_templates["readout"], {"total": float(state["weights"].sum()), **state})
 
     def web_view(self, state):
         return {"title": "", "panels": [

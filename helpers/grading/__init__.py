@@ -9,8 +9,10 @@ vocabulary, and the face :mod:`helpers.exercises` (``check``, ``check_code``) ru
 - the verdict both return: :mod:`~helpers.grading.verdict`;
 - functions the learner writes: :mod:`~helpers.grading.code_exercise` (``CodeExercise``, ``Case``,
   ``Mistake``) and :mod:`~helpers.grading.code_check` (``run``), which puts the jobs together:
-  running the learner's code (:mod:`~helpers.grading.watch`: time limit, stop button, forbidden
-  calls; :mod:`~helpers.grading.sandbox`: copies, printing and warnings captured;
+  running the learner's code (:mod:`~helpers.grading.watch`: the clock, stop button, forbidden
+  calls; :mod:`~helpers.grading.clock`: what the limit measures and how large it is;
+  :mod:`~helpers.grading.stopped`: where a stopped function was; :mod:`~helpers.grading.sandbox`:
+  copies, printing and warnings captured;
   :mod:`~helpers.grading.returned`: reading what came back), comparing
   (:mod:`~helpers.grading.compare`: tolerances per case and precision), diagnosing
   (:mod:`~helpers.grading.diagnose`: the usual mistakes) and the messages the learner reads
@@ -31,7 +33,7 @@ _WHERE = {
     **dict.fromkeys(("Choice", "Number", "Numbers", "Exercise", "Malformed", "judge", "clean_text",
                      "parse_number", "parse_numbers", "same_at_precision", "rounded", "shown_answer",
                      "UNANSWERED", "YES_NO", "CAN", "WILL"), "answers"),
-    **dict.fromkeys(("Case", "Mistake", "CodeExercise", "TIME_LIMIT"), "code_exercise"),
+    **dict.fromkeys(("Case", "Mistake", "CodeExercise", "TIME_FLOOR", "TIME_FACTOR"), "code_exercise"),
     **dict.fromkeys(("run",), "code_check"),
     **dict.fromkeys(("Verdict",), "verdict"),
     **dict.fromkeys(("Unreadable", "read_outputs"), "returned"),
@@ -39,8 +41,8 @@ _WHERE = {
     **dict.fromkeys(("remember_originals",), "originals"),
 }
 #: the wing's modules (each also reachable as ``helpers.grading.<name>``)
-MODULES = ("answers", "verdict", "code_exercise", "code_check", "watch", "sandbox", "returned", "compare",
-           "diagnose", "messages", "originals")
+MODULES = ("answers", "verdict", "code_exercise", "code_check", "watch", "clock", "stopped", "sandbox", "returned",
+           "compare", "diagnose", "messages", "originals")
 
 
 def __getattr__(name):

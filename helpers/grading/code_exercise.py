@@ -10,8 +10,12 @@ from typing import Callable
 
 import numpy as np
 
-#: seconds one case may take before the learner's function is stopped
-TIME_LIMIT = 2.0
+#: a case's time limit is ``max(TIME_FLOOR, TIME_FACTOR × the reference's time on it)``, both in CPU
+#: seconds of the learner's thread, the reference timed on the learner's machine just before
+#: (:mod:`helpers.grading.clock` argues both numbers: the floor covers what does not scale with the
+#: reference, a first import or debugging prints; 50 is four times the slowest right version seen)
+TIME_FLOOR = 2.0
+TIME_FACTOR = 50.0
 #: the absolute tolerance of an output measured for the diagnosis only: never judged, never shown
 NOT_JUDGED = 1e9
 
@@ -32,7 +36,7 @@ class Mistake:
     this mistake. ``test(case, got, expected)`` (optional) recognises it from the returned values
     instead (``got``/``expected``: tuples of arrays). ``name`` is a short id used by the tests.
     ``seen``: where the mistake was seen made in public — issue or pull-request addresses, or a paper
-    ("Su et al. 2021, RoFormer §3.4") — listed in CONTRIBUTING's table by ``tools/mistakes_table.py``."""
+    ("Su et al. 2021, RoFormer §3.4") — listed in CONTRIBUTING's table by ``tools/checks/mistakes_table.py``."""
 
     name: str
     hint: str
@@ -79,7 +83,9 @@ class CodeExercise:
     #: does rather than by its values (weights judged by the predictions of the model they make);
     #: outputs whose absolute tolerance is :data:`NOT_JUDGED` are measured for the diagnosis only
     measure: Callable | None = None
-    time_limit: float = TIME_LIMIT
+    #: the time limit's floor and factor (see :data:`TIME_FLOOR`)
+    time_floor: float = TIME_FLOOR
+    time_factor: float = TIME_FACTOR
     extra: dict = field(default_factory=dict)
     #: what the function returns, as a clause of the sentence “要写的是 f(x)，<returns>。”
     returns: str = ""

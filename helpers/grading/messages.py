@@ -16,6 +16,7 @@ from ..render.format import wrap_text
 from .code_exercise import NOT_JUDGED, Case, CodeExercise
 from .compare import Result, fit, input_is_float32
 from .returned import code_name
+from .verdict import Outcome
 
 #: how many values of an array a message shows
 SHOWN_VALUES = 6
@@ -185,22 +186,90 @@ def unanswered_stub(exercise: CodeExercise, total: int) -> str:
     """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
     sig = exercise.signature
     return (f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。\n"
-            + wrap_text(f"判分会依次试 {total} 组输入，每组最多 {exercise.time_limit:.0f} 秒："
+            + wrap_text(f"判分会依次试 {total} 组输入，每组的时间上限至少 {exercise.time_floor:g} 秒："
                         f"{describe_cases(exercise)}。", indent="  ") + "\n"
             "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。")
 
 
-#: a call that returns this long after the limit was not stopped at the limit (a long call inside C)
+#: CPU seconds past the limit after which a stop counts as late (said, with why, in the message)
 LATE_STOP = 0.25
 
 
-def _timeout_line(index: int, limit: float, seconds: float) -> str:
-    """The first line of a time-out: the limit, and when the function actually stopped. One long call
-    inside C (a huge matrix product) cannot be cut short: the time-out is raised when it returns."""
-    if seconds > limit + LATE_STOP:
-        return (f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限）；它到 {seconds:.1f} 秒时才停下来："
-                "numpy 里的一个大运算算到一半停不下来，只能等它算完。")
-    return f"✘ 超时：第 {index} 组没有在 {limit:g} 秒内结束（每组的上限），已经停下。"
+def duration(seconds: float) -> str:
+    """``0.03 毫秒``, ``21 毫秒``, ``2.0 秒``: a measured time as a message writes it."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e3:.2f} 毫秒"
+    if seconds < 1:
+        return f"{seconds * 1e3:.0f} 毫秒"
+    return f"{seconds:.1f} 秒"
+
+
+def _timeout_head(index: int, total: int, call, late: float) -> str:
+    """What was measured: the learner's CPU time (and the wall time when it waited), or the reading's."""
+    stop, at = call.stopped, f"第 {index} 组（共 {total} 组）"
+    if stop.phase == "reading":
+        return (f"✘ 超时：{at}你的函数返回了（用了 {duration(call.seconds)}的 CPU 时间），但判分读它返回的东西"
+                f"（调用返回值的 __array__、__len__ 这类方法）用了 {duration(call.read_seconds)}还没读完，已经停下。")
+    if stop.by == "idle":
+        return (f"✘ 超时：{at}过了 {duration(call.wall)}，你的函数还没有结束，已经停下；其中有 {duration(stop.idle)}"
+                f"它几乎没有用 CPU（一共只用了 {duration(call.seconds)}的 CPU 时间）。")
+    if stop.by == "wall":
+        return (f"✘ 超时：{at}过了 {duration(call.wall)}，你的函数还没有结束，已经停下；"
+                f"这期间它只用了 {duration(call.seconds)}的 CPU 时间。")
+    if late > LATE_STOP:
+        return (f"✘ 超时：{at}你的函数到了上限 {duration(call.limit.cpu)}还没有算完，"
+                f"又过了 {duration(late)}才停下来（一共用了 {duration(call.seconds)}的 CPU 时间）。")
+    return f"✘ 超时：{at}你的函数用了 {duration(call.seconds)}的 CPU 时间还没有算完，已经停下。"
+
+
+def _limit_line(call) -> str:
+    """How the limit was made: the reference's time measured just now, the factor and the floor."""
+    reading = call.stopped.phase == "reading"
+    limit = call.read_limit if reading else call.limit
+    if limit is None or limit.reference is None:
+        return f"上限：{duration(limit.cpu)}的 CPU 时间。" if limit is not None else ""
+    whose = "判分读参考写法的结果" if reading else "参考写法这一组"
+    waits = {"idle": f"；几乎不用 CPU 的等待也最多 {duration(limit.idle)}",
+             "wall": f"；从开始算起最多 {duration(limit.wall)}"}.get(call.stopped.by, "")
+    return (f"{whose}在这台机器上刚用了 {duration(limit.reference)}；上限是它的 {limit.factor:g} 倍、"
+            f"至少 {limit.floor:g} 秒：{duration(limit.cpu)}的 CPU 时间{waits}。")
+
+
+def _where_line(where) -> str:
+    """Where the learner's code was when stopped, as the frames showed it (``""`` when unseen)."""
+    if where is None or not where.line:
+        return ""
+    if where.calling and where.step:
+        text = f"停下时它在第 {where.line} 行的 {where.step} 这一次调用里"
+    elif where.entering:
+        text = f"停下时它刚进入 {where.function}（第 {where.line} 行）"
+    else:
+        text = f"停下时它在第 {where.line} 行" + (f"：{where.text}" if where.text else "")
+    if where.loop_line:
+        text += f"（在第 {where.loop_line} 行开始的循环里）"
+    if where.recursion:
+        text += f"；同一个函数在栈上有 {where.depth} 层（递归）"
+    return text + "。"
+
+
+def _seen_hint(call, late: float) -> str:
+    """A hint about what the clock saw, and nothing it did not see."""
+    stop, where = call.stopped, call.stopped.where
+    if stop.phase == "reading":
+        return "返回普通的 numpy 数组（或数），不要返回自己定义的对象。"
+    if stop.by == "idle":
+        return "它在等，而不是在算：time.sleep、input()、等一个锁或另一个线程……"
+    if stop.by == "wall":
+        return "这段时间它大多没有在算：在等（time.sleep、input()、锁……），或者这台机器忙得轮不到它。"
+    if where is not None and where.recursion:
+        return ("递归一直没有到底：每次调用的参数有没有朝终止条件变？" if late <= LATE_STOP else
+                f"递归一直没有到底，{where.depth} 层一层层退出来也用了 {duration(late)}：每次调用的参数有没有朝终止条件变？")
+    if late > LATE_STOP and where is not None and where.operating and where.step:
+        return (f"上限到时，第 {where.line} 行的 {where.step} 这一步正在 C 代码里算，不回到 Python 代码就停不下来，"
+                f"它又算了 {duration(late)}：这一步要算的太多。")
+    if where is not None and where.loop_line:
+        return "这个循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+    return ""
 
 
 def _why_float32(result: Result) -> str:
@@ -235,18 +304,41 @@ def _tolerance_words(exercise: CodeExercise, results: list) -> str:
 
 
 # ---- the verdict's message, one per outcome --------------------------------------------------------
-def forbidden(exercise: CodeExercise, called: tuple, after: list) -> str:
+def word(exercise: CodeExercise, outcome: Outcome, total: int) -> str:
+    """The message of ``outcome`` (an :class:`~helpers.grading.verdict.Outcome` of checking the learner's
+    function on ``total`` cases): its own lines (:data:`WORDING`), then the notes that end every message."""
+    return "\n".join(WORDING[outcome.kind](exercise, outcome, total) + list(outcome.notes))
+
+
+def _not_a_function(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """``check_code`` was given something other than a function (the call's result, ``None`` …)."""
+    fn = outcome.evidence
+    shown = type(fn).__name__ if fn is not None else "None"
+    return [f"⚠ 这里要传入你写的函数本身（函数名，不带括号），例如 check_code(…, {exercise.signature.split('(')[0]})；"
+            f"收到的是 {shown}。"]
+
+
+def _unanswered(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
+    sig = exercise.signature
+    return [f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。",
+            wrap_text(f"判分会依次试 {total} 组输入，每组的时间上限至少 {exercise.time_floor:g} 秒："
+                      f"{describe_cases(exercise)}。", indent="  "),
+            "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。"]
+
+
+def _forbidden(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The function called a lesson function the exercise asks the learner to write."""
-    lines = [f"✘ 你的函数调用了 {'、'.join(called)}：判分拿它当参考答案，调用它就是拿答案对答案；"
-             "这道题要你自己把它写出来。",
-             f"  提示：{exercise.forbidden_hint or '照题目里的步骤自己算；卡住了可以看参考写法（见题目里的说明）。'}"]
-    return "\n".join(lines + after)
+    return [f"✘ 你的函数调用了 {'、'.join(outcome.evidence)}：判分拿它当参考答案，调用它就是拿答案对答案；"
+            "这道题要你自己把它写出来。",
+            f"  提示：{exercise.forbidden_hint or '照题目里的步骤自己算；卡住了可以看参考写法（见题目里的说明）。'}"]
 
 
-def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list, rounding: bool = False) -> str:
+def _wrong(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The first wrong case (a :class:`~helpers.grading.compare.Result`): per output, right or what
-    was expected beside what came back (the first differing row of a larger array), and the hint;
-    ``rounding``: the miss is within float32's precision, so its size is not printed (:func:`miss_line`)."""
+    was expected beside what came back (the first differing row of a larger array), and the hint; a
+    miss within float32's precision (diagnosed ``small_difference``) without its size (:func:`miss_line`)."""
+    first, rounding = outcome.evidence, outcome.diagnosis == "small_difference"
     head = case_lines(exercise, first.case, first.index, total)
     lines = ["✘ 还不对。" + head[0], head[1]]
     for label, g, e, fine, (r, a) in zip(exercise.outputs, first.got, first.exact, first.ok, first.tols):
@@ -262,70 +354,84 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list, rou
             miss = miss_line(g, e, r, a, size=not rounding)
             if miss:
                 lines.append(f"  {label} {miss}")
-    lines.append(f"  提示：{hint}")
-    return "\n".join(lines + float32_note([first]) + after)
+    lines.append(f"  提示：{outcome.hint}")
+    return lines + float32_note([first])
 
 
-def timed_out(exercise: CodeExercise, case: Case, index: int, total: int, seconds: float, after: list) -> str:
-    """Case ``index`` ran past the time limit (stopped at ``seconds``)."""
-    lines = [_timeout_line(index, exercise.time_limit, seconds), case_lines(exercise, case, index, total)[1],
-             "  提示：两种可能：一个停不下来的循环（while 的条件永远成立？），或者一步计算太重（比如造了一个很大的矩阵、"
-             "循环了太多次，或者在 time.sleep / input() 里等）。这些输入都很小，参考写法每组不到 1 毫秒。"]
-    return "\n".join(lines + after)
+def _timed_out(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """The case ran past its limit: what was measured (the learner's time, the reference's, the limit),
+    where the code was when stopped, and a hint only about what the clock saw (the evidence: a
+    :class:`~helpers.grading.sandbox.Call` with ``stopped`` set)."""
+    call, index = outcome.evidence, outcome.index
+    limit = call.read_limit if call.stopped.phase == "reading" else call.limit
+    late = max(0.0, (call.read_seconds if call.stopped.phase == "reading" else call.seconds) - limit.cpu) \
+        if limit is not None and call.stopped.by == "cpu" else 0.0
+    lines = [wrap_text(_timeout_head(index, total, call, late), indent="  "),
+             case_lines(exercise, outcome.case, index, total)[1]]
+    for text in (_limit_line(call), _where_line(call.stopped.where)):
+        if text:
+            lines.append(wrap_text("  " + text, indent="  "))
+    if call.recursion_limit:
+        before, changed = call.recursion_limit
+        lines.append(f"  （你的函数把递归上限从 {before} 改成了 {changed}（sys.setrecursionlimit）；判分后已改回 {before}。）")
+    hint = _seen_hint(call, late)
+    if hint:
+        lines.append(wrap_text("  提示：" + hint, indent="  "))
+    return lines
 
 
-def raised(exercise: CodeExercise, case: Case, index: int, total: int, call, hint: str, after: list) -> str:
-    """The function raised on case ``index``: the exception in one line, the learner's line, the hint."""
+def _raised(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """The function raised: the exception in one line, the learner's line, the hint."""
+    call, case, index = outcome.evidence, outcome.case, outcome.index
     lines = [f"✘ 你的函数出错了（第 {index} 组，共 {total} 组：{case.label}）",
              case_lines(exercise, case, index, total)[1], f"  错误：{call.error_text}"]
     if call.error_line:
         lines.append(f"  出错的一行：{call.error_line}")
-    lines.append(f"  提示：{hint}")
-    return "\n".join(lines + after)
+    lines.append(f"  提示：{outcome.hint}")
+    return lines
 
 
-def unwatched(removed: tuple, index: int, after: list) -> str:
+def _unwatched(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The function removed the checker's profiler or timer while it ran: no verdict."""
-    lines = [f"⚠ 判分没能看住你的函数：运行时，{'、'.join(removed)}被拿掉了（第 {index} 组）。",
-             "  所以这次不判对错。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
-    return "\n".join(lines + after)
+    return [f"⚠ 判分没能看住你的函数：运行时，{'、'.join(outcome.evidence)}被拿掉了（第 {outcome.index} 组）。",
+            "  所以这次不判对错。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
 
 
-def unreadable(exercise: CodeExercise, case: Case, index: int, total: int, problem, after: list) -> str:
-    """What case ``index`` returned cannot be read (``problem``: an :class:`~helpers.grading.returned.Unreadable`)."""
-    lines = [f"✘ 第 {index} 组的返回值读不了（共 {total} 组：{case.label}）", case_lines(exercise, case, index, total)[1],
-             f"  提示：{problem}", f"  要写的是 {exercise.signature}，{returns_clause(exercise)}。"]
-    return "\n".join(lines + after)
+def _unreadable(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """What the case returned cannot be read (the evidence: an :class:`~helpers.grading.returned.Unreadable`)."""
+    case, index = outcome.case, outcome.index
+    return [f"✘ 第 {index} 组的返回值读不了（共 {total} 组：{case.label}）", case_lines(exercise, case, index, total)[1],
+            f"  提示：{outcome.evidence}", f"  要写的是 {exercise.signature}，{returns_clause(exercise)}。"]
 
 
-def mutated(case: Case, index: int, names: tuple, after: list, hints: dict | None = None) -> str:
-    """Right results, but the function changed the arguments ``names`` in place on case ``index``
-    (``hints``: the exercise's own sentence for an argument that is not an array, by name)."""
+def _mutated(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """Right results, but the function changed the arguments named in the evidence in place (the
+    exercise's ``extra["mutated"]``: its own sentence for an argument that is not an array, by name)."""
+    names, hints = outcome.evidence, exercise.extra.get("mutated")
     first = names[0]
-    lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {'、'.join(names)}（第 {index} 组：{case.label}）。",
+    lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {'、'.join(names)}（第 {outcome.index} 组：{outcome.case.label}）。",
              "  判分时传的是副本；在笔记本里，这会悄悄改掉你的数据，后面的单元再用它就错了。",
              f"  提示：{first} -= …、{first} *= …、{first}[...] = … 会原地修改；"
              f"写成 {first} = {first} - …，或者先 {first} = {first}.copy()。"]
     if hints and first in hints:
         lines[1:] = [f"  提示：{hints[first]}"]
-    return "\n".join(lines + after)
+    return lines
 
 
-def wrote_back(case: Case, index: int, wrote: str, after: list) -> str:
+def _wrote_back(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """Right results, but what the function left in an argument it may update disagrees with them."""
-    lines = [f"✘ 返回的结果对，但你的函数写进参数里的东西不对（第 {index} 组：{case.label}）。",
-             f"  提示：{wrote}"]
-    return "\n".join(lines + after)
+    return [f"✘ 返回的结果对，但你的函数写进参数里的东西不对（第 {outcome.index} 组：{outcome.case.label}）。",
+            f"  提示：{outcome.evidence}"]
 
 
-def right(exercise: CodeExercise, results: list, total: int, after: list) -> str:
+def _right(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """Every case right: at which tolerance (and which cases were judged at float32)."""
-    lines = [f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
-    return "\n".join(lines + float32_note(results) + after)
+    results = list(outcome.evidence)
+    return ([f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
+            + float32_note(results))
 
 
-def not_a_function(exercise: CodeExercise, fn) -> str:
-    """``check_code`` was given something other than a function (the call's result, ``None`` …)."""
-    shown = type(fn).__name__ if fn is not None else "None"
-    return (f"⚠ 这里要传入你写的函数本身（函数名，不带括号），例如 check_code(…, {exercise.signature.split('(')[0]})；"
-            f"收到的是 {shown}。")
+#: each outcome's own lines (:data:`~helpers.grading.verdict.OUTCOMES` names them; a test holds the two lists equal)
+WORDING = {"not_a_function": _not_a_function, "unanswered": _unanswered, "unwatched": _unwatched,
+           "forbidden": _forbidden, "wrong": _wrong, "timed_out": _timed_out, "raised": _raised,
+           "unreadable": _unreadable, "mutated": _mutated, "wrote_back": _wrote_back, "right": _right}

@@ -11,19 +11,23 @@ known-wrong implementation (a usual mistake) the same way, without the watch.
 """
 from __future__ import annotations
 
+import builtins
 import codecs
 import contextlib
 import copy
 import dataclasses
 import io
-import time
-import traceback
+import linecache
+import sys
+import tracemalloc
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .watch import TimeUp, Watch, guarded
+from .clock import Limit
+from .stopped import where_raised
+from .watch import Stopped, TimeUp, Watch, guarded
 
 #: characters of the learner's printing kept (the rest is counted and dropped)
 KEPT_CHARS = 2_000
@@ -84,16 +88,28 @@ class _Sink(io.TextIOWrapper):
 
 @dataclass
 class Call:
-    """What one call did: ``result`` (or ``error``, or ``timed_out``), ``seconds``, the printed text
-    (``printed``, ``printed_chars``), the first warning, which arguments it modified, which forbidden
-    helpers it called, and ``unwatched``: what the checker installed and the code removed."""
+    """What one call did: ``result`` (or ``error``, or ``timed_out`` with what the clock saw,
+    ``stopped``), its CPU ``seconds`` and ``wall`` seconds (the learner's function alone) and those of
+    reading the result, the limits it ran under, the printed text (``printed``, ``printed_chars``),
+    the first warning, which arguments it modified, which forbidden helpers it called, and
+    ``unwatched``: what the checker installed and the code removed."""
 
     result: object = None
     error: BaseException | None = None
     error_line: str = ""
     error_text: str = ""
     timed_out: bool = False
+    #: the learner's function alone: CPU seconds of its thread, and wall seconds
     seconds: float = 0.0
+    wall: float = 0.0
+    #: reading what came back (the checker's work on the learner's result)
+    read_seconds: float = 0.0
+    read_wall: float = 0.0
+    limit: Limit | None = None
+    read_limit: Limit | None = None
+    stopped: Stopped | None = None
+    #: ``(before, set by the call)`` when the call changed the recursion limit (put back since)
+    recursion_limit: tuple = ()
     printed: str = ""
     printed_chars: int = 0
     warning: str = ""
@@ -127,12 +143,18 @@ def _same(a, b) -> bool:
 
 
 def _learner_line(exc: BaseException, code) -> str:
-    """The deepest line of the learner's own code in ``exc``'s traceback (``"第 3 行：return …"``)."""
+    """The deepest line of the learner's own code in ``exc``'s traceback (``"return …"``), found by
+    walking the traceback, not formatting it: a RecursionError's holds a million frames after
+    ``sys.setrecursionlimit(10**6)``."""
     filename = getattr(code, "co_filename", None)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    if not frames or not frames[-1].line:
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            last = tb
+        tb = tb.tb_next
+    if last is None:
         return ""
-    return frames[-1].line.strip()
+    return linecache.getline(filename, last.tb_lineno, last.tb_frame.f_globals).strip()
 
 def _error_text(exc: BaseException) -> str:
     """``"TypeError: …"`` (first line, at most 200 characters)."""
@@ -144,18 +166,18 @@ def _warning_text(caught: list) -> str:
     return str(caught[0].message).splitlines()[0][:120] if caught and str(caught[0].message) else ""
 
 
-def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool | None = None,
-                 forbidden: dict | None = None, reader=None, during=None) -> Call:
-    """Call ``fn(*copies of args)`` under the watch (time limit, stop button, forbidden calls),
+def call_learner(fn, args: tuple, names: tuple, limit: Limit | None, *, read_limit: Limit | None = None,
+                 use_alarm: bool | None = None, forbidden: dict | None = None, reader=None, during=None) -> Call:
+    """Call ``fn(*copies of args)`` under the watch (the clock, the stop button, forbidden calls),
     capturing printing and warnings. Everything that touches what the learner's code made — its
     exception's text, its warning, the arguments it may have changed, and ``reader(result)`` (which
     turns the result into plain arrays) — runs under the same watch, so none of it can hang, print or
-    leave by ``SystemExit``. ``KeyboardInterrupt`` (the stop button) is raised again afterwards."""
+    leave by ``SystemExit``; it is timed apart (``read_limit``), since its cost is the checker's.
+    ``None`` for a limit: no limit. ``KeyboardInterrupt`` (the stop button) is raised again
+    afterwards, once everything the call may have changed is back (:func:`_kernel_kept`)."""
     copies = tuple(copy.deepcopy(a) for a in args)
-    sink, out = _Sink(), Call()
+    sink, out = _Sink(), Call(limit=limit, read_limit=read_limit)
     watch = Watch(limit, use_alarm, forbidden or {})
-    start = time.perf_counter()
-
     caught: list = []
 
     def whole_call():  # only the checker's own lines here: context managers stay outside the watch
@@ -166,6 +188,7 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
             raise
         except BaseException as exc:  # noqa: BLE001 — SystemExit too: the learner's code, reported
             result, error = None, exc
+        watch.lap("reading", read_limit)
         if error is not None:
             out.error, out.error_text = error, _error_text(error)
             out.error_line = _learner_line(error, getattr(fn, "__code__", None))
@@ -176,31 +199,65 @@ def call_learner(fn, args: tuple, names: tuple, limit: float, *, use_alarm: bool
         out.mutated = tuple(n for n, a, c in zip(names, args, copies) if not _same(a, c))
         out.after = {n: copy.deepcopy(c) for n, c in zip(names, copies) if n in out.mutated}
 
-    with warnings.catch_warnings(record=True) as recorded, np.errstate(over="warn", invalid="warn",
-                                                                        divide="warn", under="ignore"):
-        warnings.simplefilter("always")
-        caught = recorded
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            how, value = guarded(watch, whole_call, ())
-    out.seconds = time.perf_counter() - start
-    if watch.raising is KeyboardInterrupt:
-        raise KeyboardInterrupt
-    if watch.raising is TimeUp or (how == "raised" and isinstance(value, TimeUp)):
+    with _kernel_kept(out):
+        with warnings.catch_warnings(record=True) as recorded, np.errstate(over="warn", invalid="warn",
+                                                                            divide="warn", under="ignore"):
+            warnings.simplefilter("always")
+            caught = recorded
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                how, value = guarded(watch, whole_call, ())
+        out.seconds, out.wall = watch.used.get("call", (0.0, 0.0))
+        out.read_seconds, out.read_wall = watch.used.get("reading", (0.0, 0.0))
+        if watch.raising is KeyboardInterrupt:
+            raise KeyboardInterrupt
+    out.stopped = watch.stopped or _overran(out)
+    if watch.raising is TimeUp or (how == "raised" and isinstance(value, TimeUp)) or out.stopped is not None:
         out.timed_out = True
+        out.stopped = out.stopped or Stopped("call", "cpu", out.seconds, out.wall)
+        ended = out.error if out.error is not None else value if how == "raised" else None
+        if out.stopped.where is None and ended is not None:  # it ended by itself (RecursionError), past the limit
+            out.stopped = dataclasses.replace(out.stopped, where=where_raised(ended))
     elif how == "raised":  # something escaped while reading the result (its __array__, __str__, …)
         out.error, out.result = value, None
         try:
             out.error_text = _error_text(value)
         except BaseException:  # noqa: BLE001 — its message is the learner's object too
             out.error_text = type(value).__name__
-    if out.seconds > limit:
-        out.timed_out = True
     if out.timed_out:
         out.result, out.error = None, None
     out.printed, out.printed_chars = sink.text(), sink.count
     out.forbidden = tuple(watch.seen)
     out.unwatched = watch.stopped_watching()
     return out
+
+
+def _overran(out: Call) -> Stopped | None:
+    """A phase past its limit that the watchdog had no chance to stop (one call inside C that held
+    the interpreter until it returned): a time-out all the same, stated with the time it took."""
+    for phase, cpu, wall, limit in (("call", out.seconds, out.wall, out.limit),
+                                    ("reading", out.read_seconds, out.read_wall, out.read_limit)):
+        if limit is not None and (cpu > limit.cpu or wall > limit.wall):
+            return Stopped(phase, "cpu" if cpu > limit.cpu else "wall", cpu, wall)
+    return None
+
+
+@contextlib.contextmanager
+def _kernel_kept(out: Call):
+    """What the learner's code may change in the kernel, put back after the call whatever happened
+    (the stop button included): ``builtins.print`` (replaced, it would hide every later message),
+    ``sys.stdout``/``sys.stderr`` (also put back by the capture), the recursion limit (``out.recursion_limit``
+    notes a changed one), and :mod:`tracemalloc` when the call left it tracing."""
+    saved_print, saved_out, saved_err = builtins.print, sys.stdout, sys.stderr
+    saved_limit, tracing = sys.getrecursionlimit(), tracemalloc.is_tracing()
+    try:
+        yield
+    finally:
+        builtins.print, sys.stdout, sys.stderr = saved_print, saved_out, saved_err
+        if sys.getrecursionlimit() != saved_limit:
+            out.recursion_limit = (saved_limit, sys.getrecursionlimit())
+            sys.setrecursionlimit(saved_limit)
+        if tracemalloc.is_tracing() and not tracing:
+            tracemalloc.stop()
 
 
 @dataclass(frozen=True)

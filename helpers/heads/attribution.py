@@ -23,21 +23,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import target_loss
-from ..real_model import Model, head_attention
-from ..real_model.forward_pass import _id_rows
+from ..real_model import check_ids, check_model, head_attention, head_write
 from ..render.threads import with_one_blas_thread
-from ..render.validation import as_real_array, head_pair, instance, magnitude_bound, max_abs, token_ids
+from ..render.validation import as_real_array, head_pair, magnitude_bound, max_abs, token_ids
 from ..render.validation import positions as check_positions
-from .patching import _layer_inputs, head_write
-
-
-def _model(model):
-    return instance("model", model, Model, "helpers.real_model.Model (from load_model)")
+from .patching import _layer_inputs
 
 
 def centred_unembedding(model, tokens) -> np.ndarray:
     """``E[t] − mean_v E[v]`` for each token id in ``tokens`` (any shape) → ``(*shape, hidden)``."""
-    model = _model(model)
+    model = check_model(model)
     tokens = np.asarray(tokens)
     flat = token_ids("tokens", tokens.reshape(-1), model.config.vocab_size)
     mean = model.embed.mean(axis=0, dtype=np.float64)
@@ -46,7 +41,7 @@ def centred_unembedding(model, tokens) -> np.ndarray:
 
 def frozen_scale(model, final_residual) -> np.ndarray:
     """The final norm's per-position factor ``1/rms(x_final)`` of the clean run, ``(…, n)``."""
-    model = _model(model)
+    model = check_model(model)
     x = as_real_array("final_residual", final_residual, ndim=(2, 3), keep_float_dtype=True)
     if x.shape[-1] != model.config.hidden_size:
         raise ValueError(f"final_residual must be (…, n, {model.config.hidden_size}), got {x.shape}")
@@ -58,8 +53,8 @@ def frozen_scale(model, final_residual) -> np.ndarray:
 def _clean_run(model, ids, layer_inputs, final_residual, positions):
     """The checked arguments both direct-path readings share: ``(model, ids (batch, n), the layer
     inputs, positions as int64, the final norm's frozen scale (batch, n))``."""
-    model = _model(model)
-    ids = _id_rows(model, ids)
+    model = check_model(model)
+    ids = check_ids(model, ids)
     if ids.ndim != 2:
         raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
     streams = _layer_inputs(model, layer_inputs, ids.shape)

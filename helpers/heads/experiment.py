@@ -17,7 +17,6 @@ from ..render.validation import (
     as_float_array,
     entries,
     head_pairs,
-    instance,
     one_of,
     positive_int,
     token_ids,
@@ -74,7 +73,7 @@ class HeadStudy:
     random tokens are drawn from (default: the vocabulary's " word" tokens, :func:`word_pool`)."""
 
     def __init__(self, model, *, length: int = 16, seeds=(0, 1, 2), reference_seeds=None, pool=None):
-        self.model = instance("model", model, real_model.Model, "helpers.real_model.Model (from load_model)")
+        self.model = real_model.check_model(model)
         self.length = positive_int("length", length, maximum=MAX_LENGTH)
         self.seeds = _seed_list("seeds", seeds)
         _check_size(len(self.seeds), self.length)

@@ -7,12 +7,13 @@ read the clean one. If the head's pattern breaks only when its *keys* lose the e
 two compose through the keys — **K-composition**; likewise Q- and V-composition (Elhage et al.
 2021, "A Mathematical Framework for Transformer Circuits").
 
+The real model's head seam does the work (:mod:`helpers.real_model.one_head`):
 :func:`helpers.real_model.head_attention` recomputes one query head from three residual streams
 (RMSNorm, its columns of W_q, its KV head's columns of W_k and W_v, RoPE, causal softmax);
 :func:`helpers.real_model.forward` with ``interventions={(layer, head): Patch(k=…)}`` puts the
-result in place of that head and runs the rest of the model unchanged. :func:`head_write` is what a head adds to the residual
-stream (its output through its rows of o_proj), the contribution that :func:`composition`
-removes from a receiver's input.
+result in place of that head and runs the rest of the model unchanged; :func:`head_write` (re-exported
+from there) is what a head adds to the residual stream (its output through its rows of o_proj),
+the contribution that :func:`composition` removes from a receiver's input.
 """
 from __future__ import annotations
 
@@ -22,10 +23,9 @@ from .. import real_model
 from ..interventions import PROJECTIONS as INPUTS
 from ..interventions import Patch, Replace, Zero
 
-# forward's own checks of a model, a head, a residual stream and a head's output, so that an array
+# forward's own checks of a model, its ids, a residual stream and a head's output, so that an array
 # handed to these functions means what it means to forward
-from ..real_model.forward_pass import _head, _head_output, _id_rows, _residual, head_attention
-from ..real_model.model import _model
+from ..real_model import check_ids, check_model, head_attention, head_output, head_write, residual_stream
 from ..render.validation import (
     as_real_array,
     attention_rows,
@@ -40,23 +40,11 @@ __all__ = ["INPUTS", "head_write", "PATHS", "composition", "composition_screen",
            "receiver_pattern", "sender_screen"]
 
 
-def head_write(model, layer: int, head: int, z) -> np.ndarray:
-    """What a head adds to the residual stream: its output ``z`` (``(…, n, head_dim)``) times its
-    rows of o_proj, ``(…, n, hidden)``."""
-    model = _model(model)
-    layer, head = _head(model, layer, head)
-    d = model.config.head_dim
-    z = as_real_array("z", z, ndim=(2, 3), keep_float_dtype=True)
-    if z.shape[-1] != d:
-        raise ValueError(f"z must be a head's output of shape (…, n, {d}), got {z.shape}")
-    return z @ model.blocks[layer].attention.w_o[head * d:(head + 1) * d]
-
-
 def _sender_write(model, x_s, s_layer: int, s_head: int, replacement):
     """What removing the sender takes out of the stream: its write, or its write minus the write of
     ``replacement`` (e.g. its mean output) when it is replaced rather than zeroed."""
     if replacement is not None:
-        replacement = _head_output("replacement", model, replacement, x_s.shape[:-1])
+        replacement = head_output("replacement", model, replacement, x_s.shape[:-1])
     write = head_write(model, s_layer, s_head, head_attention(model, s_layer, s_head, x_s).z)
     return write if replacement is None else write - head_write(model, s_layer, s_head, replacement)
 
@@ -71,7 +59,7 @@ def _layer_inputs(model, layer_inputs, shape=None) -> list:
     want = None if shape is None else (*shape, cfg.hidden_size)
     out = []
     for i, x in enumerate(layer_inputs):
-        out.append(_residual(f"layer_inputs[{i}]", model, x, want))
+        out.append(residual_stream(f"layer_inputs[{i}]", model, x, want))
         want = out[0].shape
     return out
 
@@ -105,8 +93,8 @@ def composition(model, ids, layer_inputs, sender, receiver, *, inputs=(("q",), (
     Returns one dict per entry: ``"inputs"``, ``"weights"`` (the receiver's pattern, ``(batch, n,
     n)``) and ``"losses"`` (``(batch, rows)``, next-token losses at ``loss_positions``, default all).
     """
-    model = _model(model)
-    ids = _id_rows(model, ids)
+    model = check_model(model)
+    ids = check_ids(model, ids)
     if ids.ndim != 2:
         raise ValueError(f"ids must be a (batch, n) array of sequences, got shape {ids.shape}")
     s_layer, s_head = head_pair("sender", sender, model.config.num_layers, model.config.num_heads)
@@ -159,7 +147,7 @@ def receiver_pattern(model, layer_inputs, sender, receiver, *, inputs=("k",), re
     the inputs named in ``inputs`` (of ``q, k, v``) only — the ``"weights"`` of :func:`composition`
     (``path="direct"``) without running the layers above: a head's own pattern depends only on the
     stream entering its layer. ``replacement`` as in :func:`composition`."""
-    model = _model(model)
+    model = check_model(model)
     cfg = model.config
     s_layer, s_head = head_pair("sender", sender, cfg.num_layers, cfg.num_heads)
     r_layer, r_head = head_pair("receiver", receiver, cfg.num_layers, cfg.num_heads)
@@ -185,7 +173,7 @@ def composition_screen(model, layer_inputs, sender, *, replacement=None, queries
     its output. Layers up to the sender's hold 0 (nothing there can read it). ``queries`` (positions)
     restricts the mean distance to those query rows (e.g. a repeated sequence's second copy, where
     an induction head's rows can change); default every row."""
-    model = _model(model)
+    model = check_model(model)
     cfg = model.config
     s_layer, s_head = head_pair("sender", sender, cfg.num_layers, cfg.num_heads)
     clean = _layer_inputs(model, layer_inputs)
@@ -220,7 +208,7 @@ def sender_screen(model, layer_inputs, receiver, *, inputs=("k",), replacements=
     Returns the patterns ``(receiver's layer, heads, batch, n, n)``: entry ``[l, h]`` has sender
     ``(l, h)`` removed. Each layer's senders go through the receiver as one batch, so the whole
     screen costs about as much as a few heads done one by one."""
-    model = _model(model)
+    model = check_model(model)
     cfg = model.config
     r_layer, r_head = head_pair("receiver", receiver, cfg.num_layers, cfg.num_heads)
     if r_layer == 0:

@@ -21,7 +21,7 @@ from ..interventions import Replace, Zero
 from ..render.npz import read_npz
 from ..render.validation import head_pair, instance, integer, one_of
 from .experiment import ABLATIONS, HeadStudy
-from .patching import head_write, receiver_pattern, sender_screen
+from .patching import receiver_pattern, sender_screen
 from .scores import induction_score, top_heads
 
 #: where the screen lives (in the package: the notebook reads it offline)
@@ -104,7 +104,7 @@ def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: 
     draws = integer("draws", draws, low=1, high=200)
     seed = integer("seed", seed, low=0)
     x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
-    write = head_write(study.model, s_layer, s_head, real_model.head_attention(study.model, s_layer, s_head, x_s).z)
+    write = real_model.head_write(study.model, s_layer, s_head, real_model.head_attention(study.model, s_layer, s_head, x_s).z)
     rng = np.random.default_rng(seed)
     if within == "stream":
         noise = rng.standard_normal((draws, *write.shape))
@@ -138,7 +138,7 @@ def between_change(study: HeadStudy, sender, receiver=RECEIVER, kind: str = "zer
     if kind == "mean":
         change = Replace(study.replacements([(s_layer, s_head)], "mean")[(s_layer, s_head)])
         z = z - change.z
-    write = head_write(study.model, s_layer, s_head, z)
+    write = real_model.head_write(study.model, s_layer, s_head, z)
     total = real_model.forward(study.model, study.batch, resume=(s_layer, x_s), keep_inputs=True, logits_at=[0],
                                interventions={(s_layer, s_head): change}).layer_inputs[r_layer]
     direct = x - write

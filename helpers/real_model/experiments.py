@@ -15,9 +15,10 @@ from ..render.validation import (
     instance,
     nonneg_int,
 )
-from .forward_pass import ForwardResult, rms_norm
+from .block import rms_norm
+from .forward_pass import ForwardResult
 from .generation import perplexity
-from .model import Model, _ids, _model, _qk_weight
+from .model import Model, _ids, _qk_weight, check_model
 
 
 def first_position_weight(weights: list, *, skip: int = 4) -> np.ndarray:
@@ -38,7 +39,7 @@ def streaming_mask(n: int, window: int, *, sink: int = 0) -> np.ndarray:
 
 def head_values(model: Model, result: ForwardResult, layer: int) -> np.ndarray:
     """v of every position for every query head of ``layer`` (after GQA sharing): (heads, n, d)."""
-    _model(model)
+    check_model(model)
     instance("result", result, ForwardResult, "ForwardResult (from forward(..., keep_inputs=True))")
     layer = index("layer", layer, len(model.blocks))
     if not result.layer_inputs:
@@ -63,7 +64,7 @@ def permute_qk(weight: np.ndarray, n_heads: int) -> np.ndarray:
 def wrong_qk_order(model: Model):
     """Within the ``with`` block the model's q/k rows are in GGUF's (llama.cpp's) order, i.e.
     not un-permuted: the pitfall ``09`` demonstrates. The weights are restored afterwards."""
-    _model(model)
+    check_model(model)
     saved = [block.attention for block in model.blocks]
     cfg = model.config
     try:
@@ -80,6 +81,6 @@ def wrong_qk_order(model: Model):
 
 def perplexity_with_wrong_rope(model: Model, ids) -> float:
     """Perplexity when q/k rows are left in GGUF's order (see :func:`wrong_qk_order`)."""
-    _ids(_model(model), ids, min_length=2)
+    _ids(check_model(model), ids, min_length=2)
     with wrong_qk_order(model):
         return perplexity(model, ids)

@@ -1,6 +1,6 @@
 """The real model's forward pass (``09_real_model``): the series' own attention layer with RMSNorm and a
-SwiGLU MLP around it, single-head interventions (``12_heads_at_work``), and one head recomputed
-from its own query / key / value streams (what ``Patch`` runs).
+SwiGLU MLP around it (:mod:`.block`), and single-head interventions (``12_heads_at_work``) at the
+head seam of :mod:`.one_head`.
 """
 from __future__ import annotations
 
@@ -8,51 +8,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attention import scaled_dot_product_attention
-from ..interventions import PROJECTIONS, Mean, Patch, Replace, at_layer
-from ..interventions import check as check_interventions
-from ..layer import LayerCache, apply_rope, attention_layer
+from ..layer import LayerCache, attention_layer
 from ..render.threads import with_one_blas_thread
-from ..render.validation import (
-    as_mask,
-    as_real_array,
-    asarray_strict,
-    boolean,
-    finite_scalar,
-    index,
-    quiet_overflow,
-    token_ids,
-)
-from .model import Model, _ids, _model
-
-
-def rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
-    """``x / √(mean(x²) + eps) · weight`` over the last axis (Llama's RMSNorm)."""
-    x = as_real_array("x", x, keep_float_dtype=True)
-    weight = as_real_array("weight", weight, ndim=1, keep_float_dtype=True)
-    if x.ndim == 0 or x.shape[-1] != len(weight):
-        raise ValueError(f"weight must have one entry per feature of x, got weight {weight.shape} for x {x.shape}")
-    eps = finite_scalar("eps", eps, low=0.0, low_open=True)
-    if np.abs(x).max() > 1e150:
-        raise ValueError(f"x too large: entries up to {np.abs(x).max():.3g} overflow mean(x²)")
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * weight
-
-
-def silu(x: np.ndarray) -> np.ndarray:
-    """``x · sigmoid(x)``; ``e^(−x)`` overflowing for very negative x correctly gives 0."""
-    x = as_real_array("x", x, keep_float_dtype=True, allow_empty=True)
-    with quiet_overflow():
-        return x / (1.0 + np.exp(-x))
+from ..render.validation import as_mask, boolean, index
+from ..render.validation import interventions as check_interventions
+from .block import mlp, rms_norm
+from .model import Model, check_ids, check_model
+from .one_head import HeadHook, head_write
 
 
 @dataclass
 class ForwardResult:
-    """What :func:`forward` returns: the logits, every layer's attention weights, optionally each layer's input."""
+    """What :func:`forward` returns: the logits, every layer's attention weights and, with
+    ``keep_inputs``, the residual stream entering each layer and leaving the last one.
 
-    logits: np.ndarray       # (n, vocab); (batch, n, vocab) for a batch; rows at logits_at only if given
-    weights: list            # per layer: (heads, n, n_keys), float32 (a batch axis first for a batch)
-    layer_inputs: list       # per layer: the residual stream entering it (n, hidden) / (batch, n, hidden)
-    final_residual: np.ndarray | None = None  # leaving the last layer, before the final norm (keep_inputs)
+    One vocabulary for the series' two models: notebook 11's :class:`helpers.circuit.Cache` names
+    the same things the same way (and keeps the per-head intermediates too). Names and shapes::
+
+        name             helpers.real_model.forward                helpers.circuit.forward
+        logits           (n, vocab) float32; rows at logits_at     (B, n, V)
+                         only, if given
+        weights          per layer (heads, n, n_keys) float32;     per layer (B, H, n, n)
+                         None for a layer resume skipped
+        layer_inputs     per layer (n, hidden): the residual       per layer (B, n, D)
+                         stream entering it (keep_inputs)
+        final_residual   (n, hidden): the stream leaving the       (B, n, D), before W_U
+                         last layer, before the final RMSNorm
+        q, k, v, z       —                                         per layer (B, H, n, d)
+
+    With ``(batch, n)`` ids every array of the real model gains the batch axis first (``weights``:
+    ``(batch, heads, n, n_keys)``); notebook 11's model always has it.
+    """
+
+    logits: np.ndarray
+    weights: list
+    layer_inputs: list
+    final_residual: np.ndarray | None = None
 
 
 @with_one_blas_thread  # a 135M model's products on ≤ 100 tokens: a second thread mostly waits
@@ -71,19 +62,21 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     ``ids`` may be a ``(batch, n)`` array: several sequences of the same length in one pass (no
     KV cache then); every array of the result gains a leading batch axis.
 
-    ``interventions``, ``{(layer, head): intervention}`` (:mod:`helpers.interventions`, the words of
-    ``11``; ``12_heads_at_work`` uses them here), changes single heads' outputs before o_proj:
+    ``interventions``, ``{(layer, head): intervention}``, changes single heads' outputs before o_proj.
+    This pass knows no kind of change: whatever has ``checked(where, hook)`` and ``apply(z, hook)``
+    is one (``hook``, a :class:`~.one_head.HeadHook`, is the head as this pass runs it) — such as
+    the words of ``11`` (:mod:`helpers.interventions`), which ``12_heads_at_work`` uses here:
     ``Zero()`` zeroes it; ``Mean()`` replaces it by its mean over the batch, position by position;
     ``Replace(z)`` puts ``z`` (``(n, head_dim)``, or per sequence ``(batch, n, head_dim)``) in its
     place (mean- and resample-ablation over other sequences); ``Patch(k=residual)`` recomputes the
     head with its keys (or queries, values) read from another residual stream of the ids' shape
-    (:func:`head_attention`; see :mod:`helpers.heads.patching`).
+    (:meth:`~.one_head.HeadHook.rerun`; see :mod:`helpers.heads.patching`).
 
     By default nothing is changed. ``resume=(layer, residual)`` starts at ``layer`` from the
     residual stream entering it (``keep_inputs=True`` of an earlier run on the same ids), skipping
     the layers below, whose ``weights`` are ``None``: an intervention at layer L cannot change them.
     """
-    ids = _id_rows(_model(model), ids)
+    ids = check_ids(model, ids)
     keep_inputs, last_only = boolean("keep_inputs", keep_inputs), boolean("last_only", last_only)
     n = ids.shape[-1]
     if caches is not None:
@@ -98,12 +91,11 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     if mask is not None:
         past = len(caches[0]) if caches else 0
         mask = as_mask("mask", mask, [(n, n + past)])
-    cfg = model.config
-    changes = _interventions(model, interventions, ids.shape)
+    hook = HeadHook(model, ids.shape)
+    changes = _interventions(model, interventions, hook)
     rows = _logit_rows(logits_at, n, last_only)
     start, x = ((0, model.embed[ids].astype(np.float64)) if resume is None
                 else _resume_point(model, ids.shape, resume))
-    d = cfg.head_dim
     weights, inputs = [], []
     for i, block in enumerate(model.blocks):
         if i < start:
@@ -114,23 +106,9 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
         if keep_inputs:
             inputs.append(x)
         h = rms_norm(x, block.attn_norm, model.eps)
-        swapped = {head: change.z for head, change in at_layer(changes, i, Replace).items()}
-        silenced = {head for (layer, head) in changes if layer == i}
-        out, attn = attention_layer(h, block.attention, model.shape, rope_theta=cfg.rope_theta,
-                                    cache=None if caches is None else caches[i], mask=mask,
-                                    ablate_heads=sorted(silenced) or None)
-        for head, change in at_layer(changes, i, Patch).items():
-            streams = change.streams()
-            run = head_attention(model, i, head, **{f"x_{s}": streams.get(s, x) for s in PROJECTIONS})
-            swapped[head] = run.z
-            attn[..., head, :, :] = run.weights
-        for head in at_layer(changes, i, Mean):
-            swapped[head] = head_attention(model, i, head, x).z.mean(axis=0)
-        for head, z in swapped.items():  # linear: the head's rows of o_proj applied to its new output
-            out = out + z @ block.attention.w_o[head * d:(head + 1) * d]
+        out, attn = _attention(model, i, h, x, changes.get(i, {}), hook, None if caches is None else caches[i], mask)
         x = x + out
-        h = rms_norm(x, block.ffn_norm, model.eps).astype(np.float32)  # the MLP runs in float32
-        x = x + (silu(h @ block.gate) * (h @ block.up)) @ block.down
+        x = x + mlp(block, rms_norm(x, block.ffn_norm, model.eps))
         weights.append(attn.astype(np.float32))  # halves the memory of 30 layers of weights
     final = x if keep_inputs else None
     x = rms_norm(x if rows is None else x[..., rows, :], model.final_norm, model.eps)
@@ -138,21 +116,19 @@ def forward(model: Model, ids, *, caches: list | None = None, mask=None, keep_in
     return ForwardResult(logits, weights, inputs, final)
 
 
-def _id_rows(model: Model, ids) -> np.ndarray:
-    """``ids`` as a 1-D sequence or a ``(batch, n)`` array of token ids (checked)."""
-    if isinstance(ids, np.ndarray) and ids.ndim == 2 or (
-            isinstance(ids, (list, tuple)) and ids and all(isinstance(r, (list, tuple, np.ndarray)) for r in ids)):
-        try:
-            raw = asarray_strict(ids)
-        except ValueError:
-            raw = None
-        if raw is None or raw.ndim != 2 or raw.dtype == object:
-            raise ValueError(f"ids must be a 1-D sequence of token ids or a (batch, n) array of equal-length "
-                             f"sequences, got {type(ids).__name__} of ragged rows")
-        if 0 in raw.shape:
-            raise ValueError(f"ids must hold at least one sequence of at least one token, got shape {raw.shape}")
-        return token_ids("ids", raw.reshape(-1), model.config.vocab_size).reshape(raw.shape)
-    return _ids(model, ids)
+def _attention(model: Model, layer: int, h: np.ndarray, x: np.ndarray, changes: dict, hook: HeadHook, cache,
+               mask) -> tuple:
+    """Layer ``layer``'s attention on ``h``, the normalized residual stream ``x``: 06's attention
+    layer (o_proj included) with every head of ``changes`` (``{head: intervention}``) taken out, and
+    each intervention's output for its head written in through that head's rows of o_proj (linear,
+    so the same as putting it in place before o_proj). ``(out, weights)``."""
+    block = model.blocks[layer]
+    out, weights = attention_layer(h, block.attention, model.shape, rope_theta=model.config.rope_theta,
+                                   cache=cache, mask=mask, ablate_heads=sorted(changes) or None)
+    for head, change in changes.items():
+        at = hook.at(layer, head, x, weights)
+        out = out + head_write(model, layer, head, change.apply(at.output(), at))
+    return out, weights
 
 
 def _logit_rows(logits_at, n: int, last_only: bool):
@@ -169,32 +145,15 @@ def _logit_rows(logits_at, n: int, last_only: bool):
     return np.array(rows)
 
 
-def _interventions(model: Model, interventions, shape: tuple) -> dict:
-    """``forward``'s ``interventions`` checked against the model and the ids' ``shape``."""
+def _interventions(model: Model, interventions, hook: HeadHook) -> dict:
+    """``forward``'s ``interventions`` checked, each by its own kind against the model and the ids
+    (``hook``): ``{layer: {head: intervention}}``, heads in order."""
     cfg = model.config
-    checked = check_interventions("interventions", interventions, cfg.num_layers, cfg.num_heads)
-    for key, change in checked.items():
-        where = f"interventions[{key}]"
-        if isinstance(change, Mean) and (len(shape) != 2 or shape[0] < 2):
-            raise ValueError(f"{where}: Mean() averages over a batch, so ids must be a (batch ≥ 2, n) array, "
-                             f"got shape {shape}")
-        if isinstance(change, Replace):
-            checked[key] = Replace(_head_output(f"{where}.z", model, change.z, shape))
-        if isinstance(change, Patch):
-            checked[key] = Patch(**{name: _residual(f"{where}.{name}", model, x, (*shape, cfg.hidden_size))
-                                    for name, x in change.streams().items()})
-    return checked
-
-
-def _head_output(name: str, model: Model, z, shape: tuple) -> np.ndarray:
-    """A head's output before o_proj put in place of its own: ``(n, head_dim)`` (every sequence) or
-    ``(*shape, head_dim)`` (one per sequence), ``shape`` being the ids' shape."""
-    z = as_real_array(name, z, keep_float_dtype=True)
-    want = (shape[-1], model.config.head_dim)
-    if z.shape not in (want, (*shape, model.config.head_dim)):
-        raise ValueError(f"{name} must have shape {want} or {(*shape, model.config.head_dim)} (one output "
-                         f"vector per position), got {z.shape}")
-    return z
+    by_layer = {}
+    for (layer, head), change in check_interventions("interventions", interventions, cfg.num_layers,
+                                                     cfg.num_heads).items():
+        by_layer.setdefault(layer, {})[head] = change.checked(f"interventions[{(layer, head)}]", hook)
+    return by_layer
 
 
 def _resume_point(model: Model, shape: tuple, resume) -> tuple:
@@ -212,71 +171,5 @@ def _resume_point(model: Model, shape: tuple, resume) -> tuple:
 
 def new_caches(model: Model) -> list:
     """One empty :class:`helpers.layer.LayerCache` per layer."""
-    _model(model)
+    check_model(model)
     return [LayerCache() for _ in model.blocks]
-
-
-
-# ---- one head recomputed from its own query / key / value streams (forward's Patch) ----------
-
-
-def _head(model, layer, head) -> tuple:
-    cfg = model.config
-    layer = index("layer", layer, cfg.num_layers)
-    head = index("head", head, cfg.num_heads)
-    return layer, head
-
-
-def _residual(name: str, model, x, shape=None) -> np.ndarray:
-    arr = as_real_array(name, x, ndim=(2, 3), keep_float_dtype=True)
-    hidden = model.config.hidden_size
-    if arr.shape[-1] != hidden or (shape is not None and arr.shape != shape):
-        want = f"(n, {hidden}) or (batch, n, {hidden})" if shape is None else str(shape)
-        raise ValueError(f"{name} must be a residual stream of shape {want}, got {arr.shape}")
-    return arr
-
-
-@dataclass
-class HeadRun:
-    """One head recomputed by :func:`head_attention`: its output ``z`` before o_proj
-    ``(…, n, head_dim)``, its ``weights`` ``(…, n, n)`` and the ``q``, ``k``, ``v`` it used (after RoPE)."""
-
-    z: np.ndarray
-    weights: np.ndarray
-    q: np.ndarray
-    k: np.ndarray
-    v: np.ndarray
-
-    def __post_init__(self):
-        for name in ("z", "weights", "q", "k", "v"):
-            setattr(self, name, as_real_array(name, getattr(self, name), ndim=(2, 3), keep_float_dtype=True))
-
-
-@with_one_blas_thread
-def head_attention(model, layer: int, head: int, x_q, x_k=None, x_v=None) -> HeadRun:
-    """Query head ``head`` of ``layer`` with its queries read from residual stream ``x_q``, its
-    keys from ``x_k`` and its values from ``x_v`` (each ``(n, hidden)`` or ``(batch, n, hidden)``,
-    the stream *entering* the layer; ``None`` means ``x_q``). With one stream for all three it is
-    exactly that head of :func:`helpers.layer.attention_layer` (to round-off)."""
-    model = _model(model)
-    layer, head = _head(model, layer, head)
-    x_q = _residual("x_q", model, x_q)
-    x_k = x_q if x_k is None else _residual("x_k", model, x_k, x_q.shape)
-    x_v = x_q if x_v is None else _residual("x_v", model, x_v, x_q.shape)
-    cfg, block = model.config, model.blocks[layer]
-    d, kv = cfg.head_dim, head // (cfg.num_heads // cfg.num_kv_heads)
-    w = block.attention
-    positions = np.arange(x_q.shape[-2])
-
-    normed = {}  # one RMSNorm per distinct stream (usually q, k and v read the same one)
-
-    def project(x, weight, cols, rope):
-        if id(x) not in normed:
-            normed[id(x)] = rms_norm(x, block.attn_norm, model.eps).reshape(-1, cfg.hidden_size)
-        rows = normed[id(x)]  # the stream's positions as rows: one 2-D product (BLAS)
-        out = (rows @ weight[:, cols * d:(cols + 1) * d].astype(np.float64)).reshape(*x.shape[:-1], d)
-        return apply_rope(out[..., None, :], positions, cfg.rope_theta)[..., 0, :] if rope else out
-
-    q, k, v = project(x_q, w.w_q, head, True), project(x_k, w.w_k, kv, True), project(x_v, w.w_v, kv, False)
-    z, weights = scaled_dot_product_attention(q, k, v, causal=True)
-    return HeadRun(z, weights, q, k, v)

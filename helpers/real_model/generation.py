@@ -14,7 +14,7 @@ from ..render.validation import (
     token_ids,
 )
 from .forward_pass import forward, new_caches
-from .model import Model, _ids, _model
+from .model import Model, _ids, check_model
 from .tokenizer import decode
 
 #: the longest continuation :func:`generate` makes in one call (a notebook-sized limit)
@@ -25,7 +25,7 @@ def generate(model: Model, ids, max_new_tokens: int, *, use_cache: bool = True) 
     """Greedy continuation. With ``use_cache`` each step feeds one token through the KV caches
     (``05``'s idea, now real); without it every step recomputes the whole sequence.
     ``max_new_tokens`` is 0 … :data:`MAX_NEW_TOKENS`."""
-    ids = [int(i) for i in _ids(_model(model), ids)]
+    ids = [int(i) for i in _ids(check_model(model), ids)]
     max_new_tokens = nonneg_int("max_new_tokens", max_new_tokens, maximum=MAX_NEW_TOKENS)
     use_cache = boolean("use_cache", use_cache)
     caches = new_caches(model) if use_cache else None
@@ -42,7 +42,7 @@ def generate(model: Model, ids, max_new_tokens: int, *, use_cache: bool = True) 
 
 def next_token_top(model: Model, ids, k: int = 5) -> list:
     """``[(token string, probability)]`` for the k most likely next tokens (1 ≤ k ≤ vocabulary)."""
-    ids = _ids(_model(model), ids)
+    ids = _ids(check_model(model), ids)
     k = positive_int("k", k, maximum=model.config.vocab_size)
     return [(decode(model, [i]), p) for i, p in top_tokens(forward(model, ids, last_only=True).logits[-1], k)]
 
@@ -59,7 +59,7 @@ def top_tokens(logits, k: int) -> list:
 def perplexity(model: Model, ids, *, mask=None) -> float:
     """exp(mean negative log-likelihood of each next token); ``ids`` needs at least 2 tokens
     (the first one is only context)."""
-    ids = _ids(_model(model), ids, min_length=2)
+    ids = _ids(check_model(model), ids, min_length=2)
     return float(np.exp(next_token_losses(forward(model, ids, mask=mask).logits, ids).mean()))
 
 

@@ -46,6 +46,11 @@ def load_model(path: str | None = None) -> Model:
     return _load_model(path)
 
 
+def is_loaded() -> bool:
+    """Whether :func:`load_model` has read the model in this kernel already (its next call returns at once)."""
+    return _load_model.cache_info().currsize > 0
+
+
 @lru_cache(maxsize=1)
 def _load_model(path: str | None = None) -> Model:
     gguf = _require("gguf")

@@ -1,5 +1,6 @@
 """The model's data and its installation (``09_real_model``): the GGUF's location in the model
-wheel, :class:`Model` and :class:`Block`, and the checks every other part of the real model shares.
+wheel, :class:`Model` and :class:`Block`, and the checks every other part of the real model (and
+every study built on it, :mod:`helpers.heads`) shares: :func:`check_model`, :func:`check_ids`.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..config import ModelConfig
 from ..layer import LayerShape, LayerWeights
 from ..render.validation import (
     as_real_array,
+    asarray_strict,
     instance,
     positive_int,
     token_ids,
@@ -40,6 +42,17 @@ def find_gguf() -> Path:
     if not path.exists():
         raise ModelNotInstalled(f"{GGUF_NAME} not found in {path.parent}; reinstall: {INSTALL_HINT}")
     return path
+
+
+def gguf_readable() -> bool:
+    """Whether the model wheel's GGUF file and ``gguf``, the package that reads it, are installed
+    (what :func:`helpers.real_model.load_model` needs before anything else)."""
+    try:
+        find_gguf()
+        _require("gguf")
+    except ModelNotInstalled:
+        return False
+    return True
 
 
 def _require(module: str):
@@ -89,9 +102,29 @@ def _qk_weight(weight, n_heads):
     return weight, n_heads
 
 
-def _model(model) -> "Model":
+def check_model(model) -> "Model":
+    """``model`` checked as a :class:`Model` (from :func:`helpers.real_model.load_model`)."""
     return instance("model", model, Model, "Model (from helpers.real_model.load_model())")
 
 
 def _ids(model, ids, *, min_length=1) -> np.ndarray:
     return token_ids("ids", ids, model.config.vocab_size, min_length=min_length)
+
+
+def check_ids(model: Model, ids) -> np.ndarray:
+    """``ids`` checked as :func:`helpers.real_model.forward` takes them: a 1-D sequence of token ids
+    or a ``(batch, n)`` array of sequences of one length, every id in ``model``'s vocabulary."""
+    model = check_model(model)
+    if isinstance(ids, np.ndarray) and ids.ndim == 2 or (
+            isinstance(ids, (list, tuple)) and ids and all(isinstance(r, (list, tuple, np.ndarray)) for r in ids)):
+        try:
+            raw = asarray_strict(ids)
+        except ValueError:
+            raw = None
+        if raw is None or raw.ndim != 2 or raw.dtype == object:
+            raise ValueError(f"ids must be a 1-D sequence of token ids or a (batch, n) array of equal-length "
+                             f"sequences, got {type(ids).__name__} of ragged rows")
+        if 0 in raw.shape:
+            raise ValueError(f"ids must hold at least one sequence of at least one token, got shape {raw.shape}")
+        return token_ids("ids", raw.reshape(-1), model.config.vocab_size).reshape(raw.shape)
+    return _ids(model, ids)

@@ -38,7 +38,7 @@ from ..reading import SINK_SKIP, previous_token_score, sink_score
 from ..render.validation import short_preview
 from .forward_pass import forward
 from .generation import top_tokens
-from .model import Model, _model
+from .model import Model, check_model
 from .tokenizer import decode, encode
 
 #: the most tokens a text may have (the book's engine has the same cap)
@@ -137,7 +137,7 @@ def sentence_view(model: Model, text: str) -> SentenceView:
     """``text`` through ``model`` (``helpers.real_model.load_model()``): tokens, every head's map,
     the per-head scores and their ranking, the :data:`TOP_K` likeliest next tokens — one forward
     pass (:class:`SentenceView` lists the shapes)."""
-    ids = check_sentence(_model(model), text)
+    ids = check_sentence(check_model(model), text)
     run = forward(model, ids, last_only=True)
     weights = np.stack(run.weights)  # (L, H, n, n) float32
     spelling = readable_tokens.spell_ids(model, ids)

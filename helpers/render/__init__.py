@@ -13,7 +13,8 @@ everywhere, so it is kept out of their way:
 - live explorers: :mod:`~helpers.render.explorer` (the pattern), :mod:`~helpers.render.controls`
   (controls and readouts several explorers share), :mod:`~helpers.render.text_stamps`,
   :mod:`~helpers.render.memo` (caches bounded by bytes), :mod:`~helpers.render.threads`,
-  :mod:`~helpers.render.web` (what an explorer draws on the book's web pages).
+  :mod:`~helpers.render.web` (what an explorer draws on the book's web pages, and beside it the
+  page's renderer, ``attnlab_live.js``, held to the one declaration of the panels it draws).
 
 Its base modules (validation, npz, format, palette, style, fonts, threads) import nothing else from
 ``helpers``, so lesson modules may use them; the others sit above the lessons. Grading — reading

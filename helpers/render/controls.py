@@ -2,14 +2,15 @@
 
 :func:`query_slider` is the slider for one component of a 2-dim query or key (``00_index``,
 ``03_hand_calculation``); :func:`weights_html` writes a row of weights as the readout's HTML, one
-span per token, which the browser tests read (``00``, ``01``, ``03``); :func:`limit_note` says in
+span per token, which the browser tests read (``00``, ``01``, ``03``), from :func:`weights_template`,
+the same row as a template that a readout recomputed in the book's page carries; :func:`limit_note` says in
 a readout which sliders are at their maximum, where a further key press changes nothing (``06``, ``12``).
 """
 from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .format import fmt
+from .format import fill, literal
 from .validation import as_real_array, finite_scalar, text
 
 
@@ -22,15 +23,22 @@ def query_slider(description: str, value: float):
                                continuous_update=True, readout_format=".1f")
 
 
-def weights_html(tokens, weights, *, css_class="weights") -> str:
-    """``年 0.179 · 假 0.735 …`` as HTML with one span per token (the browser test reads it)."""
+def weights_template(tokens, field: str, *, css_class="weights") -> str:
+    """:func:`weights_html` as a :func:`~helpers.render.format.fill` template: token ``i``, then entry
+    ``i`` of the vector named ``field``."""
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
         raise TypeError(f"tokens must be a list or tuple of strings, got {type(tokens).__name__} {tokens!r:.60}")
-    weights = as_real_array("weights", weights, shape=(len(tokens),))
-    text("css_class", css_class)
-    parts = [f'<span class="{css_class}-{i}">{tok} {fmt(w)}</span>'
-             for i, (tok, w) in enumerate(zip(tokens, weights))]
-    return " · ".join(parts)
+    field, css_class = text("field", field), literal(text("css_class", css_class))
+    if not field.isidentifier():
+        raise ValueError(f"field must be a name (letters, digits, _), got {field!r:.60}")
+    return " · ".join(f'<span class="{css_class}-{i}">{literal(tok)} {{{field}[{i}]:.3f}}</span>'
+                      for i, tok in enumerate(tokens))
+
+
+def weights_html(tokens, weights, *, css_class="weights") -> str:
+    """``年 0.179 · 假 0.735 …`` as HTML with one span per token (the browser test reads it)."""
+    template = weights_template(tokens, "weights", css_class=css_class)
+    return fill(template, {"weights": as_real_array("weights", weights, shape=(len(tokens),))})
 
 
 #: what a readout says about a slider at its maximum (a key press there does nothing visible)

@@ -30,7 +30,7 @@ Displaying an explorer (the last line of a widget cell) sends one raw MIME bundl
 a static PNG of the initial figure with a one-line hint drawn into it, and the hint as text. A
 running kernel's frontend (trusted output) renders the live widget; an unrun notebook in
 JupyterLab (untrusted: only "safe" renderers, so the PNG wins), GitHub and nbviewer (no widget
-state) show the picture. ``tools/execute_notebooks.py`` stores only the picture and the text.
+state) show the picture. ``tools/notebooks/execute.py`` stores only the picture and the text.
 """
 from __future__ import annotations
 
@@ -232,9 +232,13 @@ class Explorer:
     # ---- the book's live page (helpers.render.web, tools/site/live) ---------------------------
     #: how the live page gets a state: ``None`` — every combination of control values is computed
     #: here at build time and stored in the page; otherwise the name of a browser formula (in
-    #: ``tools/site/live/attnlab_live.js``) that recomputes it from the controls, for explorers whose
+    #: ``helpers/render/web/attnlab_live.js``) that recomputes it from the controls, for explorers whose
     #: grid is too large (several continuous sliders); a test holds it to :meth:`compute`.
     web_formula = None
+    #: a formula explorer's texts, each written once as a :func:`helpers.render.format.fill` template
+    #: (``{"readout": …}``, and any other text its page shows, such as a title): :meth:`describe`
+    #: fills them here and the page's formula fills the same templates, carried in its data, in the browser
+    web_templates = None
 
     def web_universe(self) -> dict:
         """``{control name: every value it can take}`` for a control whose range follows another

@@ -36,6 +36,54 @@ def fmt_vec(values, digits: int = 3) -> str:
     return "[" + ", ".join(fmt(v, digits) for v in np.ravel(arr)) + "]"
 
 
+#: a field of a :func:`fill` template, a doubled brace, or a brace that is neither (an error)
+_FIELD = re.compile(r"\{\{|\}\}|\{(\w+)(?:\[(\d+)\])?(?::\.(\d+)f)?\}|[{}]")
+
+
+def fill(template: str, values: dict) -> str:
+    """``template`` with its fields written from ``values``: ``{name:.Nf}`` a number by :func:`fmt` or
+    a vector by :func:`fmt_vec` with N decimals, ``{name[i]:.Nf}`` entry ``i`` of a vector, ``{name}``
+    a text as it is; ``{{`` and ``}}`` are braces (:func:`literal`), any other brace an error.
+
+    A readout the book's live page recomputes is written once, as such a template: the explorer's
+    ``describe()`` fills it here, and ``fill`` in ``helpers/render/web/attnlab_live.js`` fills it in
+    the browser by these same rules (its ``fixed()`` writes a number as :func:`fmt` does)."""
+    template = text("template", template)
+    if not isinstance(values, dict):
+        raise TypeError(f"values must be a dict {{field name: value}}, got {type(values).__name__} {short_preview(values)}")
+
+    def field(match) -> str:
+        whole, name, index, digits = match.group(0), *match.groups()
+        if whole in ("{{", "}}"):
+            return whole[0]
+        if name is None:
+            raise ValueError(f"template has a lone {whole!r} at {match.start()} (a brace in the text is written "
+                             f"doubled): {short_preview(template, 60)}")
+        if name not in values:
+            raise ValueError(f"template field {whole} has no value: values hold {sorted(values)}")
+        value = values[name]
+        if index is not None:
+            try:
+                value = value[int(index)]
+            except (TypeError, IndexError, KeyError):
+                raise ValueError(f"template field {whole}: {name} has no entry {index} "
+                                 f"({short_preview(value)})") from None
+        if isinstance(value, str):
+            if digits is not None:
+                raise TypeError(f"template field {whole} gives decimals to a text, {short_preview(value)}")
+            return value
+        if digits is None:
+            raise TypeError(f"template field {whole} is a number: say its decimals, {{{name}:.3f}}")
+        return fmt_vec(value, int(digits)) if np.ndim(value) == 1 else fmt(value, int(digits))
+
+    return _FIELD.sub(field, template)
+
+
+def literal(words: str) -> str:
+    """``words`` as literal text of a :func:`fill` template (its braces doubled)."""
+    return text("words", words).replace("{", "{{").replace("}", "}}")
+
+
 def fmt_bytes(n_bytes: float) -> str:
     """Bytes in binary units: ``128 KiB``, ``16 GiB``, ``1024 GiB`` (two significant decimals)."""
     n = finite_scalar("n_bytes", n_bytes, low=0.0)

@@ -10,11 +10,10 @@ import matplotlib
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ..heads.stats import percentile
 from .format import fmt
-from .palette import ACCENT, BASE, BLACK, MASKED, MUTED, PINK, REFERENCE, WHITE
-from .png import new_figure, plotted
-from .validation import as_real_array, boolean, finite_scalar, instance, nonneg_int, positive_int
+from .palette import ACCENT, BASE, BLACK, MASKED, REFERENCE, WHITE
+from .png import new_figure
+from .validation import as_real_array, instance, nonneg_int, positive_int
 
 
 class BarPanel:
@@ -331,126 +330,3 @@ def highlight_largest(bars: BarPanel, weights) -> None:
     top = largest(as_real_array("weights", weights, shape=(len(bars.bars),)))
     for i, bar in enumerate(bars.bars):
         bar.set_color(ACCENT if i in top else BASE)
-
-
-class PatternPanel:
-    """One head's weights on ``[first] + r + r``; dashed lines mark where the second copy starts.
-
-    With ``labels`` (one token string per position) every row is labelled — even rows on the
-    left, odd rows on the right, so each label has two rows of room at a legible font size —
-    and every ``every``-th column; with an even ``length`` and ``every = 2`` both copies show
-    the same tokens under the columns, so the repeat stays readable. ``both_sides=False`` labels
-    only the even rows, on the left (:attr:`right` is then ``None``): room for a colour bar."""
-
-    def __init__(self, ax, length: int, *, labels=None, title="", every: int = 2, both_sides: bool = True):
-        n = 2 * length + 1
-        every = positive_int("every", every)
-        self.ax, self.right = ax, None
-        self.image, self.lines = pattern_frame(ax, n, columns=[length + 0.5], rows=[length + 0.5])
-        if labels is None:
-            ticks = range(0, n, 8)
-            ax.set_xticks(ticks)
-            ax.set_yticks(ticks)
-        else:
-            if len(labels) != n:
-                raise ValueError(f"labels must name all 2·length + 1 = {n} positions, got {len(labels)}")
-            ax.set_xticks(range(0, n, every), [labels[i] for i in range(0, n, every)], rotation=90)
-            ax.set_yticks(range(0, n, 2), [labels[i] for i in range(0, n, 2)])
-            if boolean("both_sides", both_sides):
-                self.right = ax.secondary_yaxis("right")
-                self.right.set_yticks(range(1, n, 2), [labels[i] for i in range(1, n, 2)])
-        self.title = ax.set_title(title, fontsize=9)
-
-    def update(self, pattern, title=None):
-        self.image.set_array(np.asarray(pattern, dtype=float))
-        if title is not None:
-            self.title.set_text(title)
-
-
-def patterns_figure(patterns, titles, length: int):
-    """Several heads' patterns side by side (the top head of each score); four or more wrap onto two
-    rows, so the figure stays within a page's width (≤ 3 panels in a row)."""
-    cols = len(patterns) if len(patterns) <= 3 else -(-len(patterns) // 2)
-    rows = -(-len(patterns) // cols)
-    fig = new_figure(3.0 * cols + 0.6, 3.4 * rows)
-    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
-    for ax in axes[len(patterns):]:
-        ax.set_axis_off()
-    for ax, pattern, title in zip(axes, patterns, titles):
-        panel = PatternPanel(ax, length, title=title)
-        panel.update(pattern)
-    fig.colorbar(panel.image, ax=list(axes[:len(patterns)]), fraction=0.02, label="权重")
-    return fig
-
-
-#: what :func:`null_figure` rounds the values it draws to (x units, nats): well under a pixel of any of
-#: its panels, so live values' last float32 bits leave the figure alone (its legend prints them unrounded)
-NULL_STEP = 1e-3
-
-#: the marked values of a null figure: colour and line style (distinct without colour too)
-MARKS = ((ACCENT, "-"), (MUTED, "--"), (PINK, "-."), (BLACK, ":"))
-
-
-def null_figure(panels, xlabel: str, *, bins: int = 40, window=None):
-    """Null distributions as histograms (bars in BASE), each with up to four marked values.
-
-    ``panels`` is a list of ``(title, null, marks)``: ``null`` a 1-D sample (e.g. the loss change
-    of every single head, or of every random set of k heads), ``marks`` ``{label: value}``. Each
-    mark is a vertical line; its legend entry gives the value and its percentile in that panel's
-    null (:func:`helpers.heads.stats.percentile`), so the figure says what the text quotes. ``window``
-    ``(low, high)`` zooms the x axis there (the bins span it); the null values outside it are not
-    drawn but counted, with the most extreme one, in an arrow label at that edge (percentiles still
-    use the whole null)."""
-    if isinstance(panels, (str, bytes, dict)) or not isinstance(panels, (list, tuple)) or not panels:
-        raise TypeError(f"panels must be a non-empty list of (title, null, marks) tuples, got {panels!r:.60}")
-    bins = positive_int("bins", bins)
-    if window is not None:
-        if not isinstance(window, (list, tuple)) or len(window) != 2:
-            raise TypeError(f"window must be a (low, high) pair of numbers, got {window!r:.60}")
-        window = (finite_scalar("window[0]", window[0]), finite_scalar("window[1]", window[1]))
-        if window[0] >= window[1]:
-            raise ValueError(f"window must have low < high, got {window!r}")
-    fig = new_figure(3.6 * len(panels) + 0.4, 4.3)
-    axes = np.atleast_1d(fig.subplots(1, len(panels)))
-    for ax, panel in zip(axes, panels):
-        if not isinstance(panel, (list, tuple)) or len(panel) != 3 or not isinstance(panel[2], dict):
-            raise TypeError(f"each panel must be a (title, null, marks) tuple with marks a dict, got {panel!r:.60}")
-        title, null, marks = panel
-        if len(marks) > len(MARKS):
-            raise ValueError(f"marks must hold at most {len(MARKS)} values per panel, got {len(marks)}")
-        null = as_real_array("null", null).ravel()
-        values = [finite_scalar(f"marks[{label!r}]", v) for label, v in marks.items()]
-        if window is None:
-            low, high = (float(plotted(v, NULL_STEP)) for v in (min([null.min(), *values]), max([null.max(), *values])))
-            pad = 0.04 * (high - low or 1.0)
-            low, high = low - pad, high + pad
-        else:
-            low, high = window
-            outside = [v for v in values if not low <= v <= high]
-            if outside:
-                raise ValueError(f"window {window!r} must contain every marked value, got {outside[0]:+.3f}")
-        inside = plotted(null[(null >= low) & (null <= high)], NULL_STEP)
-        ax.hist(inside, bins=np.linspace(low, high, bins + 1), color=BASE, label=f"对照（{len(null)} 个）")
-        if window is not None:
-            ax.set_xlim(low, high)
-            top = ax.get_ylim()[1]
-            for side, beyond in (("right", null[null > high]), ("left", null[null < low])):
-                if beyond.size:
-                    extreme = beyond.max() if side == "right" else beyond.min()
-                    edge = high if side == "right" else low
-                    text = (f"另有 {beyond.size} 个\n{'>' if side == 'right' else '<'} {edge:+.2f}\n"
-                            f"最{'大' if side == 'right' else '小'} {extreme:+.2f}")
-                    ax.annotate(text, xy=(edge, 0.62 * top), xytext=(-8 if side == "right" else 8, 0),
-                                textcoords="offset points", ha="right" if side == "right" else "left", va="center",
-                                fontsize=9)
-                    ax.annotate("", xy=(edge, 0.45 * top), xytext=(edge - (high - low) * (0.12 if side == "right" else -0.12), 0.45 * top),
-                                arrowprops={"arrowstyle": "->", "color": BLACK, "lw": 1.2})
-        for (label, value), (colour, style) in zip(marks.items(), MARKS):
-            ax.axvline(plotted(value, NULL_STEP), color=colour, ls=style, lw=2.0,
-                       label=f"{label}：{value:+.2f}（第 {percentile(value, null):.0f} 百分位）")
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("个数")
-        ax.spines[["top", "right"]].set_visible(False)
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
-    return fig

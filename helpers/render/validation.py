@@ -194,6 +194,27 @@ def as_mask(name: str, value, shapes) -> np.ndarray:
     return m
 
 
+def queries_and_keys(q, k) -> tuple:
+    """``q`` and ``k`` as scaled dot-product attention takes them: ``(n_q, d)`` and ``(n_k, d)``,
+    or ``(heads, n_q, d)`` and ``(heads, n_k, d)`` — one rank, one head dimension d ≥ 1, as many
+    heads, at least one position each. ``(q, k)`` as float64 arrays."""
+    q_arr = as_real_array("q", q, ndim=(2, 3))
+    k_arr = as_real_array("k", k, ndim=(2, 3))
+    if q_arr.ndim != k_arr.ndim:
+        raise ValueError(f"q and k must have the same rank, got q {q_arr.shape} and k {k_arr.shape}")
+    if q_arr.shape[-1] < 1:
+        raise ValueError(f"the head dimension d must be >= 1, got q {q_arr.shape}")
+    if q_arr.shape[-1] != k_arr.shape[-1]:
+        raise ValueError(
+            f"q and k must share the last dimension d, got q {q_arr.shape} and k {k_arr.shape}")
+    if q_arr.ndim == 3 and q_arr.shape[0] != k_arr.shape[0]:
+        raise ValueError(
+            f"q and k must have the same number of heads, got q {q_arr.shape} and k {k_arr.shape}")
+    if q_arr.shape[-2] < 1 or k_arr.shape[-2] < 1:
+        raise ValueError(f"q and k need at least one position, got q {q_arr.shape} and k {k_arr.shape}")
+    return q_arr, k_arr
+
+
 def attention_rows(name: str, value, *, atol: float = 1e-3) -> np.ndarray:
     """Attention patterns ``(…, n, n)``: entries in ``[0, 1]`` and every row summing to 1, both
     within ``atol`` (float32 rows of a few hundred keys sum to 1 within ~1e-5; 1e-3 also admits
@@ -498,3 +519,27 @@ def head_pairs(name: str, value, num_layers: int, num_heads: int) -> dict:
         layer = _index(name, pair[0], num_layers, "layer")
         by_layer.setdefault(layer, set()).add(_index(name, pair[1], num_heads, "head"))
     return {layer: tuple(sorted(heads)) for layer, heads in sorted(by_layer.items())}
+
+
+#: how the words of :mod:`helpers.interventions` are written, for the messages of :func:`interventions`
+INTERVENTION_SPELLING = "Zero(), Mean(), Replace(z) or Patch(q=…, k=…, v=…)"
+
+
+def interventions(name: str, value, num_layers: int, num_heads: int) -> dict:
+    """A forward pass's ``interventions`` (``None`` or ``{(layer, head): intervention}``) checked:
+    ``{(layer, head): intervention}`` with plain-int keys, in layer order. An intervention is
+    anything with ``checked`` and ``apply`` methods (the words of :mod:`helpers.interventions`, each
+    of which checks its own arrays against the model); ``name`` is the argument as the caller wrote it."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be a dict {{(layer, head): {INTERVENTION_SPELLING}}}, e.g. {{(1, 0): Zero()}}, "
+                        f"got {short_preview(value)}")
+    checked = {}
+    for key, item in value.items():
+        layer, head = head_pair(f"{name}'s keys", key, num_layers, num_heads)
+        if isinstance(item, type) or not all(callable(getattr(item, m, None)) for m in ("checked", "apply")):
+            hint = f" (a class: write {item.__name__}() with brackets)" if isinstance(item, type) else ""
+            raise TypeError(f"{name}[{key!r}] must be {INTERVENTION_SPELLING}{hint}, got {short_preview(item)}")
+        checked[(layer, head)] = item
+    return dict(sorted(checked.items()))

@@ -59,7 +59,7 @@ def test_heads_explorer_controls_show_the_studys_numbers_and_the_scans_three_rem
 
 
 def test_null_figure_marks_each_value_with_its_percentile_and_checks_its_panels():
-    from helpers.render.panels import null_figure
+    from helpers.figures.heads_at_work import null_figure
 
     null = np.arange(100.0)
     fig = null_figure([("t", null, {"a": 49.5, "b": 200.0})], "x（nats）")
@@ -89,7 +89,7 @@ def test_exercises_read_the_notebooks_cached_study(study):
 
 def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labels():
     from helpers.display import new_figure
-    from helpers.render.panels import PatternPanel
+    from helpers.figures.heads_at_work import PatternPanel
 
     labels = ["start"] + [f"t{i}" for i in range(4)] * 2
     ax = new_figure(4, 4).add_subplot()
@@ -111,7 +111,7 @@ def test_pattern_panel_labels_every_row_and_every_kth_column_and_checks_its_labe
 
 
 def test_null_figure_window_zooms_and_counts_what_lies_outside():
-    from helpers.render.panels import null_figure
+    from helpers.figures.heads_at_work import null_figure
 
     null = np.concatenate([np.linspace(-0.05, 0.2, 100), [1.05, 0.5, -0.4]])
     fig = null_figure([("t", null, {"a": 0.1})], "x", window=(-0.1, 0.3))

@@ -62,9 +62,11 @@ EXEMPT = {
     "helpers.circuit.sweep.run_variant": "trains one run of the sweep (at least 200 steps of notebook 11's model, "
                                          "tens of seconds a call); its variant/seed/steps checks come first and are "
                                          "regression tests in tests/unit/test_bad_input_new_modules.py",
-    "helpers.interventions.check": "takes the caller's argument name first (like helpers.render.validation) and "
-                                   "names that in every message; walked through circuit.forward and "
-                                   "real_model.forward's interventions, tested in tests/unit/test_circuit_model.py",
+    "helpers.real_model.one_head.residual_stream": "takes the caller's argument name first (like "
+                                                   "helpers.render.validation) and names that in every message; walked "
+                                                   "through head_attention's x_q/x_k/x_v and forward's Patch streams",
+    "helpers.real_model.one_head.head_output": "takes the caller's argument name first (like helpers.render.validation) "
+                                               "and names that in every message; walked through forward's Replace(z)",
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
@@ -112,7 +114,9 @@ RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", 
            "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History", "SentenceView", "NextToken",
            # the intervention words hold what the learner hands a forward pass, which checks their
            # arrays against its model (walked through helpers.circuit.model.run's interventions)
-           "Zero", "Mean", "Replace", "Patch"}
+           "Zero", "Mean", "Replace", "Patch",
+           # the head as a forward pass runs it, built by that pass from its checked arguments
+           "HeadHook"}
 
 
 def _modules():
@@ -237,7 +241,7 @@ def _circuit_and_heads():
     clean = real_model.forward(tiny, ids, keep_inputs=True)
     study = heads.HeadStudy(tiny, length=4, seeds=(0, 1), pool=range(256))
     return dict(config=config, task=task, model=model, batch=batch, cache=cache, run=small_run, summary=summary,
-                scores=circuit.interventions.ablate(model, batch, []), history=history.load(), tiny=tiny, ids=ids,
+                scores=circuit.experiments.ablate(model, batch, []), history=history.load(), tiny=tiny, ids=ids,
                 clean=clean, study=study, scan=head_scan.load_scan(), senders=heads.load_senders())
 
 
@@ -276,6 +280,7 @@ def _baselines():
     the walk then makes one argument bad at a time. Optional: a function not listed here is still
     walked with the per-name values above."""
     from helpers import example, layer, readable_tokens, training
+    from helpers.render import web
 
     rng = np.random.default_rng(2)
     spelling = readable_tokens.spell(["å¹", "´", "Ġa"])
@@ -296,6 +301,9 @@ def _baselines():
         "helpers.example.hand_row": dict(q=q[0], k=k, v=v),
         "helpers.example.project": dict(x=example.X, weight=example.W_Q),
         "helpers.render.controls.weights_html": dict(tokens=example.TOKENS, weights=[0.1, 0.2, 0.3, 0.4]),
+        "helpers.render.controls.weights_template": dict(tokens=example.TOKENS, field="weights"),
+        "helpers.render.format.fill": dict(template="和 = {x:.3f}；{v:.1f}；{t}", values={"x": 0.5, "v": [1.0], "t": "年"}),
+        "helpers.render.web.check_view": dict(view={"title": "", "panels": [web.bars(["a"], [0.5])]}),
         "helpers.kv_cache.decode_with_cache": dict(q=q, k=k, v=v),
         "helpers.kv_cache.earlier_output_change": dict(q=q, k=k, v=v, n_before=2, causal=True),
         "helpers.layer.LayerWeights": dict(w_q=f32, w_k=f32[:, :4], w_v=f32[:, :4], w_o=f32),
@@ -322,7 +330,7 @@ def _baselines():
         "helpers.real_model.generation.perplexity": dict(model=model, ids=[1, 2, 3]),
         "helpers.real_model.experiments.perplexity_with_wrong_rope": dict(model=model, ids=[1, 2, 3]),
         "helpers.real_model.experiments.head_values": dict(model=model, result=VALID["result"][0], layer=1),
-        "helpers.real_model.forward_pass.rms_norm": dict(x=rng.standard_normal((3, 8)), weight=np.ones(8), eps=1e-5),
+        "helpers.real_model.block.rms_norm": dict(x=rng.standard_normal((3, 8)), weight=np.ones(8), eps=1e-5),
         "helpers.real_model.load.unpermute_qk": dict(weight=f32, n_heads=2),
         "helpers.real_model.experiments.permute_qk": dict(weight=f32, n_heads=2),
         "helpers.scaling.jacobian_norms": dict(weights=[w6, w6]),
@@ -367,11 +375,11 @@ def _new_baselines():
         "helpers.circuit.backprop.loss_and_grads": dict(model=n["model"], tokens=n["batch"].tokens),
         "helpers.circuit.backprop.numerical_gradient": dict(model=n["model"], tokens=n["batch"].tokens[:1]),
         "helpers.circuit.history.shown_index": dict(batch=None),
-        "helpers.circuit.interventions.ablate": dict(model=n["model"], batch=n["batch"], heads=[(0, 1)]),
-        "helpers.circuit.interventions.mean_ablate": dict(model=n["model"], batch=n["batch"], heads=[(0, 1)]),
-        "helpers.circuit.interventions.patch": dict(model=n["model"], batch=n["batch"], head=(0, 1), into="k"),
-        "helpers.circuit.interventions.composition_effects": dict(model=n["model"], batch=n["batch"], head=(0, 1)),
-        "helpers.circuit.interventions.ablation_effects": dict(model=n["model"], batch=n["batch"]),
+        "helpers.circuit.experiments.ablate": dict(model=n["model"], batch=n["batch"], heads=[(0, 1)]),
+        "helpers.circuit.experiments.mean_ablate": dict(model=n["model"], batch=n["batch"], heads=[(0, 1)]),
+        "helpers.circuit.experiments.patch": dict(model=n["model"], batch=n["batch"], head=(0, 1), into="k"),
+        "helpers.circuit.experiments.composition_effects": dict(model=n["model"], batch=n["batch"], head=(0, 1)),
+        "helpers.circuit.experiments.ablation_effects": dict(model=n["model"], batch=n["batch"]),
         "helpers.circuit.model.Config": dict(vocab=8, length=8, d_model=8, heads=2, layers=2),
         "helpers.circuit.model.forward": dict(model=n["model"], tokens=n["batch"].tokens),
         "helpers.circuit.model.run": dict(model=n["model"], tokens=n["batch"].tokens),
@@ -452,7 +460,7 @@ def _new_baselines():
         "helpers.heads.patching.composition_screen": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1)),
         "helpers.heads.patching.receiver_pattern": dict(model=tiny, layer_inputs=clean.layer_inputs, sender=(0, 1),
                                                   receiver=(1, 0)),
-        "helpers.heads.patching.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
+        "helpers.real_model.one_head.head_write": dict(model=tiny, layer=0, head=1, z=np.ones((6, 4))),
         "helpers.heads.patching.pattern_change": dict(a=np.eye(4), b=np.full((4, 4), 0.25)),
     }
 

@@ -151,7 +151,7 @@ def test_misbehaving_functions_get_a_hint_not_a_traceback(key, kind):
         ok, message, mistake = _judge(key, none_later)
         assert (ok, mistake) == (False, "unreadable") and "None" in message
     elif kind == "loops":
-        ok, message, mistake = _judge(key, loops, time_limit=0.2)
+        ok, message, mistake = _judge(key, loops, time_floor=0.2)
         assert (ok, mistake) == (False, "timeout")
     elif kind == "prints":
         ok, message, _ = _judge(key, prints)

@@ -1,9 +1,11 @@
-"""The layout rule (tools/layout.py, CONTRIBUTING "where things are"): one test per check, each
+"""The layout rule (tools/checks/layout.py, CONTRIBUTING "where things are"): one test per check, each
 failing with one line per problem that names the file; and proof that each check can fail."""
 import shutil
 
-import layout
 import pytest
+
+from tools import ROOT as CHECKOUT
+from tools.checks import layout
 
 
 @pytest.mark.parametrize("check", layout.CHECKS, ids=lambda check: check.__name__.removeprefix("check_"))
@@ -50,17 +52,69 @@ def test_a_lesson_importing_an_explorer_or_a_face_or_a_cycle_is_named(tree):
     assert any("import cycle" in p and "helpers.config" in p and "helpers.cost" in p for p in found)
 
 
+def test_the_wing_importing_a_lesson_a_lesson_importing_the_drawing_wing_are_named(tree):
+    append(tree / "helpers" / "render" / "png.py", "\nfrom ..heads.stats import percentile  # noqa\n")
+    append(tree / "helpers" / "reading.py", "\nfrom .render import panels  # noqa\n")
+    found = layout.check_graph()
+    assert any(p.startswith("helpers/render/png.py:") and "a wing module imports helpers.heads.stats, which is "
+               "higher (lesson)" in p for p in found)
+    assert any(p.startswith("helpers/reading.py:") and "a lesson module imports helpers.render.panels, of the wing "
+               "layer (lessons stand on the base only" in p for p in found)
+
+
+def test_the_package_graph_names_plumbing_above_itself_a_later_lesson_and_a_cycle_of_packages(tree):
+    """The checks over top-level units fail on what they are for (on int before 12–13's figures left
+    the wing they named helpers/render/panels.py and real_model/forward_pass.py)."""
+    append(tree / "helpers" / "render" / "panels.py", "\nfrom ..heads.stats import percentile  # noqa\n")
+    append(tree / "helpers" / "real_model" / "generation.py", "\nfrom ..circuit import task  # noqa\n")
+    append(tree / "helpers" / "figures" / "weighted_average.py", "\nfrom .. import training  # noqa\n")
+    found = layout.check_packages()
+    assert any(p.startswith("helpers/render/panels.py:") and "the plumbing unit helpers.render imports helpers.heads, "
+               "a lesson unit" in p for p in found)
+    assert any(p.startswith("helpers/real_model/generation.py:") and "helpers.real_model.generation (09_real_model) "
+               "imports helpers.circuit, which the series teaches later (11_learning_a_circuit)" in p for p in found)
+    assert any(p.startswith("helpers/figures/weighted_average.py:") and "imports helpers.training, which the series "
+               "teaches later (10_learning_to_attend)" in p for p in found)
+    cycles = [p for p in found if "import cycle among the top-level units" in p]
+    assert len(cycles) == 1 and "helpers.heads" in cycles[0] and "helpers.render" in cycles[0], cycles
+
+
+def test_the_first_stage_shares_its_modules_and_the_stages_follow_the_series():
+    assert layout.stage_of("helpers.weighting") == layout.stage_of("helpers.attention") == layout.stage_of("helpers.layer")
+    assert layout.stage_of("helpers.real_model.forward_pass") < layout.stage_of("helpers.interventions") \
+        == layout.stage_of("helpers.circuit.model") < layout.stage_of("helpers.heads.patching") \
+        == layout.stage_of("helpers.figures.heads_at_work") < layout.stage_of("helpers.explorers.induction_circuit")
+    assert layout.stage_of("helpers.render.panels") is None and layout.stage_of("helpers.plots") is None
+
+
+def test_a_private_name_of_another_unit_is_named_but_one_of_its_own_unit_is_not(tree):
+    append(tree / "helpers" / "heads" / "stats.py",
+           "\nfrom ..real_model.model import _ids  # noqa\nfrom ..real_model import load  # noqa\n"
+           "from .. import attention  # noqa\nimport helpers.real_model as rm  # noqa\nimport helpers  # noqa\n"
+           "from .patching import _layer_inputs  # noqa\n\n\ndef _uses():\n    return (load._load_model, attention.__name__, "
+           "rm.model._require, helpers.layer._theta, _layer_inputs)\n")
+    found = [p.split(": ", 1)[1] for p in layout.check_private_names() if p.startswith("helpers/heads/stats.py:")]
+    assert sorted(found) == sorted([
+        "imports _ids, a private name of helpers.real_model.model (another unit's; give it a public name there)",
+        "uses helpers.real_model.load._load_model, a private name of another unit (give it a public name there)",
+        "uses helpers.real_model.model._require, a private name of another unit (give it a public name there)",
+        "uses helpers.layer._theta, a private name of another unit (give it a public name there)"]), found
+
+
 def test_a_module_named_after_no_notebook_a_missing_one_and_a_wrong_docstring_are_named(tree):
     (tree / "helpers" / "figures" / "training.py").write_text('"""Figures of 10."""\n', encoding="utf-8")
     (tree / "helpers" / "explorers" / "qkv.py").unlink()
     path = tree / "helpers" / "exercises" / "sqrt_d.py"
     path.write_text(path.read_text(encoding="utf-8").replace("``04_sqrt_d``", "``04``", 1), encoding="utf-8")
-    append(tree / "helpers" / "figures" / "real_model.py", "\nfrom .reading_attention import sink_figure  # noqa\n")
+    append(tree / "helpers" / "figures" / "real_model.py", "\nfrom .heads_at_work import null_figure  # noqa\n"
+                                                           "from .reading_attention import sink_figure  # noqa\n")
     found = layout.check_notebook_modules()
     assert any(p.startswith("helpers/figures/training.py: not named after a notebook") for p in found)
     assert any(p.startswith("helpers/explorers/qkv.py: missing") for p in found)
     assert any(p.startswith("helpers/exercises/sqrt_d.py: docstring must start with ``04_sqrt_d``") for p in found)
-    assert any(p.startswith("helpers/figures/real_model.py:") and "another notebook's module" in p for p in found)
+    mine = [p.split(": ", 1)[1] for p in found if p.startswith("helpers/figures/real_model.py:")]
+    assert mine == ["imports helpers.figures.heads_at_work, a later notebook's module (a notebook builds on earlier "
+                    "ones; shared pieces go to helpers/render/ or a lesson module)"]   # 08's, earlier, may be used
 
 
 def test_a_piece_shown_by_another_notebook_is_named(tree):
@@ -130,6 +184,26 @@ def test_any_change_to_sys_path_in_a_test_is_named(tree):
     found = [p for p in layout.check_tests() if p.startswith("tests/unit/test_layer.py:")]
     assert len(found) == len(SYS_PATH_CHANGES) + 1 and all("changes sys.path" in p for p in found), found
     assert any("from sys import path" in p for p in found)
+
+
+def test_a_script_in_tools_changing_sys_path_and_a_folder_that_is_no_package_are_named(tree):
+    """tools/ runs as one package (python -m tools.<group>.<module>): the checkout's own tools pass,
+    a script that puts a folder on sys.path, in any of the ways a test could, and a folder of
+    scripts without __init__.py are named."""
+    shutil.copytree(CHECKOUT / "tools", tree / "tools", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.wasm", "*.otf"))
+    assert layout.check_tools() == []
+    body = "".join(f"\n\ndef change_{i}(monkeypatch):\n    {line}\n" for i, line in enumerate(SYS_PATH_CHANGES))
+    (tree / "tools" / "site" / "extra.py").write_text("import site\nimport sys\nimport sys as system\n"
+                                                      "from sys import path\n" + body, encoding="utf-8")
+    (tree / "tools" / "loose").mkdir()
+    (tree / "tools" / "loose" / "script.py").write_text('"""A script in a folder that is no package."""\n',
+                                                         encoding="utf-8")
+    found = layout.check_tools()
+    changes = [p for p in found if p.startswith("tools/site/extra.py:")]
+    assert len(changes) == len(SYS_PATH_CHANGES) + 1 and all("changes sys.path" in p for p in changes), found
+    assert "tools/loose/: holds Python but is no package (add an __init__.py whose docstring says what the " \
+           "folder holds)" in found
 
 
 def test_tests_out_of_shape_are_named(tree):

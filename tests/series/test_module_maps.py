@@ -4,9 +4,10 @@ names, per map, what it lacks and what it names that is not there; and each kind
 to be named."""
 import shutil
 
-import layout
 import module_maps
 import pytest
+
+from tools.checks import layout
 
 
 def test_the_module_maps_agree_with_the_tree():
@@ -33,7 +34,7 @@ def test_a_new_module_a_gone_module_and_a_new_part_are_named(tree):
     (tree / "helpers" / "newidea.py").write_text('"""A new idea (``05_causal_mask``)."""\n', encoding="utf-8")
     (tree / "helpers" / "training" / "schedule.py").write_text('"""A part (``10_learning_to_attend``)."""\n',
                                                                 encoding="utf-8")
-    (tree / "helpers" / "render" / "web.py").unlink()
+    (tree / "helpers" / "render" / "text_stamps.py").unlink()
     (tree / "helpers" / "grading" / "hints.py").write_text('"""Hints."""\n', encoding="utf-8")
     package = tree / "helpers" / "stats"
     package.mkdir()
@@ -46,7 +47,7 @@ def test_a_new_module_a_gone_module_and_a_new_part_are_named(tree):
         "helpers/__init__.py: the parts listed for helpers.training lack schedule (in the tree)",
         "helpers/__init__.py: the module map does not list the parts of the package helpers.stats: write "
         "``helpers.stats`` (a package: nulls)",
-        "helpers/render/__init__.py: the module map names helpers.render.web, which is not in the tree",
+        "helpers/render/__init__.py: the module map names helpers.render.text_stamps, which is not in the tree",
         "helpers/grading/__init__.py: the module map does not name helpers.grading.hints (in the tree)",
         "helpers/grading/__init__.py: MODULES lacks hints (in the tree)",
     ]
@@ -60,7 +61,7 @@ def test_a_stale_base_list_and_stale_pyproject_names_are_named(tree):
     _replace(tree / "pyproject.toml", '"helpers.cli:main"', '"helpers.cli:run"')
     found = module_maps.problems(tree, layout.BASE)
     assert "helpers/render/__init__.py: the base list names helpers.render.originals, which is not in " \
-           "tools/layout.py BASE" in found
+           "tools/checks/layout.py BASE" in found
     assert any("helpers.threads is neither a module of the tree nor a name helpers defines" in p for p in found)
     assert any("helpers/fonts/OFL.txt is not in the tree" in p for p in found)
     assert any("helpers.cli:run is neither a module of the tree nor a name helpers.cli defines" in p for p in found)

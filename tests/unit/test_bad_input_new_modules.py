@@ -14,7 +14,7 @@ from tiny_model import tiny_model
 
 import helpers
 from helpers import circuit, real_model
-from helpers.circuit import interventions, sweep
+from helpers.circuit import experiments, sweep
 from helpers.circuit import trainer as circuit_trainer
 from helpers.display import table, text_table
 from helpers.heads import attribution as logit_attribution
@@ -94,7 +94,7 @@ def test_a_table_cell_holding_nan_is_a_clear_error_naming_the_cell():
 # ---- bare IndexError / AttributeError ------------------------------------------------------------
 def test_head_scores_best_names_score_and_layer(small):
     model, batch = small
-    scores = interventions.ablate(model, batch, [])
+    scores = experiments.ablate(model, batch, [])
     with pytest.raises(ValueError, match=r"^score must be one of \['previous', 'induction', 'duplicate'\]"):
         scores.best("nope", 0)
     with pytest.raises(ValueError, match=r"^layer must be <= 1, got 5"):
@@ -199,11 +199,11 @@ def test_random_set_shape_must_be_a_layers_heads_pair():
 def test_ablate_and_mean_ablate_name_heads_not_ablate_or_average(small):
     model, batch = small
     with pytest.raises(ValueError, match=r"^heads: layer index 9"):
-        interventions.ablate(model, batch, [(9, 0)])
+        experiments.ablate(model, batch, [(9, 0)])
     with pytest.raises(ValueError, match=r"^heads: layer index 9"):
-        interventions.mean_ablate(model, batch, [(9, 0)])
+        experiments.mean_ablate(model, batch, [(9, 0)])
     with pytest.raises(ValueError, match=r"^into must be one of \['q', 'k', 'v'\]"):
-        interventions.patch(model, batch, (0, 1), "x")
+        experiments.patch(model, batch, (0, 1), "x")
 
 
 def test_composition_names_loss_positions_not_logits_at(clean):

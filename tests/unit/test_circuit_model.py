@@ -69,8 +69,8 @@ def test_forward_equals_the_literal_head_by_head_model(positions):
         np.testing.assert_allclose(cache.logits[b], _literal_forward(model, tokens[b]), rtol=1e-12, atol=1e-12)
     # head outputs add up to the layer's contribution to the stream
     for layer in range(2):
-        after = cache.final if layer == 1 else cache.inputs[1]
-        np.testing.assert_allclose(cache.inputs[layer] + cache.head_outputs(layer).sum(axis=1), after, atol=1e-12)
+        after = cache.final_residual if layer == 1 else cache.layer_inputs[1]
+        np.testing.assert_allclose(cache.layer_inputs[layer] + cache.head_outputs(layer).sum(axis=1), after, atol=1e-12)
 
 
 def test_in_place_softmax_equals_the_series_softmax():
@@ -114,14 +114,14 @@ def test_patching_keys_changes_only_later_keys():
     model = circuit.init_model(cfg, 3)
     tokens = np.random.default_rng(5).integers(0, 32, size=(2, 32))
     clean = circuit.forward(model, tokens)
-    without = clean.inputs[1] - clean.head_outputs(0)[:, 1]
+    without = clean.layer_inputs[1] - clean.head_outputs(0)[:, 1]
     patched = circuit.forward(model, tokens, interventions={(1, h): Patch(k=without) for h in range(cfg.heads)})
     np.testing.assert_array_equal(patched.weights[0], clean.weights[0])       # layer 0 untouched
     np.testing.assert_array_equal(patched.q[1], clean.q[1])                   # layer 1 queries untouched
     np.testing.assert_array_equal(patched.v[1], clean.v[1])                   # and values
-    np.testing.assert_array_equal(patched.inputs[1], clean.inputs[1])         # the stream itself too
+    np.testing.assert_array_equal(patched.layer_inputs[1], clean.layer_inputs[1])         # the stream itself too
     out0 = clean.head_outputs(0)[:, 1]
-    manual = clean.inputs[1] - out0 + model.params["W_pos"]
+    manual = clean.layer_inputs[1] - out0 + model.params["W_pos"]
     np.testing.assert_allclose(patched.k[1][:, 0], manual @ model.params["W_K"][1, 0], atol=1e-12)
     assert not np.allclose(patched.k[1], clean.k[1])
 

@@ -4,14 +4,13 @@ Each test reads helpers/data/circuit_sweep.npz (made by `make circuit-data` with
 tests/unit/test_circuit_trainer.py retrains its prefix bit for bit) and checks one claim on *every*
 seed, so a claim that holds for one lucky seed fails here.
 """
-import importlib.util
 
 import numpy as np
 import pytest
 from blas import assert_blas_close
 
 from helpers import circuit
-from helpers.circuit import interventions, sweep, trainer
+from helpers.circuit import experiments, sweep, trainer
 
 CEILING = circuit.positional_ceiling()
 
@@ -87,14 +86,14 @@ def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(
     # mean over every scored position of the batch
     cfg = model.config
     tol = {"dtype": np.float64, "reduction_size": max(cfg.d_model, batch.tokens.size), "depth": 2 * cfg.layers + 1}
-    clean = interventions.ablation_effects(model, batch)
+    clean = experiments.ablation_effects(model, batch)
     for key, pair in s.ablations.items():
         k = key if key == "clean" else (int(key[1]), int(key[3]))
         assert_blas_close((clean[k].repeat_loss, clean[k].induction[-1].max()), pair, err_msg=key, **tol)
     prev, dup = s.heads["previous"], s.heads["duplicate"]
-    again = dict(interventions.composition_effects(model, batch, (0, prev)))
-    again["k_other"] = interventions.patch(model, batch, (0, 1 - prev), "k")
-    again |= {f"{name}_duplicate": e for name, e in interventions.composition_effects(model, batch, (0, dup)).items()
+    again = dict(experiments.composition_effects(model, batch, (0, prev)))
+    again["k_other"] = experiments.patch(model, batch, (0, 1 - prev), "k")
+    again |= {f"{name}_duplicate": e for name, e in experiments.composition_effects(model, batch, (0, dup)).items()
               if name != "clean"}
     assert set(again) == set(s.patches)
     for name, pair in s.patches.items():
@@ -102,7 +101,7 @@ def test_the_final_checkpoint_is_the_run_whose_patches_and_ablations_are_stored(
     # the notebook's mean ablation of the other layer-0 head: the repeat loss still falls (not an artefact
     # of zeroing), and both ablations make the other tokens' loss much worse
     other = 1 - s.heads["previous"]
-    mean = interventions.mean_ablate(model, batch, [(0, other)])
+    mean = experiments.mean_ablate(model, batch, [(0, other)])
     assert -0.15 < mean.repeat_loss - s.ablations["clean"][0] < -0.05
     assert mean.other_loss - clean["clean"].other_loss > 0.5
     assert clean[(0, other)].other_loss - clean["clean"].other_loss > 0.5
@@ -119,9 +118,8 @@ def test_save_keeps_the_final_checkpoint_and_merge_carries_it(runs, tmp_path):
     back = sweep.load(tmp_path / "a.npz")
     assert all(np.array_equal(back["_final"].params[k], final.params[k]) for k in final.params)
     assert sweep.load(tmp_path / "b.npz")["_final"] is None
-    spec = importlib.util.spec_from_file_location("circuit_data", ROOT / "tools" / "data" / "circuit_data.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    from tools.data import circuit_data as tool
+
     tool.merge([str(tmp_path / "a.npz"), str(tmp_path / "b.npz")], str(tmp_path / "all.npz"))
     merged = sweep.load(tmp_path / "all.npz")
     assert all(np.array_equal(merged["_final"].params[k], final.params[k]) for k in final.params)

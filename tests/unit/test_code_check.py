@@ -1,5 +1,6 @@
 """The code-exercise engine (the grading wing, helpers.grading): whatever the learner's function does, the
-checker answers with a Chinese message and never raises; the time limit is enforced both ways."""
+checker answers with a Chinese message and never raises; the time limit is enforced both ways (the clock
+itself: tests/unit/test_watch.py)."""
 import contextlib
 import dataclasses
 import io
@@ -10,6 +11,8 @@ import pytest
 
 from helpers import grading
 from helpers.grading import messages, watch
+
+pytestmark = pytest.mark.usefixtures("as_in_a_kernel")  # as in a learner's kernel (tests/conftest.py)
 
 
 def _double(x):
@@ -26,7 +29,7 @@ def _cases():
 
 TOY = grading.CodeExercise("把数组乘以 2", "double(x)", ("x",), ("结果",), _cases, _double,
                       (grading.Mistake("halve", "除以了 2，应乘以 2。", _halve),), "def double(x):\n    return 2 * x\n",
-                      time_limit=0.3)
+                      time_floor=0.3)
 
 
 def _run(fn, **kw):
@@ -99,12 +102,12 @@ def test_printing_is_captured_counted_and_cut():
         for _ in range(prints):
             print(line)
         return 2.0 * x
-    # What is checked is the capture, the count and the cut, not speed: the wall-clock limit is 50 ×
-    # what the same prints take in this process just now (so a loaded machine slows both alike).
-    start = time.perf_counter()
+    # What is checked is the capture, the count and the cut, not speed: the limit's floor is 50 × the CPU
+    # time the same prints take on this thread just now.
+    start = time.thread_time()
     with contextlib.redirect_stdout(io.StringIO()):
         chatty(0.0)
-    roomy = dataclasses.replace(TOY, time_limit=max(grading.TIME_LIMIT, 50 * (time.perf_counter() - start)))
+    roomy = dataclasses.replace(TOY, time_floor=max(grading.TIME_FLOOR, 50 * (time.thread_time() - start)))
     ok, message, _ = grading.run(roomy, chatty)
     printed = len(_cases()) * prints * (len(line) + 1)   # every case's prints, each with its newline
     assert ok is True and f"打印了 {printed} 个字符" in message and len(message) < 400, message
@@ -118,14 +121,14 @@ def test_warnings_are_recorded_not_shown():
     assert ok is True and "divide by zero" in message
 
 
-@pytest.mark.parametrize("use_alarm", [True, False], ids=["setitimer", "settrace"])
+@pytest.mark.parametrize("use_alarm", [True, False], ids=["signal", "tracer"])
 def test_a_runaway_loop_is_stopped_at_the_limit(use_alarm):
     def forever(x):
         while True:
             pass
-    start = time.perf_counter()
+    start = time.thread_time()  # the learner's clock: CPU time of this thread, whatever the load
     ok, message, mistake = _run(forever, use_alarm=use_alarm)
-    assert time.perf_counter() - start < 2.0
+    assert time.thread_time() - start < watch.stop_bound(TOY.time_floor) + 0.2
     assert (ok, mistake) == (False, "timeout") and "超时" in message
 
 
@@ -143,8 +146,9 @@ def test_catching_everything_does_not_escape_the_limit():
 
 def test_a_sleep_is_cut_short_by_the_alarm():
     start = time.perf_counter()
-    ok, _, mistake = _run(lambda x: time.sleep(30), use_alarm=True)
-    assert (ok, mistake) == (False, "timeout") and time.perf_counter() - start < 2.0
+    ok, _, mistake = _run(lambda x: time.sleep(60), use_alarm=True)
+    # idle as long as it may compute (0.3 s), with 15 s of slack for a loaded machine
+    assert (ok, mistake) == (False, "timeout") and time.perf_counter() - start < 0.3 + 15
 
 
 def test_the_limit_leaves_no_alarm_or_tracer_behind():
@@ -173,11 +177,14 @@ def test_off_the_main_thread_the_tracer_stops_the_loop():
     def forever(x):
         while True:
             pass
-    worker = threading.Thread(target=lambda: results.append(grading.run(TOY, forever)))
-    start = time.perf_counter()
+    def graded():
+        start = time.thread_time()
+        results.append(grading.run(TOY, forever))
+        results.append(time.thread_time() - start)
+    worker = threading.Thread(target=graded)
     worker.start()
-    worker.join(5.0)
-    assert not worker.is_alive() and time.perf_counter() - start < 2.0
+    worker.join(120)
+    assert not worker.is_alive() and results[1] < watch.stop_bound(TOY.time_floor) + 0.2
     assert results[0][0] is False and results[0][2] == "timeout"
 
 
@@ -251,29 +258,6 @@ def test_the_public_vocabulary_loads_from_the_wing_and_import_helpers_leaves_the
     loaded = subprocess.run([sys.executable, "-c", "import sys, helpers; print(sorted(m for m in sys.modules "
                              "if m.startswith('helpers.grading')))"], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "['helpers.grading', 'helpers.grading.originals']"
-
-
-def test_a_signal_landing_in_the_checkers_own_code_raises_nothing_and_installs_no_tracer():
-    """On a loaded machine the process can sit in the checker's cleanup past the timer's next re-arm:
-    the SIGALRM then lands in the checker's own frame. Raising there, or installing the re-raising
-    tracer, would skip the cleanup — the timer left running, and the process killed by a later SIGALRM
-    once the default handler is back."""
-    import signal
-    import sys
-    import types
-
-    ours = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=watch.__file__), f_back=None)
-    before = sys.gettrace()
-    guard = watch.Watch(60.0, True, {})
-    guard.start()
-    try:
-        guard._on_alarm(signal.SIGALRM, ours)
-        installed = sys.gettrace()
-        sys.settrace(before)  # a C call: an installed tracer goes before it can fire in this test
-    finally:
-        guard.stop()
-    assert installed is before and guard.raising is watch.TimeUp
-    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 # ---- container arguments (a cache dict, a tuple, a model config) ---------------------------------------

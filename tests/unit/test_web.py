@@ -1,21 +1,28 @@
 """The live page's description of an explorer (helpers.render.web) and the build side that evaluates it
 (tools/site/live/live_pages.py), without a browser: controls read from the widgets, a grid with the
-explorer's own readouts, compact encoding. The browser side: tests/series/test_live_site.py."""
+explorer's own readouts, compact encoding, and the one declaration of the panel kinds (web.PANELS)
+that the producers and the renderer beside them (helpers/render/web/attnlab_live.js, read here as
+source) are both held to. The browser side: tests/series/test_live_site.py."""
 from __future__ import annotations
 
 import base64
 import gzip
 import json
+import re
 
 import ipywidgets as widgets
-import live_pages
 import numpy as np
 import pytest
 
 from helpers import widgets as factories
 from helpers.render import web
+from helpers.render.controls import weights_html, weights_template
+from helpers.render.format import fill
 from helpers.render.palette import REFERENCE, WHITE
 from helpers.render.panels import largest
+from tools.site.live import live_pages
+
+JS = web.ASSETS[0]
 
 
 def test_control_spec_reads_kind_values_labels_and_default_from_the_widget():
@@ -76,6 +83,206 @@ def test_formula_explorers_name_a_formula_and_give_its_inputs():
         assert data["formula"] == e.web_formula and data["view"]["panels"]
         args = e.web_compute_args(e.values, {})
         assert e.describe(e.compute(**args)) == e.readout.value  # the page's inputs reproduce the notebook's state
+        # the readout travels as the template describe() fills: its words are written once
+        assert data["templates"] == e.web_templates and data["readout"] == e.readout.value
+        assert "{" in data["templates"]["readout"]
+
+
+def test_the_page_formulas_write_no_words_of_their_own():
+    """The words of a formula explorer's readout and title are in its Python templates only: the page's
+    formulas (attnlab_live.js, from FORMULAS to the drawing) hold no Chinese outside comments."""
+    js = JS.read_text(encoding="utf-8")
+    formulas = js[js.index("var FORMULAS = {};"):js.index("// ---- drawing")]
+    code = re.sub(r"//[^\n]*", "", formulas)
+    assert not re.findall(r"[\u2e80-\u9fff\uff00-\uffef]+", code)
+
+
+def test_fill_writes_numbers_as_fmt_and_refuses_what_it_cannot_write():
+    vec = np.array([0.5, -np.inf])
+    assert fill("和 = {t:.3f}；{v:.1f}；{v[0]:.2f}；{w}；{{x}}", {"t": 1 / 3, "v": vec, "w": "年"}) == \
+        "和 = 0.333；[0.5, −∞]；0.50；年；{x}"
+    for template, named in [("{y:.1f}", "{y:.1f}"), ("{w:.1f}", "{w:.1f}"), ("{t}", "{t}"), ("{v[7]:.1f}", "v"),
+                            ("a } b", "'}'")]:
+        with pytest.raises((ValueError, TypeError), match=re.escape(named)):
+            fill(template, {"t": 1.0, "v": vec, "w": "年"})
+    # a row of weights is the same HTML from its template, braces in a token kept as text
+    tokens, w = ["{年}", "假"], [0.25, 0.75]
+    assert weights_html(tokens, w) == fill(weights_template(tokens, "w"), {"w": w}) == \
+        '<span class="weights-0">{年} 0.250</span> · <span class="weights-1">假 0.750</span>'
+
+
+# ---- one declaration of the panel kinds, two halves held to it ----------------------------------
+def _code(js: str) -> str:
+    """``js`` with every string, comment and regular-expression literal blanked (same length), so
+    that braces and ``p.x`` are only ever code."""
+    out, i, n = list(js), 0, len(js)
+    last = "("  # the last code character: after one of these, "/" opens a regular expression
+
+    def blank(a, b):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        c = js[i]
+        if c in "\"'":
+            j = i + 1
+            while js[j] != c:
+                j += 2 if js[j] == "\\" else 1
+            blank(i + 1, j)
+            i, last = j + 1, c
+        elif js.startswith("//", i):
+            j = js.find("\n", i)
+            blank(i, j)
+            i = j
+        elif js.startswith("/*", i):
+            j = js.index("*/", i) + 2
+            blank(i, j)
+            i = j
+        elif c == "/" and last in "(,=:[!&|?{};":
+            j, in_class = i + 1, False
+            while in_class or js[j] != "/":
+                in_class = (in_class or js[j] == "[") and js[j] != "]"
+                j += 2 if js[j] == "\\" else 1
+            blank(i + 1, j)
+            i, last = j + 1, "/"
+        else:
+            if not c.isspace():
+                last = c
+            i += 1
+    return "".join(out)
+
+
+def _closing(code: str, start: int) -> int:
+    """The index of the bracket that closes the one at ``start``."""
+    pairs, depth = {"{": "}", "(": ")", "[": "]"}, 0
+    opening = code[start]
+    for k in range(start, len(code)):
+        depth += (code[k] == opening) - (code[k] == pairs[opening])
+        if depth == 0:
+            return k
+    raise AssertionError(f"attnlab_live.js: no closing {pairs[opening]} for the one at {start}")
+
+
+def _arguments(code: str, open_paren: int) -> list:
+    """The argument texts of the call whose ``(`` is at ``open_paren``."""
+    end, out, depth, begin = _closing(code, open_paren), [], 0, open_paren + 1
+    for k in range(open_paren + 1, end):
+        depth += (code[k] in "([{") - (code[k] in ")]}")
+        if code[k] == "," and depth == 0:
+            out.append(code[begin:k].strip())
+            begin = k + 1
+    return out + [code[begin:end].strip()]
+
+
+def _reads(code: str, var: str) -> set:
+    return set(re.findall(rf"(?<![\w.$]){var}\.(\w+)", code))
+
+
+def renderer_fields(js: str) -> dict:
+    """``{kind: fields read}`` of each ``DRAW.<kind>`` of ``js``, with ``"series"`` (what ``DRAW.lines``
+    reads of a line, ``s``) and ``"lines.bars"``: the fields read of the panel ``p`` in the renderer
+    and in every function it hands ``p`` to (a function whose parameter of that place is ``p``)."""
+    code = _code(js)
+    helpers = {}
+    for m in re.finditer(r"function\s+(\w+)\s*\(([^)]*)\)\s*\{", code):
+        params = [a.strip() for a in m.group(2).split(",")]
+        if "p" in params:
+            helpers[m.group(1)] = (params.index("p"), code[m.end() - 1:_closing(code, m.end() - 1)])
+
+    def panel_reads(body: str, seen=()) -> set:
+        found = _reads(body, "p")
+        for name, (place, inner) in helpers.items():
+            for call in re.finditer(rf"(?<![\w.$]){name}\s*\(", body):
+                args = _arguments(body, call.end() - 1)
+                if name not in seen and len(args) > place and args[place] == "p":
+                    found |= panel_reads(inner, (*seen, name))
+        return found
+
+    start = code.index("var DRAW = {") + len("var DRAW = ")
+    table = code[start:_closing(code, start) + 1]
+    out = {}
+    for m in re.finditer(r"(\w+)\s*:\s*function\s*\(svg,\s*p\)\s*\{", table):
+        body = table[m.end() - 1:_closing(table, m.end() - 1) + 1]
+        out[m.group(1)] = panel_reads(body)
+        if m.group(1) == "lines":
+            out["series"] = _reads(body, "s")
+            out["lines.bars"] = set(re.findall(r"(?<![\w.$])p\.bars\.(\w+)", body))
+    return out
+
+
+def contract_problems(js: str) -> list:
+    """Each kind or field that the renderer in ``js`` and web.PANELS / web.RECORDS do not agree on."""
+    read, problems = renderer_fields(js), []
+    for kind in [k for k in web.PANELS if k not in read]:
+        problems.append(f"attnlab_live.js has no DRAW.{kind}, and web.PANELS declares the kind {kind!r}")
+    for kind in [k for k in read if k not in web.PANELS and k not in web.RECORDS]:
+        problems.append(f"attnlab_live.js draws DRAW.{kind}, a kind web.PANELS does not declare")
+    for kind, declared in [*web.PANELS.items(), *web.RECORDS.items()]:
+        if kind not in read:
+            continue
+        for field in sorted(read[kind] - set(declared)):
+            problems.append(f"attnlab_live.js: DRAW.{kind} reads {field!r}, which web declares for no {kind}")
+        for field in declared:
+            drawn = (kind, field) not in web.NOT_DRAWN
+            if drawn and field not in read[kind]:
+                problems.append(f"attnlab_live.js: DRAW.{kind} never reads {field!r}, which web declares for {kind}")
+            if not drawn and field in read[kind]:
+                problems.append(f"attnlab_live.js: DRAW.{kind} reads {field!r}, which web.NOT_DRAWN says it does not")
+    return problems
+
+
+#: one panel of each kind, every optional field given
+PRODUCED = {
+    "bars": lambda: web.bars(["a", "b"], [0.2, 0.8], colors=["#000000", "#111111"], highlight=1, digits=2, visible=1),
+    "heatmap": lambda: web.heatmap(np.eye(2), ["a", "b"], ["r", "s"], numbers=np.eye(2, dtype=bool), marks=[(0, 1)]),
+    "tiles": lambda: web.tiles([np.eye(2)] * 2, cols=2, row_labels=["头"]),
+    "lines": lambda: web.lines([web.series([0, 1], [1.0, 2.0])], bars=([1.0, 2.0], ["#000000", "#111111"])),
+    "arrows": lambda: web.arrows([[1.0, 0.0]], ["q"], ["#000000"], lim=1),
+}
+
+
+def test_the_renderer_draws_every_declared_kind_and_reads_exactly_its_fields():
+    assert contract_problems(JS.read_text(encoding="utf-8")) == []
+
+
+def test_each_producer_writes_exactly_its_declared_fields_in_order():
+    assert set(PRODUCED) == set(web.PANELS)
+    for kind, make in PRODUCED.items():
+        panel = make()
+        assert getattr(web, kind).__name__ == kind and panel["kind"] == kind
+        assert list(panel)[1:] == list(web.PANELS[kind]), f"web.{kind} writes {list(panel)[1:]}"
+        web.check_view({"title": "", "panels": [panel]})
+    assert list(web.series([0], [0])) == list(web.RECORDS["series"])
+    assert list(PRODUCED["lines"]()["bars"]) == list(web.RECORDS["lines.bars"])
+    assert list(web.cells(np.eye(2), 0, 1)) == list(web.RECORDS["cells"])
+    assert "bars" not in web.lines([])  # optional: absent unless given (web.OPTIONAL)
+
+
+@pytest.mark.parametrize("edit, named", [
+    (("p.visible", "p.shown"), ["bars", "'visible'", "'shown'"]),
+    (("    tiles: function (svg, p) {", "    tile: function (svg, p) {"), ["DRAW.tiles", "DRAW.tile"]),
+    (("s.dash ?", "s.dashed ?"), ["DRAW.series", "'dashed'"]),
+    (("if (p.colorbar) colorbar(svg, p, box.x", "if (p.colorbar) colorbar(svg, {}, box.x"), ["heatmap", "'vmin'"]),
+])
+def test_a_kind_or_field_one_side_lacks_is_named(edit, named):
+    js = JS.read_text(encoding="utf-8")
+    assert edit[0] in js
+    found = "\n".join(contract_problems(js.replace(edit[0], edit[1])))
+    for word in named:
+        assert word in found, (word, found)
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda p: p.update(extra=1), "'extra'"),
+    (lambda p: p.pop("accent"), "'accent'"),
+    (lambda p: p.update(kind="pie"), "'pie'"),
+])
+def test_a_view_with_a_field_the_declaration_lacks_is_refused_naming_it(change, named):
+    panel = PRODUCED["bars"]()
+    change(panel)
+    with pytest.raises(ValueError, match=named):
+        web.check_view({"title": "", "panels": [panel]})
 
 
 @pytest.mark.parametrize("call, named", [

@@ -1,12 +1,14 @@
 """The book's explorers, live: evaluate each explorer's states at build time and put them in its page.
 
-    python tools/site/live/live_pages.py SITE      inject into a built site (tools/site_build.py does)
-    python tools/site/live/live_pages.py --sizes   each explorer's data size, without a site
+    python -m tools.site.live.live_pages SITE      inject into a built site (tools/site/build.py does)
+    python -m tools.site.live.live_pages --sizes   each explorer's data size, without a site
 
 For each explorer of ``helpers.widgets`` whose class declares :meth:`web_view`, a page's widget cell
 (the cell whose code calls ``helpers.widgets.<name>()``) gets a ``<div class="attnlab-live">`` over
 its still picture, holding the explorer's data inline (gzip + base64 JSON: no fetch, so the site
-works from ``file://``) and drawn by ``attnlab_live.js`` (plain SVG; no library):
+works from ``file://``) and drawn by ``attnlab_live.js`` (plain SVG; no library), which sits beside
+the panels' producer in ``helpers/render/web/`` (every state's view is checked against its
+declaration of the panel kinds, ``helpers.render.web.check_view``):
 
 - a **grid** explorer (``web_formula is None``): every combination of its control values (each
   control's own range, step or options; :meth:`web_universe` for a control whose range follows
@@ -15,8 +17,10 @@ works from ``file://``) and drawn by ``attnlab_live.js`` (plain SVG; no library)
   and the page moves the other controls the way the explorer's observers do. A panel's fields that
   never change are stored once; every distinct string (a readout, a changing field's JSON) is stored
   once; a state is a list of indices.
-- a **formula** explorer: the controls, the default view, and the name of the browser function that
-  recomputes a state; ``tests/site/test_live_site.py`` holds the function to ``compute()``.
+- a **formula** explorer: the controls, the default view, the name of the browser function that
+  recomputes a state, and the explorer's ``web_templates`` (its readout, written once: the page fills
+  the template ``describe()`` fills); ``tests/series/test_live_site.py`` holds the function to
+  ``compute()`` and its readout to ``describe()``.
 
 The still picture stays in the page (hidden on screen once the live view starts) for readers without
 JavaScript and for printing; the PDF (the one-page version) keeps only the still pictures and says once
@@ -37,9 +41,9 @@ import sys
 import time
 from pathlib import Path
 
+from tools import ROOT
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent.parent
-ASSETS = ("attnlab_live.js", "attnlab_live.css")
 #: the marker of a widget cell in a page's HTML: the call, as Pygments splits it into spans
 CALL = re.compile(r"helpers\.widgets\.(\w+_explorer)\(\)")
 CELL = '<div class="cell docutils container">'
@@ -62,7 +66,6 @@ def source_hash() -> str:
 
 def factories() -> dict:
     """``{name: factory}`` of every explorer of :mod:`helpers.widgets`."""
-    sys.path.insert(0, str(ROOT))
     from helpers import widgets
 
     return widgets.all_factories()
@@ -86,12 +89,16 @@ def set_values(explorer, values: dict) -> bool:
 
 
 def view_now(explorer) -> tuple:
-    """``(state, readout, view)`` for the controls as they stand (nothing drawn)."""
+    """``(state, readout, view)`` for the controls as they stand (nothing drawn; the view checked
+    against the panel kinds the page draws)."""
     from helpers.render.threads import one_blas_thread
+    from helpers.render.web import check_view
 
     with one_blas_thread():
         state = explorer.compute(**explorer.compute_args())
-    return state, explorer.describe(state), explorer.web_view(state)
+    view = explorer.web_view(state)
+    check_view(view, f"{type(explorer).__name__}.web_view(...)")
+    return state, explorer.describe(state), view
 
 
 def explorer_data(name: str, explorer) -> dict:
@@ -104,8 +111,12 @@ def explorer_data(name: str, explorer) -> dict:
     data = {"name": name, "reset_label": RESET_LABEL, "controls": controls}
     defaults = dict(explorer.values)
     if explorer.web_formula is not None:
+        if not isinstance(explorer.web_templates, dict) or "readout" not in explorer.web_templates:
+            raise RuntimeError(f"{name}: a formula explorer writes its readout as web_templates['readout'] "
+                               "(which describe() fills), so that the page fills the same words")
         _, readout, view = view_now(explorer)
         data.update(formula=explorer.web_formula, view=view, readout=readout, **explorer.web_formula_data())
+        data["templates"] = explorer.web_templates
         return data
     strings, index, states = [], {}, {}
 
@@ -210,19 +221,21 @@ def inject_page(text: str, encoded: dict) -> tuple:
 
 def inject(site: Path, encoded: dict | None = None, *, log=print) -> dict:
     """Put the live explorers into every page of ``site``; ``{page: [names]}``."""
+    from helpers.render.web import ASSETS
+
     site = Path(site)
     encoded = build_all(log=log) if encoded is None else encoded
     static = site / "_static"
     for asset in ASSETS:
-        shutil.copy2(HERE / asset, static / asset)
+        shutil.copy2(asset, static / asset.name)
     done = {}
     for page in sorted(site.glob("*.html")):
         text = page.read_text(encoding="utf-8")
         new, names = inject_page(text, encoded)
         if not names:
             continue
-        tags = "".join(f'<link rel="stylesheet" href="_static/{a}">' if a.endswith(".css")
-                       else f'<script defer src="_static/{a}"></script>' for a in ASSETS)
+        tags = "".join(f'<link rel="stylesheet" href="_static/{a.name}">' if a.suffix == ".css"
+                       else f'<script defer src="_static/{a.name}"></script>' for a in ASSETS)
         new = new.replace("</head>", tags + "</head>", 1)
         page.write_text(new, encoding="utf-8")
         done[page.name] = names
