@@ -2,6 +2,7 @@
 model parts are marked ``model``: slow, skipped outside CI without SmolLM2)."""
 import numpy as np
 import pytest
+import sentence_reference
 from fakes import fake_weights
 
 from helpers import exercises as ex
@@ -152,3 +153,30 @@ def test_sentence_explorer_shows_the_lesson_functions_numbers_for_typed_text(nee
         assert not e.box.get_visible()
     e.reset_button.click()
     assert e.values == e.defaults and e.state["error"] is None
+
+
+@pytest.mark.parametrize("text", sentence_reference.FIXED)
+def test_the_text_box_shows_the_books_page_numbers(model, text):
+    """09's text box and the book's page 你自己的句子 are held to one definition
+    (sentence_reference.python_view): the same tokens, grouped maps, scores, ranked heads and top 5."""
+    from helpers.real_model import sentence
+
+    view, want = real_model.sentence_view(model, text), sentence_reference.python_view(text)
+    assert list(view.ids) == want["ids"]
+    assert view.piece_labels == want["piece_labels"] and view.labels == want["run_labels"]
+    # both are numpy's float32 forward of the same ids, the same code up to the logits: 1e-6 is far
+    # above float32's rounding of a weight ≤ 1 (BLAS kernels may sum in another order) and far below
+    # the 3 decimals shown
+    np.testing.assert_allclose(view.maps, want["grouped"], rtol=0, atol=1e-6)
+    heads = model.config.num_heads
+    for name in sentence.SCORES:
+        np.testing.assert_allclose(view.scores[name], want["scores"][name], rtol=0, atol=1e-6)
+        ranked = [a * heads + b for a, b in view.ranking[name][:sentence_reference.RANKED]]
+        py = want["scores"][name].ravel()
+        # the i-th head ranked holds the page's i-th score (heads swap only where their scores tie)
+        assert np.abs(py[ranked] - py[want["ranking"][name]]).max() <= 1e-6, (name, ranked, want["ranking"][name])
+    assert sentence_reference.same_ranking([t.id for t in view.top], want["top"], want["p"])
+    assert [t.label for t in view.top] == [want["labels"][i] for i in want["top"]]
+    # a logit is a float32 sum of 576 products: computed for the last row alone its rounding moves by
+    # ~1e-5 (as the engine's does, |Δlogit| ≤ 3.7e-5), and a probability by that much relatively
+    np.testing.assert_allclose([t.probability for t in view.top], want["p"][want["top"]], rtol=1e-4, atol=0)

@@ -1,12 +1,13 @@
 """helpers.real_model.sentence_view: a text of one's own, everything at once — on the tiny random model
 with SmolLM2's structure (no 1.2 GB load; tests/notebooks/test_real_model.py runs the real one)."""
-import home
 import numpy as np
 import pytest
 from tiny_model import tiny_model
 
 from helpers import readable_tokens, reading, real_model
+from helpers.heads import top_heads
 from helpers.real_model import sentence
+from tools import home
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def test_the_view_is_one_forward_pass_read_every_way(model):
         assert order.shape == (layers * heads, 2)
         ranked = score[order[:, 0], order[:, 1]]
         assert np.all(np.diff(ranked) <= 0)
-        assert sorted(map(tuple, order.tolist())) == [(a, b) for a in range(layers) for b in range(heads)]
+        assert [tuple(pair) for pair in order.tolist()] == top_heads(score, layers * heads)  # as 12 ranks heads
         a, b = order[3]
         assert view.rank(name, a, b) == 4
     # the next tokens: the last position's logits of the same pass, as next_token_top reads them
