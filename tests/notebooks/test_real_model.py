@@ -180,3 +180,21 @@ def test_the_text_box_shows_the_books_page_numbers(model, text):
     # a logit is a float32 sum of 576 products: computed for the last row alone its rounding moves by
     # ~1e-5 (as the engine's does, |Δlogit| ≤ 3.7e-5), and a probability by that much relatively
     np.testing.assert_allclose([t.probability for t in view.top], want["p"][want["top"]], rtol=1e-4, atol=0)
+
+
+def test_the_books_page_and_09_point_at_each_other(model):
+    """09's stored output prints the page's address (the book's, from the installed package's metadata),
+    on the article's sentence; the page's prose links back to 09."""
+    import json
+
+    from paths import ROOT
+
+    from helpers.real_model import sentence
+    from tools.site.live.sentence import page as sentence_page
+
+    nb = json.loads((ROOT / "notebooks" / "09_real_model.ipynb").read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "sentence_view(" in "".join(c["source"]))
+    printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    assert sentence.page_url().endswith(f"/{sentence_page.PAGE}.html") and sentence.page_url() in printed
+    assert " ".join(real_model.sentence_view(model, texts.CHINESE_PROMPT).labels) in printed
+    assert f"]({sentence_page.NOTEBOOK}.ipynb)" in sentence_page.source() and sentence_page.NOTEBOOK == "09_real_model"

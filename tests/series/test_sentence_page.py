@@ -605,6 +605,7 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     assert len(text.encode()) < 10 ** 6, "the weights are never inlined"
     for name in ("index.html", "09_real_model.html"):
         assert f'href="{PAGE}"' in (site / name).read_text(encoding="utf-8"), f"{name} links the page"
+    assert 'href="09_real_model.html"' in text, "the page links notebook 09, whose text box it is"
     assert f'href="{PAGE}"' in (site / "13_induction_circuit.html").read_text(encoding="utf-8")
     without = sentence_page.site_bytes(site)
     assert without <= 60 * 10 ** 6, f"the site without the model file is {without / 1e6:.1f} MB"
