@@ -17,8 +17,8 @@ next tokens. Both are tested against it.
   that any text defines; ``12``'s induction and duplicate-token scores read a diagonal of a
   sequence repeated twice (``[first] + r + r``) and mean nothing on a sentence. A score needs
   :data:`MIN_TOKENS` tokens (``previous`` 2, ``sink`` 5); a shorter text has no such score.
-- **Ranking**: every head by score, highest first, as :func:`helpers.heads.top_heads` ranks them
-  (ties keep ``(layer, head)`` order).
+- **Ranking**: every head by score, highest first (:func:`helpers.reading.heads_by_score`, the order
+  ``12``'s :func:`helpers.heads.top_heads` lists; ties keep ``(layer, head)`` order).
 - **Next tokens**: the :data:`TOP_K` likeliest after the text, from the same pass's last logits
   (softmax in float64, as :func:`helpers.real_model.next_token_top`).
 
@@ -35,7 +35,7 @@ from importlib import metadata
 import numpy as np
 
 from .. import readable_tokens
-from ..reading import SINK_SKIP, previous_token_score, sink_score
+from ..reading import SINK_SKIP, heads_by_score, previous_token_score, sink_score
 from ..render.validation import short_preview
 from .forward_pass import forward
 from .generation import top_tokens
@@ -146,10 +146,7 @@ def sentence_view(model: Model, text: str) -> SentenceView:
     for name, score in (("previous", previous_token_score), ("sink", sink_score)):
         if len(ids) >= MIN_TOKENS[name]:
             scores[name] = score(weights)
-    # imported here: helpers.heads reads the real model, so it imports this package first
-    from ..heads.scores import top_heads
-
-    ranking = {name: np.array(top_heads(s, s.size)).reshape(-1, 2) for name, s in scores.items()}
+    ranking = {name: heads_by_score(s) for name, s in scores.items()}
     top = tuple(NextToken(i, p, decode(model, [i]), readable_tokens.spell([model.tokens[i]]).labels()[0])
                 for i, p in top_tokens(run.logits[-1], TOP_K))
     return SentenceView(text, tuple(int(i) for i in ids), spelling, weights,
