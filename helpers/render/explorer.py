@@ -58,6 +58,7 @@ from .png import DPI, display_width, figure_png, new_figure, rgba_png
 from .text_stamps import TextStamps
 from .threads import one_blas_thread
 from .validation import as_real_array, boolean, choice, finite_scalar, integer
+from .validation import text as check_text
 
 #: the label of the button that puts every control back to its initial value
 RESET_LABEL = "恢复默认"
@@ -67,7 +68,8 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 #: a subclass's methods that take a state (what its ``compute`` returns): each checks it first
 STATE_METHODS = ("draw", "describe", "web_view")
 #: what a message calls each kind of control (the first that matches)
-CONTROL_WORDS = ((widgets.Checkbox, "checkbox"), (widgets.ToggleButtons, "button group"), (widgets.RadioButtons, "button group"),
+CONTROL_WORDS = (((widgets.Text, widgets.Textarea), "text box"), (widgets.Checkbox, "checkbox"),
+                 (widgets.ToggleButtons, "button group"), (widgets.RadioButtons, "button group"),
                  (widgets.Dropdown, "menu"), (widgets.Select, "list"),
                  ((widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider), "slider"))
 
@@ -471,13 +473,16 @@ class Explorer:
     @staticmethod
     def _domain(control, universe=None) -> tuple:
         """What ``control`` can show: ``("options", values)``, ``("bool",)``, ``("int", low, high)``,
-        ``("float", low, high)``, or ``("any",)`` for a widget of another kind; ``universe`` (every
+        ``("float", low, high)``, ``("text",)`` (a text box: any string; the explorer says what it
+        makes of one it cannot show), or ``("any",)`` for a widget of another kind; ``universe`` (every
         value a control whose range follows another can ever take) replaces its range or options."""
         if universe is not None:
             return ("options", tuple(universe))
         options = getattr(control, "_options_values", None)
         if options is not None:
             return ("options", tuple(options))
+        if isinstance(control, (widgets.Text, widgets.Textarea)):
+            return ("text",)
         if isinstance(control, widgets.Checkbox):
             return ("bool",)
         if isinstance(control, widgets.IntSlider):
@@ -499,6 +504,8 @@ class Explorer:
                 return integer(name, value, low=domain[1], high=domain[2])
             if kind == "float":
                 return finite_scalar(name, value, low=domain[1], high=domain[2])
+            if kind == "text":
+                return check_text(name, value)
         except (TypeError, ValueError) as exc:
             raise _with_note(exc, self.control_note(name, control, domain)) from None
         return value

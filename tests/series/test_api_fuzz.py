@@ -48,6 +48,9 @@ EXEMPT = {
     "helpers.real_model.model.find_gguf": "takes no argument; looks up the installed model wheel",
     "helpers.widgets.real_attention_explorer": "loads the 135M model; its `text` check runs before the load "
                                                "and is a regression test in tests/notebooks/test_real_model.py",
+    "helpers.widgets.sentence_explorer": "loads the 135M model; its `text` check runs before the load and is a "
+                                         "regression test in tests/notebooks/test_real_model.py; the text box's "
+                                         "text goes through sentence_view, walked with the tiny model",
     "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
                                       "on the first call); its kwargs go through the Explorer checks walked "
                                       "in learning_explorer and the other explorers",
@@ -108,7 +111,7 @@ WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures
                  "helpers.circuit.trainer.TrainingRun")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
-           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History",
+           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History", "SentenceView", "NextToken",
            # the intervention words hold what the learner hands a forward pass, which checks their
            # arrays against its model (walked through helpers.circuit.model.run's interventions)
            "Zero", "Mean", "Replace", "Patch",

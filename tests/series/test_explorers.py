@@ -59,10 +59,12 @@ def test_every_explorer_builds_a_picture_and_never_shows_nan_or_leaves_its_range
 
 
 def _out_of_reach(control):
-    """A value no control of this kind can give: NaN for a float slider, 10⁹ for an integer one, a
-    word for a menu, text for a checkbox."""
+    """A value no control of this kind can give: NaN for a float slider, 10⁹ for an integer one or a
+    text box, a word for a menu, text for a checkbox."""
     import ipywidgets
 
+    if isinstance(control, ipywidgets.Text):
+        return 10 ** 9
     if isinstance(control, ipywidgets.FloatSlider):
         return float("nan")
     if isinstance(control, ipywidgets.IntSlider):

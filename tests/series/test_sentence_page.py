@@ -4,7 +4,8 @@ http (127.0.0.1; the model downloaded with the page's button) and over ``file://
 with ``setInputFiles``), typing into the page's text box.
 
 What the engine computes is proved in test_sentence_engine.py; here, the page's own work is held
-to Python's definitions, read from the page (its ``AttnLabSentencePage.view()`` and its DOM):
+to Python's definitions (``sentence_reference.python_view``, which notebook 09's text box is held to
+as well), read from the page (its ``AttnLabSentencePage.view()`` and its DOM):
 
 - for 3 fixed texts and 20 drawn by a seeded generator (invisible and fullwidth characters added to
   the engine test's alphabet): the tokens shown equal ``helpers.real_model.token_labels`` (one per
@@ -31,7 +32,6 @@ over at most k key pieces (k: the widest character of the text, in pieces), so i
 from __future__ import annotations
 
 import base64
-import functools
 import os
 import shutil
 import subprocess
@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sentence_reference
-from sentence_reference import CAP, FIXED, TOL, same_ranking
+from sentence_reference import CAP, FIXED, TOL, python_view, same_ranking
 from site_checks import require, site_missing
 from venvs import CACHE
 
@@ -54,39 +54,12 @@ SEED, DRAWN = 4403, 20
 #: besides the engine test's alphabet: characters a label draws as their code point, fullwidth letters,
 #: the ideographic space, a longer Chinese word
 OTHER = (*sentence_reference.OTHER, "\u200b", "\u202e", "\u2028", "ＡＢＣ", "\u3000", "注意力机制")
-RANKED = 10
 MODES = ("http", "file")
 PAGE = "sentence.html"
 
 
 def drawn_texts() -> list:
     return sentence_reference.drawn_texts(SEED, DRAWN, OTHER)
-
-
-# ---- Python's numbers ------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=None)
-def python_view(text: str) -> dict:
-    """What the page must show for ``text``, from helpers.real_model / readable_tokens / reading / heads."""
-    from helpers import readable_tokens, real_model
-    from helpers.heads import top_heads
-    from helpers.reading import SINK_SKIP, previous_token_score, sink_score
-
-    model = real_model.load_model()
-    ids = real_model.encode(model, text)
-    spelling = readable_tokens.spell_ids(model, ids)
-    ref = sentence_reference.reference(tuple(ids))
-    grouped = readable_tokens.group_attention(ref["attn"], spelling)
-    widest = max(stop - start for start, stop in spelling.runs)
-    # the scores are read on the tokens the model reads (as notebook 09's text box reads them)
-    scores = {"previous": previous_token_score(ref["attn"]) if len(ids) >= 2 else None,
-              "sink": sink_score(ref["attn"]) if len(ids) >= SINK_SKIP + 1 else None}
-    return {"ids": ids, "piece_labels": real_model.token_labels(model, ids), "run_labels": spelling.labels(),
-            "grouped": grouped.astype(np.float64), "scores": scores, "tol": ref["tol"], "grouped_tol": ref["tol"] * widest,
-            "ranking": {k: None if s is None else [layer * s.shape[1] + head for layer, head in top_heads(s, RANKED)]
-                        for k, s in scores.items()},
-            "top": ref["top"], "p": ref["p"], "labels": {i: real_model.token_labels(model, [i])[0] for i in ref["top"]}}
 
 
 # ---- the site and the page --------------------------------------------------------------------------------
@@ -632,6 +605,7 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     assert len(text.encode()) < 10 ** 6, "the weights are never inlined"
     for name in ("index.html", "09_real_model.html"):
         assert f'href="{PAGE}"' in (site / name).read_text(encoding="utf-8"), f"{name} links the page"
+    assert 'href="09_real_model.html"' in text, "the page links notebook 09, whose text box it is"
     assert f'href="{PAGE}"' in (site / "13_induction_circuit.html").read_text(encoding="utf-8")
     without = sentence_page.site_bytes(site)
     assert without <= 60 * 10 ** 6, f"the site without the model file is {without / 1e6:.1f} MB"

@@ -16,6 +16,7 @@ bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, im
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import statistics
 import subprocess
@@ -31,10 +32,33 @@ from tools.series import NOTEBOOKS, REAL_MODEL
 MOVES = 32
 
 
+def sample_texts() -> list:
+    """What a text box is set to here: the series' sentences, Chinese and English, short and near
+    the 64-token cap (each new text is a new forward pass of the real model)."""
+    from helpers import texts
+
+    return [texts.CHINESE_PROMPT, texts.PROMPT, texts.HEATMAP_TEXT, texts.PARAGRAPH[:120], texts.PARAGRAPH[:280],
+            texts.CHINESE_PROMPT * 3, texts.LONG_TEXT[:200]]
+
+
+@functools.lru_cache(maxsize=1)
+def random_texts(count: int = 32, seed: int = 5) -> tuple:
+    """:func:`sample_texts` and ``count`` texts of 1–40 characters drawn from their characters
+    (seeded): more texts than a text box's caches keep, few enough that a move often returns to one."""
+    rng = np.random.default_rng(seed)
+    pool = sorted(set("".join(sample_texts())) - {"\n"})
+    drawn = ["".join(pool[int(i)] for i in rng.integers(len(pool), size=int(rng.integers(1, 41)))) for _ in range(count)]
+    return tuple(sample_texts() + drawn)
+
+
 def candidate_values(widget, k: int = 12) -> list:
-    """Distinct values a control can take, spread over its range."""
+    """Distinct values a control can take, spread over its range (a text box: :func:`sample_texts`)."""
+    import ipywidgets
+
     options = getattr(widget, "options", None)
-    if options is not None and not isinstance(widget.value, bool):
+    if isinstance(widget, ipywidgets.Text):
+        values = sample_texts()
+    elif options is not None and not isinstance(widget.value, bool):
         values = [o[1] if isinstance(o, tuple) else o for o in options]
     elif isinstance(widget.value, bool):
         values = [not widget.value, widget.value]
@@ -197,8 +221,14 @@ def rss_mib() -> float:
 
 
 def random_value(control, rng):
-    """A random value ``control`` can take now (its current options, or a step of its range)."""
+    """A random value ``control`` can take now (its current options, or a step of its range; a text
+    box: one of :func:`random_texts`)."""
+    import ipywidgets
+
     options = getattr(control, "options", None)
+    if isinstance(control, ipywidgets.Text):
+        pool = random_texts()
+        return pool[int(rng.integers(len(pool)))]
     if isinstance(control.value, bool):
         return bool(rng.integers(2))
     if options is not None:

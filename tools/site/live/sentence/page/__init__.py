@@ -48,8 +48,10 @@ BUNDLE = "attnlab_sentence_page.js"
 STYLE = "attnlab_sentence_page.css"
 #: where the model file is served, relative to the site's root
 MODEL_DIR = "downloads"
+#: the notebook whose text box this page is (it prints this page's address; the page links it back)
+NOTEBOOK = "09_real_model"
 #: the notebook pages that link here (a line under their title, tools/site/attnlab_site.py)
-LINKED_FROM = ("09_real_model",)
+LINKED_FROM = (NOTEBOOK,)
 #: a built page's data is kept between builds while its inputs are unchanged
 CACHE = ROOT / "build" / "site" / "sentence"
 
@@ -178,7 +180,7 @@ def source(data: dict | None = None) -> str:
     sample = data["sample"]["text"]
     return "\n".join([
         f"# {TITLE}", "",
-        "在下面的框里输入任何文字——中文、英文、数字、标点都行——就能看到笔记本 09 的真实模型 SmolLM2-135M-Instruct "
+        f"在下面的框里输入任何文字——中文、英文、数字、标点都行——就能看到[笔记本 09]({NOTEBOOK}.ipynb)的真实模型 SmolLM2-135M-Instruct "
         "的 30 层 × 9 个头怎样读它：每个头的注意力图、按分数排好的头、模型猜的下一个 token。"
         "模型在你的浏览器里运行（不经过服务器、不用 Python、离线也行），数字与笔记本 09 用 `helpers.real_model` 算出的相同。", "",
         f"打开页面时显示的是文章里的句子“{sample}”，是构建网站时用 Python（`helpers.real_model`）算好的；"
