@@ -5,7 +5,8 @@ For every live explorer: the time from a control's new value to the finished fig
 (compute + render, kernel side), median and p95 over >= 32 moves, side by side with the naive
 way (a new figure per move) in the same run. Then the wall time to execute notebooks 00–08
 (09 on its own line, if present), cold ``import helpers``, the growth exponent of naive
-attention time on this CPU (07_cost_of_length), and the time to build the site and the PDF
+attention time on this CPU (07_cost_of_length), how long each graded code exercise takes to check
+its reference solution (target: under 2 s each, the model's first load aside), and the time to build the site and the PDF
 (``make site``, ``make pdf``; target: both within 120 s). The last line has a fixed form:
 
 bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, import I s
@@ -287,6 +288,28 @@ def bench_site() -> float:
     return total
 
 
+GRADER_TARGET_S = 2.0
+
+
+def bench_graders() -> None:
+    """Each code exercise's check of its own reference solution: wall and CPU time, against the target
+    a learner waits for (the exercise's data, and the model where one is used, loaded first as the
+    notebook has loaded them by then)."""
+    from helpers.exercises import CODE_EXERCISES
+    from helpers.grading import code_check
+
+    for key, exercise in CODE_EXERCISES.items():
+        exercise.every_case()
+        namespace = {}
+        exec(exercise.solution, namespace)  # noqa: S102  (the exercise's own reference solution)
+        wall, cpu = time.perf_counter(), time.process_time()
+        ok, _, _ = code_check.run(exercise, namespace[exercise.signature.split("(")[0]])
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        verdict = "met" if wall < GRADER_TARGET_S else "MISSED"
+        print(f"grader {key}: {wall:.2f} s wall, {cpu:.2f} s CPU, right answer accepted: {ok} "
+              f"(target < {GRADER_TARGET_S:.0f} s: {verdict})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-notebooks", action="store_true", help="do not time notebook execution")
@@ -311,6 +334,7 @@ def main():
     print(f"naive attention time growth exponent (n = 512…4096): {exponent:.2f}")
     import_s = cold_import_seconds()
     print(f"cold import helpers: {import_s:.3f} s")
+    bench_graders()
     series = float("nan")
     if not args.skip_notebooks:
         light = [ROOT / "notebooks" / f"{name}.ipynb" for name in NOTEBOOKS if name not in REAL_MODEL]
