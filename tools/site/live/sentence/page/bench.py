@@ -28,17 +28,12 @@ import sys
 import time
 from pathlib import Path
 
+from tools import ROOT, chromium
+from tools.site.attnlab_site import offline_book
+from tools.site.live.sentence import bench as engine_bench
+from tools.site.live.sentence import page as sentence_page
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[4]
-for folder in (ROOT / "tools", ROOT / "tools" / "site", ROOT / "tools" / "site" / "live"):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
-import chromium  # noqa: E402
-from attnlab_site import offline_book  # noqa: E402
-
-from sentence import bench as engine_bench  # noqa: E402
-from sentence import page as sentence_page  # noqa: E402
 
 TEXT_30 = engine_bench.TEXT_30
 OTHER = "x"  # shares no token with TEXT_30: the whole text is computed
@@ -152,7 +147,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     site = Path(args.site)
     if not (site / f"{sentence_page.PAGE}.html").exists():
-        subprocess.run([sys.executable, str(ROOT / "tools" / "site_build.py"), "html", str(site)], check=True)
+        subprocess.run([sys.executable, "-m", "tools.site.build", "html", str(site)], check=True, cwd=ROOT)
     return 0 if report(measure(site, args.repeats)) else 1
 
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """The series as a book: a static site and a one-page print version, from the stored notebooks.
 
-    python tools/site_build.py html [OUT] [--require-downloads]
+    python -m tools.site.build html [OUT] [--require-downloads]
                                               the site (default _site/): index + the notebooks of
                                               tools/series.py in order, searchable, no re-execution;
                                               the PDF, zip and wheel in dist/ copied to downloads/
                                               (--require-downloads: fail if one is missing)
-    python tools/site_build.py single [OUT]   the whole series on one HTML page (default
-                                              build/site/single/), what tools/site_pdf.py prints
+    python -m tools.site.build single [OUT]   the whole series on one HTML page (default
+                                              build/site/single/), what tools/site/pdf.py prints
 
 Both stage their sources in build/site/src/: the notebooks as stored (copied, so Sphinx never
 touches notebooks/) and an index page made from README.md (its introduction and its table of
@@ -25,13 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "site" / "live"))
-from home import home, readme_lines  # noqa: E402
-from sentence import page as sentence_page  # noqa: E402  (the page 你自己的句子, tools/site/live/sentence/page)
-from series import NOTEBOOKS  # noqa: E402
+from tools import ROOT
+from tools.home import home, readme_lines
+from tools.series import NOTEBOOKS
+from tools.site.live.sentence import page as sentence_page  # the page 你自己的句子
 
 CONF = ROOT / "tools" / "site"
 WORK = ROOT / "build" / "site"  # staged sources, Sphinx's doctrees, the one-page version
@@ -61,9 +58,8 @@ def linked_table(table: str) -> str:
 def local_run_source() -> list:
     """The index page's "在本地运行" section: every way to run the notebooks, the ones without
     GitHub in full (pip through a mirror, the site's zip or wheel, the mainland mirror)."""
-    from attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads, offline_book
-
-    from notebooks import MIRROR, model_requirement
+    from tools.notebooks.pairs import MIRROR, model_requirement
+    from tools.site.attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads, offline_book
 
     files = downloads()
     link = {label: f'<a href="{DOWNLOADS_DIR}/{name}">{name}</a>' for label, name in files.items()}
@@ -107,9 +103,8 @@ LICENCES = "正文和图 CC BY 4.0（注明出处即可转载、改编）；代�
 def colophon() -> list:
     """The print version's title-page lines: the version it was made from, the licences, and where to
     report a problem (the repository's issues)."""
-    from home import issues_url
-
-    from notebooks import package_version
+    from tools.home import issues_url
+    from tools.notebooks.pairs import package_version
 
     # the link's text is not its address: the theme would shorten such a GitHub link to
     # "owner/name#issues" behind an icon font, which prints as a Type 3 font
@@ -138,7 +133,7 @@ def index_source(readme: str, kind: str = "html") -> str:
                 "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```", "",
                 "```{toctree}", ":maxdepth: 1", ":caption: 在浏览器里", ":hidden:", "", sentence_page.PAGE, "```"]
     else:
-        from notebooks import title as notebook_title
+        from tools.notebooks.pairs import title as notebook_title
 
         body = [*colophon(), "", "**目录**", "",
                 *[f"{i + 1}. [{notebook_title(name)}]({name}.ipynb)" for i, name in enumerate(NOTEBOOKS)],
@@ -183,7 +178,7 @@ def sphinx(builder: str, src: Path, doctrees: Path, out: Path) -> None:
 def copy_downloads(site: Path, source: Path, require: bool = False) -> list:
     """The book's PDF, the notebooks' zip and the wheel from ``source`` (dist/) into the site's
     downloads/ (every page links them); returns the names missing there (an error if ``require``)."""
-    from attnlab_site import DOWNLOADS_DIR, downloads
+    from tools.site.attnlab_site import DOWNLOADS_DIR, downloads
 
     folder = site / DOWNLOADS_DIR
     folder.mkdir(exist_ok=True)
@@ -214,7 +209,7 @@ def build(kind: str, out: Path | None = None, work: Path = WORK, downloads: Path
         shutil.rmtree(built)
     sphinx(builder, src, work / "doctrees" / builder, built)
     if kind == "html":
-        from live_pages import inject  # every explorer live in its page (tools/site/live)
+        from tools.site.live.live_pages import inject  # every explorer live in its page (tools/site/live)
 
         inject(built)
         sentence_page.install(built)  # its scripts, and the model file it offers (never in the offline book)
@@ -224,7 +219,7 @@ def build(kind: str, out: Path | None = None, work: Path = WORK, downloads: Path
             shutil.copy2(src / f"{name}.ipynb", dst / f"{name}.ipynb")
         copy_downloads(built, downloads, require_downloads)
     else:
-        from live_pages import mark_print  # the PDF says once per notebook where its live page is
+        from tools.site.live.live_pages import mark_print  # the PDF says once per notebook where its live page is
 
         mark_print(built)
     if out.exists():
