@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+import runaways
 from grader_corpus import CORPUS, GENERIC
 from sampling import first_of_each
 from unfolded import Unfolded
@@ -80,46 +81,20 @@ def _fast(key="03-3"):
     return dataclasses.replace(CODE_EXERCISES[key], **FAST)
 
 
-def _swallows_everything(x):
-    while True:
-        try:
-            while True:
-                try:
-                    pass
-                except BaseException:  # noqa: BLE001 — what the test is about
-                    pass
-        except BaseException:  # noqa: BLE001
-            pass
-
-
-def _recurses_in_handler(x):
-    try:
-        return _recurses_in_handler(x)
-    except BaseException:  # noqa: BLE001
-        return _recurses_in_handler(x)
-
-
-def _sleeps_in_handler(x):
-    while True:
-        try:
-            time.sleep(10)
-        except BaseException:  # noqa: BLE001
-            continue
-
-
-@pytest.mark.parametrize("fn", [_swallows_everything, _recurses_in_handler, _sleeps_in_handler])
+@pytest.mark.parametrize("fn", [runaways.swallows_everything, runaways.recurses_in_handler,
+                                runaways.sleeps_in_handler])
 @pytest.mark.parametrize("use_alarm", [True, False], ids=["signal", "tracer"])
 def test_a_function_that_swallows_the_time_out_is_still_stopped(fn, use_alarm):
-    if fn is _sleeps_in_handler and not use_alarm:
+    if fn is runaways.sleeps_in_handler and not use_alarm:
         pytest.skip("a trace function cannot cut a sleep short (documented)")
-    if fn is _recurses_in_handler and not use_alarm:
+    if fn is runaways.recurses_in_handler and not use_alarm:
         pytest.skip("off the main thread a RecursionError inside the tracer unsets it and nothing re-installs it "
                     "(documented in helpers/grading/watch.py)")
     before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT), sys.gettrace(), sys.getprofile()
     start, wall = time.thread_time(), time.perf_counter()
     ok, message, mistake = code_check.run(_fast(), fn, use_alarm=use_alarm)
     assert (ok, mistake) == (False, "timeout"), message
-    if fn is _sleeps_in_handler:  # no CPU used: idle as long as it may compute, 15 s of slack for a loaded machine
+    if fn is runaways.sleeps_in_handler:  # no CPU used: idle as long as it may compute, 15 s of slack for a loaded machine
         assert time.perf_counter() - wall < FAST["time_floor"] + 15
     else:  # the bound is in the learner's CPU time: the same on a loaded machine
         assert time.thread_time() - start < watch.stop_bound(FAST["time_floor"]) + 0.2
@@ -140,7 +115,7 @@ def test_the_stop_button_still_works_inside_a_swallowing_loop(kernel_sigint):
         timer.start()
         start = time.thread_time()
         with pytest.raises(KeyboardInterrupt):
-            code_check.run(CODE_EXERCISES["03-3"], _swallows_everything)
+            code_check.run(CODE_EXERCISES["03-3"], runaways.swallows_everything)
         timer.join()
         # the loop's CPU time until the button (at most the 0.2 s before it), then the stop's bound
         assert time.thread_time() - start < 0.2 + watch.STOP_GRACE + 0.2
@@ -171,7 +146,7 @@ def test_a_time_out_names_only_what_the_clock_saw():
     assert (ok, mistake) == (False, "timeout") and "你的函数还没有结束，已经停下；其中有" in message
     assert "它几乎没有用 CPU" in message and "time.sleep(10) 这一次调用里" in message and "在等" in message
     assert "循环" not in message and "numpy" not in message and "C 代码" not in message
-    ok, message, mistake = code_check.run(_fast(), _swallows_everything)
+    ok, message, mistake = code_check.run(_fast(), runaways.swallows_everything)
     message = Unfolded(message)
     assert (ok, mistake) == (False, "timeout") and "的 CPU 时间还没有算完，已经停下" in message
     assert "开始的循环里" in message and "循环没有在上限内走完" in message
