@@ -25,13 +25,11 @@ import base64
 import gzip
 import itertools
 import json
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
-from site_checks import require, site_missing
+from site_checks import require
 
 from tools import chromium
 from tools.site.live import live_pages
@@ -43,20 +41,8 @@ TOL = 1e-9
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    require(site_missing())
-    require(chromium.missing())
-    from tools.site import build as site_build
-
-    prebuilt = os.environ.get("ATTENTION_LAB_LIVE_SITE")  # a site built already (make site), to iterate
-    if prebuilt:
-        return Path(prebuilt).resolve()
-    work = tmp_path_factory.mktemp("livebook")
-    return site_build.build("html", work / "_site", work=work / "build")
-
-
-@pytest.fixture(scope="module")
 def browser():
+    require(chromium.missing())
     with chromium.browser() as b:
         yield b
 

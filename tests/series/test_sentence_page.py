@@ -32,7 +32,6 @@ over at most k key pieces (k: the widest character of the text, in pieces), so i
 from __future__ import annotations
 
 import base64
-import os
 import shutil
 import subprocess
 import sys
@@ -43,7 +42,7 @@ import numpy as np
 import pytest
 import sentence_reference
 from sentence_reference import CAP, FIXED, TOL, python_view, same_ranking
-from site_checks import require, site_missing
+from site_checks import require
 from venvs import CACHE
 
 from tools import chromium
@@ -66,21 +65,8 @@ def drawn_texts() -> list:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The built site (``ATTENTION_LAB_SENTENCE_SITE``: one built already, to iterate)."""
-    require(site_missing())
-    require(chromium.missing())
-    prebuilt = os.environ.get("ATTENTION_LAB_SENTENCE_SITE")
-    if prebuilt:
-        return Path(prebuilt).resolve()
-    from tools.site import build as site_build
-
-    work = tmp_path_factory.mktemp("sentencebook")
-    return site_build.build("html", work / "_site", work=work / "build")
-
-
-@pytest.fixture(scope="module")
 def browser():
+    require(chromium.missing())
     with chromium.browser() as b:
         yield b
 

@@ -48,38 +48,6 @@ PDF_PAGES = (70, 170)
 WINDOW = 1700
 
 
-@pytest.fixture(scope="session")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("book")
-
-
-@pytest.fixture(scope="session")
-def dist(work) -> Path:
-    """The zip and the wheel the site serves; no PDF (making it needs a browser), so the site is also
-    the one ``make site`` makes without ``make pdf`` before it: it must not link the PDF."""
-    from venvs import built_wheels, wheel_of
-
-    from tools.release import notebooks_zip as release_zip
-
-    folder = work / "dist"
-    folder.mkdir()
-    release_zip.build(folder / f"attention-lab-notebooks-{release_zip.version()}.zip")
-    wheel = wheel_of(built_wheels(), "attention-lab")
-    (folder / wheel.name).write_bytes(wheel.read_bytes())
-    return folder
-
-
-@pytest.fixture(scope="session")
-def site(work, dist) -> Path:
-    require(site_missing())
-    from tools.site import build as site_build
-    from tools.site.live import site_zip
-
-    built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
-    site_zip.build(built, work / "offline" / site_zip.name())  # as make site does: the offline book
-    return built
-
-
 @pytest.fixture(scope="module")
 def browser():
     """One headless Chromium for this module, closed at its end: playwright's sync API allows one
