@@ -62,11 +62,11 @@ test-fast: setup-test
 # The fast suite and strict nbval under each OpenBLAS kernel family this CPU runs, and numpy's baseline SIMD.
 # One run per OPENBLAS_CORETYPE (a family the CPU lacks is skipped, saying why) and one with NPY_DISABLE_CPU_FEATURES,
 # each printing the kernel it used, then a summary table; KERNELS=Haswell,Nehalem picks families,
-# KERNEL_SUITES=fast only the fast suite (tools/kernel_families.py).
+# KERNEL_SUITES=fast only the fast suite (tools/checks/kernel_families.py).
 KERNELS ?= SkylakeX,Haswell,Zen,Sandybridge,Nehalem,Prescott,numpy-baseline
 KERNEL_SUITES ?= fast,nbval
 test-kernels: setup-test
-	$(PY) tools/kernel_families.py --families $(KERNELS) --suites $(KERNEL_SUITES) \
+	$(PY) -m tools.checks.kernel_families --families $(KERNELS) --suites $(KERNEL_SUITES) \
 		--fast-flags "-n $(FAST_WORKERS) --maxprocesses=$(FAST_WORKERS_MAX)" --nbval-flags "$(PYTEST_NBVAL)"
 
 # The grader's tests with four CPU-bound processes beside them (load ≈ 6 on 2 cores).
@@ -92,61 +92,65 @@ browser: setup-test
 # Sources → notebooks (shared header/footer, jupytext --update keeps outputs), then re-execute in place;
 # NB=NN_slug: that notebook only.
 outputs: setup-test
-	$(PY) tools/notebooks.py sync $(NB)
-	$(PY) tools/execute_notebooks.py $(if $(NB),notebooks/$(NB).ipynb)
+	$(PY) -m tools.notebooks.pairs sync $(NB)
+	$(PY) -m tools.notebooks.execute $(if $(NB),notebooks/$(NB).ipynb)
 
 # A new notebook laid out by the rule: make new NB=NN_slug [TITLE=标题] (CONTRIBUTING, "加一篇笔记本").
 new: setup-test
 	@test -n "$(NB)" || { echo "usage: make new NB=NN_slug [TITLE=标题]"; exit 2; }
-	$(PY) tools/notebooks.py new $(NB) $(if $(TITLE),--title "$(TITLE)")
+	$(PY) -m tools.notebooks.pairs new $(NB) $(if $(TITLE),--title "$(TITLE)")
 
 # The layout rule read from the source (module names, import layers, colours, docstrings…), in a second.
 layout:
-	$(PYTHON) tools/layout.py
-	$(PYTHON) tools/layout.py graph | tail -2
+	$(PYTHON) -m tools.checks.layout
+	$(PYTHON) -m tools.checks.layout graph | tail -2
 
 # The same as outputs.
 notebooks: outputs
 
 # Only the pairing check (sources ⇄ notebooks, shared header and footer, the one list).
 check-notebooks: setup-test
-	$(PY) tools/notebooks.py check
+	$(PY) -m tools.notebooks.pairs check
 
 # helpers/data/circuit_sweep.npz and circuit_history.npz: notebook 11's sweep (helpers.circuit.sweep) and its
 # explorer's checkpoints (helpers.circuit.history), retrained under one pinned arithmetic (~35 min of one core).
 circuit-data: setup-test
-	$(PY) tools/data/circuit_data.py
-	$(PY) tools/data/circuit_data.py --history helpers/data/circuit_history.npz
+	$(PY) -m tools.data.circuit_data
+	$(PY) -m tools.data.circuit_data --history helpers/data/circuit_history.npz
 
 # Slider latency (median/p95 vs naive), notebook wall time, cold import time; then the live book in headless
-# Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing).
+# Chromium (site size, worst page's explorer data, first interaction, key → redraw p95; builds _site/ if missing);
+# then 你自己的句子: its engine on a bare page, and the book's page as a reader types into it (ready, 30 tokens
+# drawn, one key → redraw p95, page memory, the site without the model file; with CPU time and the load).
 bench: setup-test
-	$(PY) tools/bench.py
-	$(PY) tools/site/live/live_bench.py
+	$(PY) -m tools.checks.bench
+	$(PY) -m tools.site.live.live_bench
+	$(PY) -m tools.site.live.sentence.bench
+	$(PY) -m tools.site.live.sentence.page.bench
 
 # Every explorer driven through 3,000 random moves in its own process: RSS growth (<= 30 MiB each).
 bench-memory: setup-test
-	$(PY) tools/bench.py --memory
+	$(PY) -m tools.checks.bench --memory
 
 # Notebook 12's null distributions: every single-head ablation (zero, mean, resample) and the random
 # k-head sets, precomputed into helpers/data/head_scan.npz (about half an hour of one core; byte-stable,
 # in the same pinned environment as circuit-data: tools/data/pinned.py).
 head-scan: setup-test
-	$(PY) tools/data/head_scan.py
+	$(PY) -m tools.data.head_scan
 
 # Notebook 12's sender screen: every head of layers 0-17 removed from 18.6's keys (and queries) only,
 # zeroed and mean-replaced, on three sets of sequences, into helpers/data/sender_screen.npz (a few
 # minutes of one core; byte-stable, pinned like head-scan).
 sender-screen: setup-test
-	$(PY) tools/data/sender_screen.py
+	$(PY) -m tools.data.sender_screen
 
 # Colab's runtime (requirements/colab.txt, the whole snapshot, on Python 3.13) and the package's
 # declared lower bounds (on Python 3.10), each in its own venv: unit + widget tests, then strict nbval
 # over every notebook (the same sanitize rules as `make test`). No such Python here: it says so, exits 1.
 COMPAT_LOWER := numpy==1.23.5 matplotlib==3.6.3 ipywidgets==7.7.1 ipython==7.23.1
 test-compat:
-	tools/compat.sh .venv-colab 3.13 requirements/colab.txt
-	tools/compat.sh .venv-lower 3.10 "$(COMPAT_LOWER)"
+	tools/checks/compat.sh .venv-colab 3.13 requirements/colab.txt
+	tools/checks/compat.sh .venv-lower 3.10 "$(COMPAT_LOWER)"
 
 # Regenerate requirements/constraints.txt with a resolver (pip-tools); the command is recorded in the file.
 lock:
@@ -157,23 +161,23 @@ lock:
 
 # Build the wheel (no warnings), check its contents, install it in a clean venv, render Chinese.
 wheel-check:
-	tools/check_wheel.sh
+	tools/release/check_wheel.sh
 
 # Every step of a release, here, uploading nothing: the release guards (version, changelog, citation, home),
 # sdist + wheel (twine check, CITATION.cff validated), the wheel-only and setup-cell tests and strict nbval on the
 # built wheel under the default OpenBLAS kernel, strict nbval again under a second kernel family, the zip, the PDF
-# (no Type 3 font), the site serving them, the site/release tests (tools/release_check.py; release.yml runs it,
-# then publishes). About 30 minutes on 2 shared cores (each nbval run 7-8); FROM=STEP resumes at a step (python tools/release_check.py --list).
+# (no Type 3 font), the site serving them, the site/release tests (tools/release/check.py; release.yml runs it,
+# then publishes). About 30 minutes on 2 shared cores (each nbval run 7-8); FROM=STEP resumes at a step (python -m tools.release.check --list).
 release-check: setup-test
-	$(PY) tools/release_check.py $(if $(FROM),--from $(FROM))
+	$(PY) -m tools.release.check $(if $(FROM),--from $(FROM))
 
 # The sdist and the wheel in dist/ (the release's build tools, pinned in requirements/release-tools.txt).
 dist: setup-test
-	$(PY) -c "import sys; sys.path.insert(0, 'tools'); import release_check as r; r.build_sdist_and_wheel(); r.twine_check()"
+	$(PY) -c "from tools.release import check as r; r.build_sdist_and_wheel(); r.twine_check()"
 
 # Rebuild the bundled CJK font from Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk).
 font: setup-test
-	$(PY) tools/build_cjk_font.py
+	$(PY) -m tools.data.build_cjk_font
 
 # The series as a book, from the stored notebooks (nothing re-executed, nothing downloaded at build
 # or view time): _site/ (open _site/index.html, or serve it from any host), the PDF, the notebooks zip.
@@ -184,8 +188,8 @@ $(SITE_STAMP): $(LAB_STAMP)
 # The series as a static site in _site/ (from the stored notebooks).
 # The site zips itself into the offline book (dist/ and the site's downloads/, which every page links).
 site: $(SITE_STAMP)
-	$(PY) tools/site_build.py html
-	$(PY) tools/site/live/site_zip.py
+	$(PY) -m tools.site.build html
+	$(PY) -m tools.site.live.site_zip
 
 # The offline book: _site/ as one zip (unzip, open index.html from the folder: every explorer runs);
 # `make site` makes it too.
@@ -195,15 +199,15 @@ site-zip: site
 # tools/site/live/sentence/kernel.c → kernel.wasm and kernel_wasm.js, with the flags pinned in build.py;
 # tests/series/test_sentence_wasm.py checks that the committed bytes are what this builds.
 sentence-wasm:
-	$(PYTHON) tools/site/live/sentence/build.py
+	$(PYTHON) -m tools.site.live.sentence.build
 
 # The one-page print version of the site, as a PDF.
 pdf: $(SITE_STAMP)
-	$(PY) tools/site_pdf.py
+	$(PY) -m tools.site.pdf
 
 # The notebooks zip (the same bytes every time).
 zip:
-	$(PYTHON) tools/release_zip.py
+	$(PYTHON) -m tools.release.notebooks_zip
 
 # Remove the venvs and everything built.
 clean:

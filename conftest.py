@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 
 import pytest
-from series import REAL_MODEL
+
+from tools.series import REAL_MODEL
 
 REQUIRE_MODEL = os.environ.get("ATTENTION_LAB_REQUIRE_MODEL") == "1"
 MODEL_FIXTURES = {"smollm2", "heads_study", "needs_model"}

@@ -2,7 +2,7 @@
 
 The top level holds the ideas the notebooks teach, in the series' order: a lesson imports the
 plumbing and what its own or an earlier notebook teaches, never a later one (the first eight, one
-head step by step, share theirs; ``tools/layout.py`` checks it). Each module's docstring names its
+head step by step, share theirs; ``tools/checks/layout.py`` checks it). Each module's docstring names its
 notebooks:
 
 - one attention head, step by step (01–08): ``helpers.example`` (the running example),

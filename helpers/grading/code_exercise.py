@@ -36,7 +36,7 @@ class Mistake:
     this mistake. ``test(case, got, expected)`` (optional) recognises it from the returned values
     instead (``got``/``expected``: tuples of arrays). ``name`` is a short id used by the tests.
     ``seen``: where the mistake was seen made in public — issue or pull-request addresses, or a paper
-    ("Su et al. 2021, RoFormer §3.4") — listed in CONTRIBUTING's table by ``tools/mistakes_table.py``."""
+    ("Su et al. 2021, RoFormer §3.4") — listed in CONTRIBUTING's table by ``tools/checks/mistakes_table.py``."""
 
     name: str
     hint: str

@@ -16,6 +16,7 @@ from ..render.format import wrap_text
 from .code_exercise import NOT_JUDGED, Case, CodeExercise
 from .compare import Result, fit, input_is_float32
 from .returned import code_name
+from .verdict import Outcome
 
 #: how many values of an array a message shows
 SHOWN_VALUES = 6
@@ -303,18 +304,41 @@ def _tolerance_words(exercise: CodeExercise, results: list) -> str:
 
 
 # ---- the verdict's message, one per outcome --------------------------------------------------------
-def forbidden(exercise: CodeExercise, called: tuple, after: list) -> str:
+def word(exercise: CodeExercise, outcome: Outcome, total: int) -> str:
+    """The message of ``outcome`` (an :class:`~helpers.grading.verdict.Outcome` of checking the learner's
+    function on ``total`` cases): its own lines (:data:`WORDING`), then the notes that end every message."""
+    return "\n".join(WORDING[outcome.kind](exercise, outcome, total) + list(outcome.notes))
+
+
+def _not_a_function(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """``check_code`` was given something other than a function (the call's result, ``None`` …)."""
+    fn = outcome.evidence
+    shown = type(fn).__name__ if fn is not None else "None"
+    return [f"⚠ 这里要传入你写的函数本身（函数名，不带括号），例如 check_code(…, {exercise.signature.split('(')[0]})；"
+            f"收到的是 {shown}。"]
+
+
+def _unanswered(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """The answer to the unfilled stub (it returned ``None`` on the first case): the cases it will meet."""
+    sig = exercise.signature
+    return [f"⚠ 还没有写好：{sig} 返回了 None（函数体还是 ...，或者缺了 return）。",
+            wrap_text(f"判分会依次试 {total} 组输入，每组的时间上限至少 {exercise.time_floor:g} 秒："
+                      f"{describe_cases(exercise)}。", indent="  "),
+            "写好后再运行这个单元；卡住了可以看参考写法（见上面的说明）。"]
+
+
+def _forbidden(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The function called a lesson function the exercise asks the learner to write."""
-    lines = [f"✘ 你的函数调用了 {'、'.join(called)}：判分拿它当参考答案，调用它就是拿答案对答案；"
-             "这道题要你自己把它写出来。",
-             f"  提示：{exercise.forbidden_hint or '照题目里的步骤自己算；卡住了可以看参考写法（见题目里的说明）。'}"]
-    return "\n".join(lines + after)
+    return [f"✘ 你的函数调用了 {'、'.join(outcome.evidence)}：判分拿它当参考答案，调用它就是拿答案对答案；"
+            "这道题要你自己把它写出来。",
+            f"  提示：{exercise.forbidden_hint or '照题目里的步骤自己算；卡住了可以看参考写法（见题目里的说明）。'}"]
 
 
-def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list, rounding: bool = False) -> str:
+def _wrong(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The first wrong case (a :class:`~helpers.grading.compare.Result`): per output, right or what
-    was expected beside what came back (the first differing row of a larger array), and the hint;
-    ``rounding``: the miss is within float32's precision, so its size is not printed (:func:`miss_line`)."""
+    was expected beside what came back (the first differing row of a larger array), and the hint; a
+    miss within float32's precision (diagnosed ``small_difference``) without its size (:func:`miss_line`)."""
+    first, rounding = outcome.evidence, outcome.diagnosis == "small_difference"
     head = case_lines(exercise, first.case, first.index, total)
     lines = ["✘ 还不对。" + head[0], head[1]]
     for label, g, e, fine, (r, a) in zip(exercise.outputs, first.got, first.exact, first.ok, first.tols):
@@ -330,18 +354,20 @@ def wrong(exercise: CodeExercise, first, total: int, hint: str, after: list, rou
             miss = miss_line(g, e, r, a, size=not rounding)
             if miss:
                 lines.append(f"  {label} {miss}")
-    lines.append(f"  提示：{hint}")
-    return "\n".join(lines + float32_note([first]) + after)
+    lines.append(f"  提示：{outcome.hint}")
+    return lines + float32_note([first])
 
 
-def timed_out(exercise: CodeExercise, case: Case, index: int, total: int, call, after: list) -> str:
-    """Case ``index`` ran past its limit: what was measured (the learner's time, the reference's, the
-    limit), where the code was when stopped, and a hint only about what the clock saw (``call``: a
+def _timed_out(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """The case ran past its limit: what was measured (the learner's time, the reference's, the limit),
+    where the code was when stopped, and a hint only about what the clock saw (the evidence: a
     :class:`~helpers.grading.sandbox.Call` with ``stopped`` set)."""
+    call, index = outcome.evidence, outcome.index
     limit = call.read_limit if call.stopped.phase == "reading" else call.limit
     late = max(0.0, (call.read_seconds if call.stopped.phase == "reading" else call.seconds) - limit.cpu) \
         if limit is not None and call.stopped.by == "cpu" else 0.0
-    lines = [wrap_text(_timeout_head(index, total, call, late), indent="  "), case_lines(exercise, case, index, total)[1]]
+    lines = [wrap_text(_timeout_head(index, total, call, late), indent="  "),
+             case_lines(exercise, outcome.case, index, total)[1]]
     for text in (_limit_line(call), _where_line(call.stopped.where)):
         if text:
             lines.append(wrap_text("  " + text, indent="  "))
@@ -351,61 +377,61 @@ def timed_out(exercise: CodeExercise, case: Case, index: int, total: int, call, 
     hint = _seen_hint(call, late)
     if hint:
         lines.append(wrap_text("  提示：" + hint, indent="  "))
-    return "\n".join(lines + after)
+    return lines
 
 
-def raised(exercise: CodeExercise, case: Case, index: int, total: int, call, hint: str, after: list) -> str:
-    """The function raised on case ``index``: the exception in one line, the learner's line, the hint."""
+def _raised(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """The function raised: the exception in one line, the learner's line, the hint."""
+    call, case, index = outcome.evidence, outcome.case, outcome.index
     lines = [f"✘ 你的函数出错了（第 {index} 组，共 {total} 组：{case.label}）",
              case_lines(exercise, case, index, total)[1], f"  错误：{call.error_text}"]
     if call.error_line:
         lines.append(f"  出错的一行：{call.error_line}")
-    lines.append(f"  提示：{hint}")
-    return "\n".join(lines + after)
+    lines.append(f"  提示：{outcome.hint}")
+    return lines
 
 
-def unwatched(removed: tuple, index: int, after: list) -> str:
+def _unwatched(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """The function removed the checker's profiler or timer while it ran: no verdict."""
-    lines = [f"⚠ 判分没能看住你的函数：运行时，{'、'.join(removed)}被拿掉了（第 {index} 组）。",
-             "  所以这次不判对错。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
-    return "\n".join(lines + after)
+    return [f"⚠ 判分没能看住你的函数：运行时，{'、'.join(outcome.evidence)}被拿掉了（第 {outcome.index} 组）。",
+            "  所以这次不判对错。去掉函数里改动 sys.setprofile / sys.settrace / signal 的代码，再运行一次。"]
 
 
-def unreadable(exercise: CodeExercise, case: Case, index: int, total: int, problem, after: list) -> str:
-    """What case ``index`` returned cannot be read (``problem``: an :class:`~helpers.grading.returned.Unreadable`)."""
-    lines = [f"✘ 第 {index} 组的返回值读不了（共 {total} 组：{case.label}）", case_lines(exercise, case, index, total)[1],
-             f"  提示：{problem}", f"  要写的是 {exercise.signature}，{returns_clause(exercise)}。"]
-    return "\n".join(lines + after)
+def _unreadable(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """What the case returned cannot be read (the evidence: an :class:`~helpers.grading.returned.Unreadable`)."""
+    case, index = outcome.case, outcome.index
+    return [f"✘ 第 {index} 组的返回值读不了（共 {total} 组：{case.label}）", case_lines(exercise, case, index, total)[1],
+            f"  提示：{outcome.evidence}", f"  要写的是 {exercise.signature}，{returns_clause(exercise)}。"]
 
 
-def mutated(case: Case, index: int, names: tuple, after: list, hints: dict | None = None) -> str:
-    """Right results, but the function changed the arguments ``names`` in place on case ``index``
-    (``hints``: the exercise's own sentence for an argument that is not an array, by name)."""
+def _mutated(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
+    """Right results, but the function changed the arguments named in the evidence in place (the
+    exercise's ``extra["mutated"]``: its own sentence for an argument that is not an array, by name)."""
+    names, hints = outcome.evidence, exercise.extra.get("mutated")
     first = names[0]
-    lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {'、'.join(names)}（第 {index} 组：{case.label}）。",
+    lines = [f"✘ 结果对，但你的函数改写了传进来的参数 {'、'.join(names)}（第 {outcome.index} 组：{outcome.case.label}）。",
              "  判分时传的是副本；在笔记本里，这会悄悄改掉你的数据，后面的单元再用它就错了。",
              f"  提示：{first} -= …、{first} *= …、{first}[...] = … 会原地修改；"
              f"写成 {first} = {first} - …，或者先 {first} = {first}.copy()。"]
     if hints and first in hints:
         lines[1:] = [f"  提示：{hints[first]}"]
-    return "\n".join(lines + after)
+    return lines
 
 
-def wrote_back(case: Case, index: int, wrote: str, after: list) -> str:
+def _wrote_back(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """Right results, but what the function left in an argument it may update disagrees with them."""
-    lines = [f"✘ 返回的结果对，但你的函数写进参数里的东西不对（第 {index} 组：{case.label}）。",
-             f"  提示：{wrote}"]
-    return "\n".join(lines + after)
+    return [f"✘ 返回的结果对，但你的函数写进参数里的东西不对（第 {outcome.index} 组：{outcome.case.label}）。",
+            f"  提示：{outcome.evidence}"]
 
 
-def right(exercise: CodeExercise, results: list, total: int, after: list) -> str:
+def _right(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """Every case right: at which tolerance (and which cases were judged at float32)."""
-    lines = [f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
-    return "\n".join(lines + float32_note(results) + after)
+    results = list(outcome.evidence)
+    return ([f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
+            + float32_note(results))
 
 
-def not_a_function(exercise: CodeExercise, fn) -> str:
-    """``check_code`` was given something other than a function (the call's result, ``None`` …)."""
-    shown = type(fn).__name__ if fn is not None else "None"
-    return (f"⚠ 这里要传入你写的函数本身（函数名，不带括号），例如 check_code(…, {exercise.signature.split('(')[0]})；"
-            f"收到的是 {shown}。")
+#: each outcome's own lines (:data:`~helpers.grading.verdict.OUTCOMES` names them; a test holds the two lists equal)
+WORDING = {"not_a_function": _not_a_function, "unanswered": _unanswered, "unwatched": _unwatched,
+           "forbidden": _forbidden, "wrong": _wrong, "timed_out": _timed_out, "raised": _raised,
+           "unreadable": _unreadable, "mutated": _mutated, "wrote_back": _wrote_back, "right": _right}

@@ -30,7 +30,7 @@ Displaying an explorer (the last line of a widget cell) sends one raw MIME bundl
 a static PNG of the initial figure with a one-line hint drawn into it, and the hint as text. A
 running kernel's frontend (trusted output) renders the live widget; an unrun notebook in
 JupyterLab (untrusted: only "safe" renderers, so the PNG wins), GitHub and nbviewer (no widget
-state) show the picture. ``tools/execute_notebooks.py`` stores only the picture and the text.
+state) show the picture. ``tools/notebooks/execute.py`` stores only the picture and the text.
 """
 from __future__ import annotations
 

@@ -5,11 +5,11 @@ import pytest
 from blas import assert_blas_close
 from explorer_checks import shown_numbers
 from fakes import FakeStudy
-from series import NOTEBOOKS
 
 from helpers import exercises as ex
 from helpers import heads, real_model
 from helpers.exercises import induction_circuit as exercises
+from tools.series import NOTEBOOKS
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from exercise_checks import check
 from explorer_checks import shown_numbers
-from series import NOTEBOOKS
 
 from helpers import circuit, plots, widgets
 from helpers.circuit import history, sweep
 from helpers.exercises import learning_a_circuit as circuit_exercises
 from helpers.figures.learning_a_circuit import CircuitPatterns
+from tools.series import NOTEBOOKS
 
 
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():

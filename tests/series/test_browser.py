@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from browser_lab import CHROMIUM, CHROMIUM_ARGS, LabServer, NotebookPage
 from paths import ROOT
-from series import NOTEBOOKS, REAL_MODEL
 
 from helpers import example, scaled_dot_product_attention
+from tools.series import NOTEBOOKS, REAL_MODEL
 
 REQUIRE_BROWSER = os.environ.get("ATTENTION_LAB_REQUIRE_BROWSER") == "1"  # CI sets it
 

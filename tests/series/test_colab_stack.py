@@ -10,8 +10,9 @@ import json
 import re
 
 import pytest
-from colab_snapshot import canonical, read_snapshot
 from venvs import ROOT, built_wheels, cached_venv, need_index, need_python, run, wheel_of
+
+from tools.checks.colab_snapshot import canonical, read_snapshot
 
 pytestmark = pytest.mark.slow
 SNAPSHOT = ROOT / "requirements" / "colab.txt"

@@ -14,10 +14,10 @@ from explorer_checks import explorer_states, factory_params
 from figure_check import explorer_draw, figure_problems
 from notebook_figures import notebook_figures
 from paths import ROOT
-from series import NOTEBOOKS, REAL_MODEL
 
 import helpers
 from helpers import plots, widgets
+from tools.series import NOTEBOOKS, REAL_MODEL
 
 
 @pytest.mark.slow

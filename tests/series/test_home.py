@@ -3,16 +3,16 @@
 it (pyproject.toml's [project.urls]). Changing the home is one edit plus ``make outputs``."""
 import subprocess
 
-import citation
-import home
 import nbformat
 from paths import ROOT
-from series import NOTEBOOKS
 
-import notebooks as nbtool
+from tools import home
+from tools.notebooks import pairs as nbtool
+from tools.release import citation
+from tools.series import NOTEBOOKS
 
 #: where a copy may stand, and what makes it right: the generated header cells (compared with
-#: tools/notebooks.py's output below), README's generated lines, pyproject's checked urls
+#: tools/notebooks/pairs.py's output below), README's generated lines, pyproject's checked urls
 NOTEBOOK_CELLS = (1, 2)
 
 

@@ -30,7 +30,7 @@ from venvs import (
     third_party_requirements,
 )
 
-from notebooks import package_version
+from tools.notebooks.pairs import package_version
 
 pytestmark = pytest.mark.slow
 NOTEBOOKS = ["00_index", "09_real_model"]

@@ -1,7 +1,7 @@
-"""tools/kernel_families.py (`make test-kernels`): which families run, what the table says."""
+"""tools/checks/kernel_families.py (`make test-kernels`): which families run, what the table says."""
 import sys
 
-import kernel_families as kf
+from tools.checks import kernel_families as kf
 
 
 def test_a_family_whose_instructions_the_cpu_lacks_is_skipped_with_the_reason(monkeypatch, capsys):

@@ -1,9 +1,11 @@
-"""The layout rule (tools/layout.py, CONTRIBUTING "where things are"): one test per check, each
+"""The layout rule (tools/checks/layout.py, CONTRIBUTING "where things are"): one test per check, each
 failing with one line per problem that names the file; and proof that each check can fail."""
 import shutil
 
-import layout
 import pytest
+
+from tools import ROOT as CHECKOUT
+from tools.checks import layout
 
 
 @pytest.mark.parametrize("check", layout.CHECKS, ids=lambda check: check.__name__.removeprefix("check_"))
@@ -182,6 +184,26 @@ def test_any_change_to_sys_path_in_a_test_is_named(tree):
     found = [p for p in layout.check_tests() if p.startswith("tests/unit/test_layer.py:")]
     assert len(found) == len(SYS_PATH_CHANGES) + 1 and all("changes sys.path" in p for p in found), found
     assert any("from sys import path" in p for p in found)
+
+
+def test_a_script_in_tools_changing_sys_path_and_a_folder_that_is_no_package_are_named(tree):
+    """tools/ runs as one package (python -m tools.<group>.<module>): the checkout's own tools pass,
+    a script that puts a folder on sys.path, in any of the ways a test could, and a folder of
+    scripts without __init__.py are named."""
+    shutil.copytree(CHECKOUT / "tools", tree / "tools", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.wasm", "*.otf"))
+    assert layout.check_tools() == []
+    body = "".join(f"\n\ndef change_{i}(monkeypatch):\n    {line}\n" for i, line in enumerate(SYS_PATH_CHANGES))
+    (tree / "tools" / "site" / "extra.py").write_text("import site\nimport sys\nimport sys as system\n"
+                                                      "from sys import path\n" + body, encoding="utf-8")
+    (tree / "tools" / "loose").mkdir()
+    (tree / "tools" / "loose" / "script.py").write_text('"""A script in a folder that is no package."""\n',
+                                                         encoding="utf-8")
+    found = layout.check_tools()
+    changes = [p for p in found if p.startswith("tools/site/extra.py:")]
+    assert len(changes) == len(SYS_PATH_CHANGES) + 1 and all("changes sys.path" in p for p in changes), found
+    assert "tools/loose/: holds Python but is no package (add an __init__.py whose docstring says what the " \
+           "folder holds)" in found
 
 
 def test_tests_out_of_shape_are_named(tree):

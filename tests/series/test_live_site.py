@@ -19,11 +19,12 @@ import os
 import re
 from pathlib import Path
 
-import chromium
-import live_pages
 import numpy as np
 import pytest
 from site_checks import require, site_missing
+
+from tools import chromium
+from tools.site.live import live_pages
 
 pytestmark = pytest.mark.slow
 POSITIONS = 5
@@ -35,7 +36,7 @@ TOL = 1e-9
 def site(tmp_path_factory):
     require(site_missing())
     require(chromium.missing())
-    import site_build
+    from tools.site import build as site_build
 
     prebuilt = os.environ.get("ATTENTION_LAB_LIVE_SITE")  # a site built already (make site), to iterate
     if prebuilt:

@@ -1,5 +1,5 @@
 """The table "mistakes we grade and where they come from" (CONTRIBUTING.md, written by
-tools/mistakes_table.py from each Mistake's ``seen``): it is current, every source is a public
+tools/checks/mistakes_table.py from each Mistake's ``seen``): it is current, every source is a public
 address or a paper, and every named mistake says where it was seen."""
 import re
 import subprocess
@@ -19,8 +19,8 @@ MISTAKES = [(key, m) for key, exercise in CODE_EXERCISES.items() for m in exerci
 
 
 def test_the_table_in_contributing_is_current():
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "mistakes_table.py"), "--check"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "tools.checks.mistakes_table", "--check"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -4,9 +4,10 @@ names, per map, what it lacks and what it names that is not there; and each kind
 to be named."""
 import shutil
 
-import layout
 import module_maps
 import pytest
+
+from tools.checks import layout
 
 
 def test_the_module_maps_agree_with_the_tree():
@@ -60,7 +61,7 @@ def test_a_stale_base_list_and_stale_pyproject_names_are_named(tree):
     _replace(tree / "pyproject.toml", '"helpers.cli:main"', '"helpers.cli:run"')
     found = module_maps.problems(tree, layout.BASE)
     assert "helpers/render/__init__.py: the base list names helpers.render.originals, which is not in " \
-           "tools/layout.py BASE" in found
+           "tools/checks/layout.py BASE" in found
     assert any("helpers.threads is neither a module of the tree nor a name helpers defines" in p for p in found)
     assert any("helpers/fonts/OFL.txt is not in the tree" in p for p in found)
     assert any("helpers.cli:run is neither a module of the tree nor a name helpers.cli defines" in p for p in found)

@@ -9,11 +9,11 @@ import jupytext
 import nbformat
 import pytest
 from paths import AUDIT, ROOT
-from series import NOTEBOOKS, REAL_MODEL
 
-import notebooks as nbtool
 from helpers import exercises, real_model
 from helpers.grading import answers
+from tools.notebooks import pairs as nbtool
+from tools.series import NOTEBOOKS, REAL_MODEL
 
 
 @functools.lru_cache(maxsize=None)

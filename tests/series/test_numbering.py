@@ -15,7 +15,8 @@ import re
 
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
+
+from tools.series import NOTEBOOKS
 
 _NUMBER = r"[0-9〇一二三四五六七八九十]+"
 #: "第 N 篇", "第 N–M 篇", "第 N、M 篇"; group 1 is what stands right before it

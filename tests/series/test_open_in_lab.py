@@ -3,7 +3,7 @@
 A JupyterLab server (with jupytext's contents manager, as ``make lab`` runs it) serves a copy of
 the checkout's layout. jupytext refuses to open a pair whose .ipynb is newer than its .md ("… is more
 recent than …") unless the two hold the same inputs; the sources are written exactly as jupytext
-writes them (tools/notebooks.py ``canonical_text``), so after ``make outputs`` rewrites the .ipynb,
+writes them (tools/notebooks/pairs.py ``canonical_text``), so after ``make outputs`` rewrites the .ipynb,
 or a ``git pull`` changes only .ipynb files, they still compare equal and open. The safety check
 itself stays on: an .ipynb whose inputs really differ is still refused (control case).
 
@@ -19,9 +19,10 @@ import urllib.request
 import nbformat
 import pytest
 from browser_lab import CHROMIUM, CHROMIUM_ARGS, TOKEN, LabServer, NotebookPage
-from execute_notebooks import stabilise
-from series import NOTEBOOKS
 from venvs import ROOT
+
+from tools.notebooks.execute import stabilise
+from tools.series import NOTEBOOKS
 
 pytestmark = pytest.mark.slow
 HOUR = 3600.0
@@ -50,7 +51,7 @@ def age_sources(server, seconds=HOUR):
 
 
 def test_notebooks_open_after_make_outputs_rewrites_them(lab):
-    """``make outputs`` writes each .ipynb (tools/execute_notebooks.py) after its .md."""
+    """``make outputs`` writes each .ipynb (tools/notebooks/execute.py) after its .md."""
     age_sources(lab)
     for name in NOTEBOOKS:
         path = lab.workdir / "notebooks" / f"{name}.ipynb"

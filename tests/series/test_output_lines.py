@@ -17,9 +17,9 @@ import re
 
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
 
 from helpers.render.format import _PIECES, LINE_COLUMNS, _width, wrap_text
+from tools.series import NOTEBOOKS
 
 
 def long_lines(path):

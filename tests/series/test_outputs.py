@@ -1,13 +1,13 @@
-"""What an explorer's output holds, and why stored outputs are byte-stable (tools/execute_notebooks.py)."""
+"""What an explorer's output holds, and why stored outputs are byte-stable (tools/notebooks/execute.py)."""
 
-import execute_notebooks
 import nbformat
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
 
 from helpers import display, widgets
 from helpers.render.explorer import STATIC_HINT, WIDGET_VIEW
+from tools.notebooks import execute as execute_notebooks
+from tools.series import NOTEBOOKS
 
 
 def test_explorer_bundle_has_live_widget_picture_and_hint():

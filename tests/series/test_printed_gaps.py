@@ -10,7 +10,8 @@ import json
 import pytest
 from paths import ROOT
 from printed_gaps import noisy_lines, noisy_numbers, output_text
-from series import NOTEBOOKS
+
+from tools.series import NOTEBOOKS
 
 
 def stored_noisy_gaps(path):
@@ -34,7 +35,7 @@ def test_stored_outputs_print_gaps_as_bounds(name):
 def test_every_live_readout_prints_gaps_as_bounds():
     """Every readout the live book holds (each state of a grid explorer, a formula explorer's default:
     tools/site/live/live_pages.py) is made on the machine that builds the book."""
-    import live_pages
+    from tools.site.live import live_pages
 
     found = []
     for name, encoded in live_pages.build_all(log=lambda *_: None).items():

@@ -14,10 +14,9 @@ try:
     import tomllib
 except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
     tomllib = pytest.importorskip("tomli")
-from colab_snapshot import read_snapshot
-from series import NOTEBOOKS, REAL_MODEL
-
-import notebooks as nbtool
+from tools.checks.colab_snapshot import read_snapshot
+from tools.notebooks import pairs as nbtool
+from tools.series import NOTEBOOKS, REAL_MODEL
 
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*[\"']([^\"']+)", re.I)
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

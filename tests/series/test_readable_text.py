@@ -12,7 +12,8 @@ is already the start of a character split into bytes; a real word with an accent
 import nbformat
 import pytest
 from paths import ROOT
-from series import REAL_MODEL
+
+from tools.series import REAL_MODEL
 
 pytest.importorskip("tokenizers")
 from helpers.readable_tokens import byte_of_symbol  # noqa: E402

@@ -1,7 +1,7 @@
 """The release (.github/workflows/release.yml on a v* tag) and the mirror workflow, read as the
 runner will, plus actionlint over every workflow; ``make release-check`` runs the release's
-build-and-verify steps here (tools/release_check.py) and uploads nothing; the guards that stop a
-release before it publishes anything wrong (tools/release_guard.py), against local stand-ins for the
+build-and-verify steps here (tools/release/check.py) and uploads nothing; the guards that stop a
+release before it publishes anything wrong (tools/release/guard.py), against local stand-ins for the
 workflow's variables, the mirror (a bare git repository) and PyPI (a server on 127.0.0.1)."""
 import http.server
 import json
@@ -12,15 +12,15 @@ import subprocess
 import sys
 import threading
 
-import citation
-import home
 import pytest
-import release_check
-import release_guard
 import yaml
 from paths import ROOT
 
-import notebooks as nbtool
+from tools import home
+from tools.notebooks import pairs as nbtool
+from tools.release import check as release_check
+from tools.release import citation
+from tools.release import guard as release_guard
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
@@ -55,11 +55,11 @@ def test_a_tag_is_guarded_built_verified_then_published_with_trusted_publishing(
     assert data["on"] == {"push": {"tags": ["v*"]}}
     jobs = data["jobs"]
     build = steps(jobs["build"])
-    assert build.index("python3 tools/release_guard.py --ci version") < build.index("make setup-test"), \
+    assert build.index("python3 -m tools.release.guard --ci version") < build.index("make setup-test"), \
         "the tag is checked before anything is installed"
-    guard = build.index(".venv/bin/python tools/release_guard.py --ci")
+    guard = build.index(".venv/bin/python -m tools.release.guard --ci")
     assert build.index("make setup-test") < guard < build.index("make release-check") < \
-        build.index(".venv/bin/python tools/release_guard.py --ci mirror-tag")
+        build.index(".venv/bin/python -m tools.release.guard --ci mirror-tag")
     assert jobs["build"]["steps"][guard]["env"] == {"MIRROR_TOKEN_SET": "${{ secrets.MIRROR_TOKEN != '' }}",
                                                     "MIRROR_USER": "${{ vars.MIRROR_USER }}"}
     assert jobs["pypi"]["permissions"] == {"id-token": "write"}
@@ -90,22 +90,22 @@ def test_the_mirror_workflow_fails_without_its_secret_and_reads_the_mirror_from_
     job = data["jobs"]["push"]
     assert job["env"]["MIRROR_TOKEN"] == "${{ secrets.MIRROR_TOKEN }}"
     runs = steps(job)
-    guard = runs.index("python3 tools/release_guard.py --ci mirror")
+    guard = runs.index("python3 -m tools.release.guard --ci mirror")
     assert job["steps"][guard]["env"] == {"MIRROR_TOKEN_SET": "${{ secrets.MIRROR_TOKEN != '' }}"}
     push = next(i for i, r in enumerate(runs) if "git push" in r)
     assert guard < push and not any("if" in s for s in job["steps"]), "no step is skipped quietly"
-    assert "tools/home.py get mirror" in runs[push]
+    assert "python3 -m tools.home get mirror" in runs[push]
 
 
 def test_release_check_covers_every_artefact_and_uploads_nothing():
     names = [s.__name__ for s in release_check.STEPS]
     assert names == ["guards", "build_sdist_and_wheel", "twine_check", "citation", "wheel_metadata", "wheel_tests",
                      "nbval_second_kernel", "notebooks_zip", "pdf", "site", "site_zip", "site_tests"]
-    source = (ROOT / "tools" / "release_check.py").read_text(encoding="utf-8")
+    source = (ROOT / "tools" / "release" / "check.py").read_text(encoding="utf-8")
     assert "twine upload" not in source and '"upload"' not in source and "gh release" not in source
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "release-check: setup-test\n\t$(PY) tools/release_check.py $(if $(FROM),--from $(FROM))\n" in makefile
-    listed = subprocess.run([sys.executable, "tools/release_check.py", "--list"], cwd=ROOT, capture_output=True,
+    assert "release-check: setup-test\n\t$(PY) -m tools.release.check $(if $(FROM),--from $(FROM))\n" in makefile
+    listed = subprocess.run([sys.executable, "-m", "tools.release.check", "--list"], cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout.split("\n")
     assert [line.split(":")[0] for line in listed if line] == names
 
@@ -133,7 +133,7 @@ def test_release_check_runs_strict_nbval_under_the_default_kernel_and_a_second_f
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Nehalem")
     release_check.nbval_second_kernel()
     (cmd, _, base), = calls
-    assert [str(c) for c in cmd[1:]] == [str(ROOT / "tools" / "kernel_families.py"), "--families", "Haswell",
+    assert [str(c) for c in cmd[1:]] == ["-m", "tools.checks.kernel_families", "--families", "Haswell",
                                          "--suites", "nbval"]
     assert "OPENBLAS_CORETYPE" not in base
     calls.clear()
@@ -143,7 +143,7 @@ def test_release_check_runs_strict_nbval_under_the_default_kernel_and_a_second_f
     assert "OPENBLAS_CORETYPE" not in base and env["ATTENTION_LAB_COPYOUT_NBVAL"] == "all"
 
 
-# -- the guards (tools/release_guard.py) -----------------------------------------------------------
+# -- the guards (tools/release/guard.py) -----------------------------------------------------------
 
 @pytest.fixture
 def offline_home(monkeypatch):
@@ -188,7 +188,7 @@ def test_the_tag_must_be_the_version_and_the_changelog_must_date_it(offline_home
 
 def test_the_changelog_and_the_citation_speak_of_this_version():
     assert citation.release_date() is not None, "CHANGELOG.md has a heading for helpers.__version__"
-    assert citation.problems() == [], "CITATION.cff is the one tools/citation.py writes"
+    assert citation.problems() == [], "CITATION.cff is the one tools/release/citation.py writes"
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     assert "cff-version: 1.2.0" in text and f'version: "{release_guard.version()}"' in text
 

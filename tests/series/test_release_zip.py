@@ -1,13 +1,14 @@
-"""The release zip of the notebooks (``make zip``, tools/release_zip.py): what is in it, and that
+"""The release zip of the notebooks (``make zip``, tools/release/notebooks_zip.py): what is in it, and that
 it is the same bytes every time."""
 from __future__ import annotations
 
 import subprocess
 import zipfile
 
-import release_zip
 from paths import ROOT
-from series import NOTEBOOKS
+
+from tools.release import notebooks_zip as release_zip
+from tools.series import NOTEBOOKS
 
 
 def test_zip_holds_the_notebooks_readme_and_licences(tmp_path):

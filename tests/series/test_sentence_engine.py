@@ -17,116 +17,34 @@ kernel (for a browser without WebAssembly SIMD) gives the SIMD kernel's bits.
 from __future__ import annotations
 
 import base64
-import copy
-import dataclasses
-import functools
-import random
 import re
-import struct
 
-import chromium
 import numpy as np
 import pytest
-import sentence
+import sentence_reference
+from sentence_reference import CAP, FIXED, TOL, reference, same_ranking, wrong_files
 from site_checks import require
+
+from tools import chromium
+from tools.site.live import sentence
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.model]
 
-TOL = 1e-5
-CAP = 64
-FIXED = ["The cat sat on the mat because it was tired.",
-         "年假怎么申请？",
-         "2024年3月15日，iPhone 15 Pro 的价格是 ¥7,999.00（约 $1,099）！"]
 SEED, DRAWN = 44, 20
 MODES = ("http", "file")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-@functools.lru_cache(maxsize=None)
-def drawn_texts(seed: int = SEED, count: int = DRAWN) -> list:
-    """``count`` texts of English words, Chinese words, numbers, punctuation, whitespace, accents,
-    kana, hangul and emoji, each at most :data:`CAP` tokens (drawn again when longer)."""
-    from helpers import real_model
-
-    model, rng = real_model.load_model(), random.Random(seed)
-    words = ["the", "attention", "model", "head", "token", "cat", "river", "Paris", "is", "of", "I", "don't",
-             "weights", "Hello", "world", "sat", "mat", "because", "we'll"]
-    chinese = ["年假", "怎么", "申请", "注意力", "模型", "我们", "今天", "天气", "很好", "机器", "学习", "北京", "的", "了", "是"]
-    punct = list("，。！？、：；（）“”,.!?;:()-\"'")
-    other = ["😀", "👍🏽", "café", "naïve", "こんにちは", "한국어", "Ωμέγα", "\n", "  ", "\t", "½", "٣"]
-    out = []
-    while len(out) < count:
-        pieces = []
-        for _ in range(rng.randint(2, 16)):
-            kind = rng.random()
-            if kind < 0.35:
-                pieces.append(rng.choice(words) + rng.choice(["", " "]))
-            elif kind < 0.65:
-                pieces.append(rng.choice(chinese))
-            elif kind < 0.75:
-                pieces.append(rng.choice([str(rng.randint(0, 99999)), f"{rng.random() * 100:.2f}", "2024-03-15"]))
-            elif kind < 0.9:
-                pieces.append(rng.choice(punct))
-            else:
-                pieces.append(rng.choice(other))
-        text = "".join(pieces).strip() or "x"
-        if len(real_model.encode(model, text)) <= CAP:
-            out.append(text)
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def float64_mlp_twin():
-    """helpers.real_model's model with its MLP weights in float64: the same forward with no float32
-    rounding in the MLP (0.64 GB, made once)."""
-    from helpers import real_model
-
-    model = real_model.load_model()
-    twin = copy.copy(model)
-    twin.blocks = [dataclasses.replace(b, gate=b.gate.astype(np.float64), up=b.up.astype(np.float64),
-                                       down=b.down.astype(np.float64)) for b in model.blocks]
-    return twin
-
-
-@functools.lru_cache(maxsize=None)
-def reference(ids: tuple) -> dict:
-    """helpers.real_model's numbers for token ``ids``: every map (30, 9, T, T), the top 5, and the
-    tolerance for this text (:func:`tolerance`)."""
-    from helpers import real_model
-
-    model = real_model.load_model()
-    run = real_model.forward(model, list(ids))
-    attn = np.stack(run.weights)
-    spread = float(np.abs(attn - np.stack(real_model.forward(float64_mlp_twin(), list(ids)).weights)).max())
-    logits = run.logits[-1].astype(np.float64)
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
-    top = np.argsort(-p)[:5]
-    return {"attn": attn, "top": [int(i) for i in top], "p": p, "spread": spread, "tol": tolerance(spread),
-            "text": [real_model.decode(model, [int(i)]) for i in top]}
-
-
-def tolerance(spread: float) -> float:
-    """How far a map of the engine may be from numpy's: TOL, or twice numpy's own float32 spread.
-
-    Both run the MLP in float32 and round differently (numpy's BLAS, the kernel's 16 lanes); how far a
-    weight moves for that depends on the text (a sharp head multiplies a score's rounding). ``spread``
-    measures it: numpy's float32 forward against the same forward with its MLP in float64. Each of
-    the two float32 runs is about that far from the float64 one, so they may be twice that apart;
-    never looser than the issue's 1e-5."""
-    return max(TOL, 2 * spread)
+def drawn_texts() -> list:
+    """20 texts of English words, Chinese words, numbers, punctuation, whitespace, accents, kana,
+    hangul and emoji, each at most :data:`CAP` tokens (sentence_reference.drawn_texts)."""
+    return sentence_reference.drawn_texts(SEED, DRAWN)
 
 
 def maps(run: dict) -> np.ndarray:
     """A packed Run's maps as (layers, heads, T, T)."""
     t = run["length"]
     return np.frombuffer(base64.b64decode(run["attn"]), dtype="<f4").reshape(run["layers"], run["heads"], t, t)
-
-
-def same_ranking(got: list, want: list, p: np.ndarray) -> bool:
-    """The same 5 ids in the same order, two of them swapped only where their probabilities tie (< 1e-7)."""
-    return got == want or (sorted(got) == sorted(want) and all(
-        abs(p[a] - p[b]) < 1e-7 for a, b in zip(got, want) if a != b))
 
 
 def assert_python_numbers(run: dict, ids: list, where: str) -> float:
@@ -332,31 +250,6 @@ def test_text_at_the_cap_and_odd_text_runs(page, smollm2):
 
 
 # ---- wrong model files ----------------------------------------------------------------------------------
-
-
-def _patch(data: bytearray, after: bytes, fmt: str, value, skip: int = 0) -> None:
-    """Overwrite the struct ``fmt`` found ``skip`` bytes after the first ``after`` in ``data``."""
-    at = data.index(after) + len(after) + skip
-    struct.pack_into(fmt, data, at, value)
-
-
-def wrong_files(head: bytes) -> dict:
-    """{file name: bytes} of files the engine must refuse, made from the real file's first bytes."""
-    files = {"not-a-model.gguf": b"hello, this is a text file\n", "empty.gguf": b"", "truncated.gguf": head}
-    arch = bytearray(head)
-    at = arch.index(b"llama", arch.index(b"general.architecture"))
-    arch[at:at + 5] = b"gemma"
-    files["other-architecture.gguf"] = bytes(arch)
-    other = bytearray(head)
-    _patch(other, b"llama.embedding_length", "<I", 960, skip=4)  # after the value's u32 type code
-    files["other-model.gguf"] = bytes(other)
-    quant = bytearray(head)  # token_embd: u32 n_dims = 2, u64 × 2 dims, then the u32 type (8 = Q8_0)
-    _patch(quant, b"token_embd.weight", "<I", 12, skip=4 + 16)  # 12 = Q4_K
-    files["other-quantization.gguf"] = bytes(quant)
-    shape = bytearray(head)
-    _patch(shape, b"blk.0.attn_q.weight", "<Q", 577, skip=4 + 8)  # its second dim
-    files["wrong-shape.gguf"] = bytes(shape)
-    return files
 
 
 WRONG = [

@@ -13,8 +13,9 @@ import os
 import re
 
 import pytest
-import sentence
-from sentence import build
+
+from tools.site.live import sentence
+from tools.site.live.sentence import build
 
 REQUIRE_WASM = os.environ.get("ATTENTION_LAB_REQUIRE_WASM") == "1"
 

@@ -18,15 +18,15 @@ import time
 import zipfile
 
 import pytest
-from series import REAL_MODEL
 from venvs import pip_env, serve_index
 
-import notebooks as nbtool
+from tools.notebooks import pairs as nbtool
+from tools.series import REAL_MODEL
 
 PLAIN, REAL = "00_index", sorted(REAL_MODEL)[0]
 VERSION = nbtool.package_version()
 PROBE = "attnlab_setup_probe"
-#: the cell gives up within this on a stalled network (the issue's bound: about a minute)
+#: the cell gives up within this on a stalled network (a learner waits about a minute at most)
 STALLED_LIMIT_S = 60
 
 
@@ -181,7 +181,7 @@ def test_a_host_without_the_repository_is_named_as_such_not_as_unreachable(tmp_p
 
 
 def test_without_a_mirror_the_cell_offers_github_only(monkeypatch):
-    import home
+    from tools import home
 
     base = home.home()
     monkeypatch.setattr(home, "home", lambda: {**base, "mirror": ""})
@@ -191,7 +191,7 @@ def test_without_a_mirror_the_cell_offers_github_only(monkeypatch):
 
 
 def test_the_mirror_is_named_after_its_host(monkeypatch):
-    import home
+    from tools import home
 
     base = home.home()
     for url, label in (("https://gitcode.com/lab/lab", "GitCode"), ("https://git.example.cn/lab", "git.example.cn")):

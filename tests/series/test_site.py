@@ -1,7 +1,7 @@
 """The series as a book, to read without a notebook server: the static site, its Chinese search, and the PDF.
 
-Built once per session from the stored notebooks into a temporary folder (tools/site_build.py,
-tools/site_pdf.py, the same code as ``make site`` / ``make pdf``). Then: what every page shows
+Built once per session from the stored notebooks into a temporary folder (tools/site/build.py,
+tools/site/pdf.py, the same code as ``make site`` / ``make pdf``). Then: what every page shows
 (pages in series order, previous/next, the README's table, every stored figure at its stored
 width, every explorer's preview, every text output, the per-page actions); that no page refers to
 anything outside the site; and in headless Chromium with every request not to 127.0.0.1 aborted:
@@ -23,11 +23,12 @@ import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
 
-import chromium
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
 from site_checks import require, site_missing
+
+from tools import chromium
+from tools.series import NOTEBOOKS
 
 pytestmark = pytest.mark.slow
 PAGES = ["index", *NOTEBOOKS]
@@ -55,8 +56,9 @@ def work(tmp_path_factory):
 @pytest.fixture(scope="session")
 def dist(work) -> Path:
     """The zip and the wheel the site serves (the PDF: added by ``served``, which has a browser)."""
-    import release_zip
     from venvs import built_wheels, wheel_of
+
+    from tools.release import notebooks_zip as release_zip
 
     folder = work / "dist"
     folder.mkdir()
@@ -69,8 +71,8 @@ def dist(work) -> Path:
 @pytest.fixture(scope="session")
 def site(work, dist) -> Path:
     require(site_missing())
-    import site_build
-    import site_zip
+    from tools.site import build as site_build
+    from tools.site.live import site_zip
 
     built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
     site_zip.build(built, work / "offline" / site_zip.name())  # as make site does: the offline book
@@ -89,7 +91,7 @@ def browser():
 @pytest.fixture(scope="module")
 def pdf(work, browser) -> Path:
     require(site_missing())
-    import site_pdf
+    from tools.site import pdf as site_pdf
 
     return site_pdf.build(work / "attention-lab.pdf", work=work / "build", browser=browser)
 
@@ -142,11 +144,15 @@ def is_explorer_cell(cell) -> bool:
 # -- what the pages show -------------------------------------------------------------------------
 
 def test_pages_in_series_order_with_previous_and_next(site):
+    """index, the notebooks in order, then the page 你自己的句子 (its own section of the sidebar)."""
+    from tools.site.live.sentence import page as sentence_page
+
+    order = [*PAGES, sentence_page.PAGE]
     for i, name in enumerate(PAGES):
         p = page(site, name)
         links = {a.get("rel"): a.get("href") for a in p.all("link") if a.get("rel") in ("prev", "next")}
-        want_prev = f"{PAGES[i - 1]}.html" if i > 0 else None
-        want_next = f"{PAGES[i + 1]}.html" if i + 1 < len(PAGES) else None
+        want_prev = f"{order[i - 1]}.html" if i > 0 else None
+        want_next = f"{order[i + 1]}.html"
         assert links.get("prev") == want_prev and links.get("next") == want_next, (name, links)
         shown = [a.get("href") for a in p.all("a", **{"class": "left-prev"})] + \
                 [a.get("href") for a in p.all("a", **{"class": "right-next"})]
@@ -158,7 +164,7 @@ def test_pages_in_series_order_with_previous_and_next(site):
 
 
 def test_index_shows_the_readme_table_linked(site):
-    import site_build
+    from tools.site import build as site_build
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = site_build.readme_sections(readme)["篇目"]
@@ -215,7 +221,7 @@ def test_code_cells_and_their_text_outputs_are_shown(site):
 
 
 def test_every_page_has_the_themes_launch_and_download_buttons_and_the_books_downloads(site):
-    import attnlab_site
+    from tools.site import attnlab_site
 
     for name in PAGES:
         p = page(site, name)
@@ -241,8 +247,8 @@ def test_no_page_shows_the_notebooks_own_header_cells(site):
 
 
 def test_the_index_gives_the_way_without_github_in_full(site):
-    import attnlab_site
-    from home import home
+    from tools.home import home
+    from tools.site import attnlab_site
 
     p = page(site, "index")
     assert attnlab_site.LOCAL_RUN in p.ids
@@ -383,7 +389,7 @@ def poppler(tool: str, *args) -> str:
 
 @pytest.mark.browser
 def test_pdf_has_every_notebook_and_a_plausible_length(pdf):
-    from notebooks import title
+    from tools.notebooks.pairs import title
 
     pages = int(re.search(r"^Pages:\s+(\d+)", poppler("pdfinfo", str(pdf)), re.M).group(1))
     assert PDF_PAGES[0] <= pages <= PDF_PAGES[1], pages
@@ -397,9 +403,8 @@ def test_pdf_has_every_notebook_and_a_plausible_length(pdf):
 
 @pytest.mark.browser
 def test_pdf_title_page_gives_the_version_the_licences_and_where_to_report_a_problem(pdf):
-    from home import issues_url
-
-    from notebooks import package_version
+    from tools.home import issues_url
+    from tools.notebooks.pairs import package_version
 
     first = squash(poppler("pdftotext", "-f", "1", "-l", "1", str(pdf), "-"))
     for want in (f"版本 {package_version()}", "CC BY 4.0", "MIT", "SIL OFL 1.1", issues_url().split("://", 1)[1]):
@@ -408,7 +413,7 @@ def test_pdf_title_page_gives_the_version_the_licences_and_where_to_report_a_pro
 
 @pytest.mark.browser
 def test_pdf_contents_give_the_page_each_notebook_starts_on_and_its_link_lands_there(pdf):
-    from notebooks import title
+    from tools.notebooks.pairs import title
 
     # where each notebook's link (contents, footers, outline) lands: its named destination's page
     dests = dict((name, int(page)) for page, name in re.findall(
@@ -479,14 +484,17 @@ def test_the_first_screen_of_every_notebook_page_shows_the_title_and_the_lessons
 
 @pytest.mark.browser
 def test_the_pdf_zip_and_wheel_links_return_200(site, served):
-    import attnlab_site
+    from tools.site import attnlab_site
 
     base, context, _ = served
     for name in ["index", NOTEBOOKS[-1]]:
         for href in [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]:
             response = context.request.get(f"{base}/{href}")
             assert response.status == 200 and len(response.body()) > 1000, (name, href, response.status)
-    served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book()}  # site-zip's
+    from helpers.real_model import GGUF_NAME
+
+    # site-zip's offline book, and the model file the page 你自己的句子 offers (tests/series/test_sentence_page.py)
+    served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book(), GGUF_NAME}
     assert sorted(served_files) == sorted(attnlab_site.downloads().values())
 
 
@@ -495,8 +503,8 @@ def test_every_page_links_the_offline_book_which_the_site_zip_puts_in_downloads(
     "离线版网页" link points; the zip holds the whole site but not itself."""
     import zipfile
 
-    import attnlab_site
-    import site_zip
+    from tools.site import attnlab_site
+    from tools.site.live import site_zip
 
     for name in ["index", *NOTEBOOKS]:
         links = [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-offline"})]

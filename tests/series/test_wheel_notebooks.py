@@ -12,8 +12,9 @@ import subprocess
 import sys
 
 import pytest
-from series import NOTEBOOKS
 from venvs import ROOT, built_wheels, cached_venv, overlay_venv, pip_env, run, third_party_requirements
+
+from tools.series import NOTEBOOKS
 
 pytestmark = pytest.mark.slow
 CHOSEN = os.environ.get("ATTENTION_LAB_COPYOUT_NBVAL", "00_index 05_causal_mask")

@@ -15,8 +15,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (tools/chromium.py: one place for the browser and its flags)
 from paths import ROOT
+
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (tools/chromium.py: one place for the browser and its flags)
 
 TOKEN = "attention-lab-test"
 

@@ -12,7 +12,7 @@ the source (no import) and name, per map, what it lacks and what it names that i
 - a lesson package of ``helpers`` is named with its parts, ``helpers.training`` (a package: task,
   model, …), exactly its modules;
 - the base list of ``helpers.render`` (``base modules (validation, format, …)``) is
-  ``tools/layout.py``'s :data:`BASE`; ``helpers.grading.MODULES`` (what it loads lazily) is its tree;
+  ``tools/checks/layout.py``'s :data:`BASE`; ``helpers.grading.MODULES`` (what it loads lazily) is its tree;
 - every dotted ``helpers.…`` name in ``pyproject.toml`` is a module or a name a module defines, and
   every ``helpers/…`` path there exists.
 """
@@ -117,8 +117,8 @@ def base_problems(root: Path, base: set) -> list:
         return ["helpers/render/__init__.py: the module map does not list the base modules: write "
                 f"base modules ({', '.join(sorted(m.rsplit('.', 1)[1] for m in base))})"]
     listed = {f"helpers.render.{p.strip()}" for p in found.group(1).split(",") if p.strip()}
-    return ([f"helpers/render/__init__.py: the base list lacks {m} (tools/layout.py BASE)" for m in sorted(base - listed)]
-            + [f"helpers/render/__init__.py: the base list names {m}, which is not in tools/layout.py BASE"
+    return ([f"helpers/render/__init__.py: the base list lacks {m} (tools/checks/layout.py BASE)" for m in sorted(base - listed)]
+            + [f"helpers/render/__init__.py: the base list names {m}, which is not in tools/checks/layout.py BASE"
                for m in sorted(listed - base)])
 
 
@@ -155,6 +155,6 @@ def pyproject_problems(root: Path) -> list:
 
 
 def problems(root: Path, base: set) -> list:
-    """Every map's problems (``base``: tools/layout.py's BASE for the tree at ``root``)."""
+    """Every map's problems (``base``: tools/checks/layout.py's BASE for the tree at ``root``)."""
     return ([p for package in MAPPED for p in map_problems(root, package)] + base_problems(root, base)
             + lazy_problems(root) + pyproject_problems(root))

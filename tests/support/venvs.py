@@ -29,7 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("ATTENTION_LAB_TEST_CACHE", ROOT / ".cache" / "tests"))
 REQUIRE_INDEX = os.environ.get("ATTENTION_LAB_REQUIRE_INDEX") == "1"
-from find_python import find_python
+from tools.checks.find_python import find_python
 
 #: what goes into the wheel (setup.py copies notebooks/ into it)
 WHEEL_INPUTS = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "helpers", "notebooks")

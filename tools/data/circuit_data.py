@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+import numpy as np
 
-import numpy as np  # noqa: E402
-import pinned  # noqa: E402  (this folder: the script's own directory is on sys.path)
-
-from helpers.circuit import history, sweep, trainer  # noqa: E402
-from helpers.render.npz import write_npz  # noqa: E402
+from helpers.circuit import history, sweep, trainer
+from helpers.render.npz import write_npz
+from tools.data import pinned
 
 
 def prefix(out: str) -> None:
@@ -85,7 +82,7 @@ def main() -> None:
     if args.merge:
         merge(args.merge, args.out, args.fill_from)
         return
-    pinned.pin(__file__)
+    pinned.pin()
     if args.prefix:
         prefix(args.prefix)
         return

@@ -68,16 +68,16 @@ def unpinnable():
     return None
 
 
-def pin(script: str) -> None:
-    """Re-execute ``script`` (the generator's ``__file__``) under :func:`pinned_env`, once; in the
-    re-executed process, check that OpenBLAS runs :data:`BLAS_CORE` and numpy no dispatched feature."""
-    name = os.path.basename(script)
+def pin() -> None:
+    """Re-execute this process's command line (``python -m tools.data.<generator> …``, as it was typed)
+    under :func:`pinned_env`, once; in the re-executed process, check that OpenBLAS runs
+    :data:`BLAS_CORE` and numpy no dispatched feature."""
+    name = os.path.basename(sys.argv[0])
     if not is_pinned():
         reason = unpinnable()
         if reason:
             raise SystemExit(f"{name}: {reason}")
-        os.execve(sys.executable, [sys.executable, os.path.abspath(script), *sys.argv[1:]],
-                  {**os.environ, **pinned_env()})
+        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, **pinned_env()})
     from threadpoolctl import threadpool_info  # a test tool: only the generators need it
 
     cores = {i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"}

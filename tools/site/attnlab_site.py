@@ -2,7 +2,8 @@
 
 - every notebook page gets one line under its title: the book's PDF, the notebooks' zip and the
   wheel (served from the site) and a link to the index's "在本地运行" section; Colab, Binder and
-  the page's ``.ipynb`` are sphinx-book-theme's own buttons (conf.py, from ``home.toml``);
+  the page's ``.ipynb`` are sphinx-book-theme's own buttons (conf.py, from ``home.toml``); the real
+  model's notebook (09) gets a second line, to the page 你自己的句子 (``sentence.page``);
 - an image from another host (the notebooks' Colab badge) becomes its alt text, so no page asks
   for anything outside the site;
 - maths is written as MathML at build time (``html_math_renderer = "mathml"``): browsers draw it
@@ -14,30 +15,26 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
-TOOLS = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(TOOLS))
-from home import binder_url, colab_url  # noqa: E402, F401  (the project's home, home.toml; the tests read them here)
-from series import NOTEBOOKS  # noqa: E402
+from tools import package_version
+from tools.home import binder_url, colab_url  # noqa: F401  (the project's home, home.toml; the tests read them here)
+from tools.series import NOTEBOOKS
 
 REMOTE = ("http://", "https://", "//")
 
-#: the anchor of the index page's "在本地运行" section (tools/site_build.py writes it)
+#: the anchor of the index page's "在本地运行" section (tools/site/build.py writes it)
 LOCAL_RUN = "local-run"
 DOWNLOADS_DIR = "downloads"
 
 
 def downloads() -> dict:
     """The book's downloads, served from the site itself (``downloads/``, copied there by
-    tools/site_build.py from dist/): ``{label: file name}``."""
-    from release_zip import version
-
-    v = version()
+    tools/site/build.py from dist/): ``{label: file name}``."""
+    v = package_version()
     return {"整本书 PDF": "attention-lab.pdf", "全部笔记本（zip）": f"attention-lab-notebooks-{v}.zip",
             "wheel": f"attention_lab-{v}-py3-none-any.whl"}
 
@@ -46,9 +43,7 @@ def offline_book() -> str:
     """The offline book's file name (``make site-zip``, tools/site/live/site_zip.py), which puts it
     in the site's downloads/ after the site is built: the site zips itself, so it cannot be copied
     in with the other downloads."""
-    from release_zip import version
-
-    return f"attention-lab-site-{version()}.zip"
+    return f"attention-lab-site-{package_version()}.zip"
 
 
 def actions_html(name: str, pathto) -> str:
@@ -65,11 +60,23 @@ def actions_html(name: str, pathto) -> str:
             f' ｜ <a href="{local}">在本地运行（国内用户不经过 GitHub 的路）</a></p>')
 
 
+def sentence_html(pathto) -> str:
+    """A line pointing to the page 你自己的句子 (the notebooks of :data:`sentence.page.LINKED_FROM`)."""
+    from tools.site.live.sentence import page
+
+    return (f'<p class="attnlab-sentence-link">在浏览器里试：<a href="{html.escape(pathto(page.PAGE))}">{page.TITLE}</a>'
+            "——输入任何文字，看这个模型的全部 270 个头怎样读它（不用 Python，离线版网页里也能用）。</p>")
+
+
 def on_page_context(app, pagename, templatename, context, doctree):
     if pagename not in ("index", *NOTEBOOKS) or "body" not in context:
         return
+    from tools.site.live.sentence import page
+
     body = context["body"]
     block = actions_html(pagename, context["pathto"])
+    if pagename in page.LINKED_FROM:
+        block += sentence_html(context["pathto"])
     cut = body.find("</h1>")
     context["body"] = body[:cut + 5] + block + body[cut + 5:] if cut >= 0 else block + body
 
@@ -188,7 +195,7 @@ def _chinese_search():
 
 
 def on_builder_inited(app):
-    if app.builder.name == "singlehtml":  # the print version (tools/site_pdf.py adds its font)
+    if app.builder.name == "singlehtml":  # the print version (tools/site/pdf.py adds its font)
         app.add_css_file("attnlab-print.css")
 
 

@@ -1,5 +1,5 @@
 """Sphinx configuration of the series' static site (``make site``) and of its one-page print
-version (``make pdf``). Read by ``tools/site_build.py``, which stages the sources it names.
+version (``make pdf``). Read by ``tools/site/build.py``, which stages the sources it names.
 
 Pages are the stored notebooks (``nb_execution_mode = "off"``: nothing is re-executed); every
 asset a page loads comes from the built site (the theme bundles its own; maths is MathML,
@@ -8,7 +8,6 @@ written at build time; no widget JavaScript from a CDN).
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
 try:  # Sphinx's Chinese search segments with jieba; its dictionary ships in the package
@@ -18,9 +17,11 @@ try:  # Sphinx's Chinese search segments with jieba; its dictionary ships in the
 except ImportError:
     jieba = None
 
+# tools/site/build.py runs Sphinx as `python -m sphinx` in the repository root, so this package and its
+# extension import as tools.* (no change to sys.path)
+from tools.home import home  # noqa: E402  (the project's home: home.toml)
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
 project = "注意力实验室 Attention Lab"
 author = "Attention Lab"
@@ -28,7 +29,7 @@ copyright = "Attention Lab（代码 MIT；随附字体 SIL OFL 1.1）"
 language = "zh_CN"
 root_doc = "index"
 
-extensions = ["myst_nb", "attnlab_site"]
+extensions = ["myst_nb", "tools.site.attnlab_site"]
 exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
 
 # notebooks as stored: outputs are the ones nbval checks, not regenerated here
@@ -56,7 +57,6 @@ if jieba is None:
     raise RuntimeError("the site's Chinese search needs jieba (pip install -e '.[site]'): without it no Chinese word is indexed")
 # domain words jieba should keep whole (归纳头, 因果掩码, …), one a line
 html_search_options = {"dict": str(HERE / "search_words.txt")}
-from home import home  # noqa: E402  (the project's home: home.toml)
 
 html_theme_options = {
     "home_page_in_toc": True,

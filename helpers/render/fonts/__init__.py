@@ -2,7 +2,7 @@
 
 Used by every notebook through :func:`helpers.setup`. The bundled font is a GB2312 subset of
 Noto Sans CJK SC, renamed as the SIL OFL asks for a modified font (licence in ``OFL.txt``
-beside it; rebuilt by ``tools/build_cjk_font.py``). Taught nowhere (plumbing).
+beside it; rebuilt by ``tools/data/build_cjk_font.py``). Taught nowhere (plumbing).
 """
 from __future__ import annotations
 

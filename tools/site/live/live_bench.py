@@ -1,14 +1,14 @@
 """``make bench``'s part for the book's live explorers, in headless Chromium at 2× (every request
 outside the site aborted), from ``file://`` as the offline book is read:
 
-- the site's size (budget :data:`SITE_BUDGET`) and the worst page's inline explorer data
+- the site's size without the model file (budget :data:`SITE_BUDGET`) and the worst page's inline explorer data
   (:data:`PAGE_DATA_BUDGET`);
 - time to first interaction: from navigation start until every explorer of the page is drawn and
   takes input (median of :data:`LOADS` loads; worst page; :data:`FIRST_BUDGET_MS`);
 - key → redraw: an arrow key on each explorer's first slider (or menu), from the key going down
   until the frame after the redraw, :data:`PRESSES` presses each; p95 over all (:data:`REDRAW_BUDGET_MS`).
 
-    python tools/site/live/live_bench.py [SITE]     (default _site/, built first if missing)
+    python -m tools.site.live.live_bench [SITE]     (default _site/, built first if missing)
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from tools import ROOT
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 SITE_BUDGET = 60 * 10 ** 6
 PAGE_DATA_BUDGET = 3 * 10 ** 6
 FIRST_BUDGET_MS = 1500.0
@@ -32,7 +32,11 @@ DATA = re.compile(r'<script type="application/octet-stream" class="al-data">([^<
 
 
 def site_bytes(site: Path) -> int:
-    return sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    """The site's size without the model file 你自己的句子 serves beside its pages (an opt-in download,
+    never in a page or in the offline book)."""
+    from tools.site.live.sentence import page as sentence_page
+
+    return sentence_page.site_bytes(site)
 
 
 def page_data(site: Path) -> dict:
@@ -47,7 +51,7 @@ def page_data(site: Path) -> dict:
 
 def measure(site: Path, pages) -> dict:
     """First interaction (ms, per page) and key → redraw times (ms, every press)."""
-    import chromium
+    from tools import chromium
 
     first, redraw = {}, []
     base = site.resolve().as_uri()
@@ -94,7 +98,7 @@ def report(site: Path) -> bool:
     timing = measure(site, list(data))
     worst_first = max(timing["first"], key=timing["first"].get)
     p95 = float(np.percentile(timing["redraw"], 95))
-    rows = [("site size", f"{size / 1e6:.1f} MB", size <= SITE_BUDGET, "≤ 60 MB"),
+    rows = [("site size (without the model file)", f"{size / 1e6:.1f} MB", size <= SITE_BUDGET, "≤ 60 MB"),
             ("worst page's explorer data", f"{data[worst_page] / 1e6:.2f} MB ({worst_page})",
              data[worst_page] <= PAGE_DATA_BUDGET, "≤ 3 MB"),
             ("first interaction (worst page)", f"{timing['first'][worst_first]:.0f} ms ({worst_first})",
@@ -114,7 +118,7 @@ def main(argv) -> None:
     if not (site / "index.html").exists():
         import subprocess
 
-        subprocess.run([sys.executable, str(ROOT / "tools" / "site_build.py"), "html", str(site)], check=True)
+        subprocess.run([sys.executable, "-m", "tools.site.build", "html", str(site)], check=True, cwd=ROOT)
     sys.exit(0 if report(site) else 1)
 
 

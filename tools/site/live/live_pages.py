@@ -1,7 +1,7 @@
 """The book's explorers, live: evaluate each explorer's states at build time and put them in its page.
 
-    python tools/site/live/live_pages.py SITE      inject into a built site (tools/site_build.py does)
-    python tools/site/live/live_pages.py --sizes   each explorer's data size, without a site
+    python -m tools.site.live.live_pages SITE      inject into a built site (tools/site/build.py does)
+    python -m tools.site.live.live_pages --sizes   each explorer's data size, without a site
 
 For each explorer of ``helpers.widgets`` whose class declares :meth:`web_view`, a page's widget cell
 (the cell whose code calls ``helpers.widgets.<name>()``) gets a ``<div class="attnlab-live">`` over
@@ -41,8 +41,9 @@ import sys
 import time
 from pathlib import Path
 
+from tools import ROOT
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent.parent
 #: the marker of a widget cell in a page's HTML: the call, as Pygments splits it into spans
 CALL = re.compile(r"helpers\.widgets\.(\w+_explorer)\(\)")
 CELL = '<div class="cell docutils container">'
@@ -65,7 +66,6 @@ def source_hash() -> str:
 
 def factories() -> dict:
     """``{name: factory}`` of every explorer of :mod:`helpers.widgets`."""
-    sys.path.insert(0, str(ROOT))
     from helpers import widgets
 
     return widgets.all_factories()

@@ -14,7 +14,8 @@ Classic scripts (no modules, no fetch: the engine runs from ``file://``), in thi
 
 :data:`SCRIPTS` is the one list of them, in load order; :func:`bundle` joins them into one file
 for a page (``attnlab_sentence.js``). ``harness.html`` is a bare page that drives the engine (the
-tests and the benchmark use it, with the bundle beside it).
+tests and the benchmark use it, with the bundle beside it). The book's page that uses the engine is
+the subpackage :mod:`sentence.page`.
 """
 from __future__ import annotations
 
@@ -29,9 +30,9 @@ BUNDLE = "attnlab_sentence.js"
 HARNESS = HERE / "harness.html"
 
 
-def bundle() -> str:
-    """Every script of :data:`SCRIPTS`, in order, as one classic script."""
-    return "".join((HERE / name).read_text(encoding="utf-8").rstrip("\n") + "\n" for name in SCRIPTS)
+def bundle(scripts=SCRIPTS, folder: Path = HERE) -> str:
+    """Every script of ``scripts`` (the engine's: :data:`SCRIPTS`) in ``folder``, in order, as one classic script."""
+    return "".join((Path(folder) / name).read_text(encoding="utf-8").rstrip("\n") + "\n" for name in scripts)
 
 
 def write_bundle(folder: Path) -> Path:

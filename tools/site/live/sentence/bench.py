@@ -1,6 +1,6 @@
 """The engine's budgets, measured as a reader meets them: headless Chromium, the harness page over http.
 
-    python tools/site/live/sentence/bench.py [--kernel js] [--repeats N]
+    python -m tools.site.live.sentence.bench [--kernel js] [--repeats N]
 
 Prints, with the machine's load average and how many CPUs other work kept busy meanwhile (other
 work slows every wall time; the renderer's CPU time beside it is what the step takes on a CPU of
@@ -15,7 +15,7 @@ its own, the engine being one thread):
   alone holds (USS, what Chrome's task manager calls its footprint), and its resident size, which
   adds the Chromium code it shares with every other tab.
 
-The issue's budgets: ready ≤ 1.5 s, 30 tokens ≤ 1.5 s, one token p95 ≤ 250 ms, memory ≤ 300 MB.
+The budgets: ready ≤ 1.5 s, 30 tokens ≤ 1.5 s, one token p95 ≤ 250 ms, memory ≤ 300 MB.
 """
 from __future__ import annotations
 
@@ -26,14 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
+
+from tools import chromium
+from tools.site.live import sentence
+
 HERE = Path(__file__).resolve().parent
-if __package__ in (None, ""):  # run as a script: the package's parent folder and tools/ on the path
-    sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]
-
-import chromium  # noqa: E402
-import psutil  # noqa: E402
-
-import sentence  # noqa: E402
 
 TEXT_30 = "The attention mechanism lets every token look back at the tokens before it: 年假怎么申请？"
 TYPED = "年假怎么申请？我想请三天假，下周一开始。"

@@ -1,7 +1,7 @@
 """Rebuild the engine's WebAssembly kernel from kernel.c: ``make sentence-wasm``.
 
-    python tools/site/live/sentence/build.py           kernel.wasm and kernel_wasm.js from kernel.c
-    python tools/site/live/sentence/build.py --check   rebuild in a temporary folder, compare (exit 1 if not equal)
+    python -m tools.site.live.sentence.build           kernel.wasm and kernel_wasm.js from kernel.c
+    python -m tools.site.live.sentence.build --check   rebuild in a temporary folder, compare (exit 1 if not equal)
 
 The flags are pinned here; :data:`CLANG_VERSION` is the compiler the committed bytes came from
 (Debian's clang 14 and lld: ``apt-get install clang lld``). ``--strip-all`` leaves out the name

@@ -23,6 +23,9 @@
   var PY_SPACE = /^[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
   var CONTROL = { " ": "\u2423", "\n": "\u21b5", "\t": "\u21e5", "\u3000": "\u2423" };
   var EMOJI = /\p{Extended_Pictographic}/u;
+  /** helpers.readable_tokens.HIDDEN_CATEGORIES: characters a label draws as their code point (‹U+200B›),
+   *  since they would hide or reorder the label's text (bidi controls, zero-width characters, line separators) */
+  var HIDDEN = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;
 
   // GPT-2's bytes_to_unicode: printable bytes stand for themselves, the rest get 256, 257, …
   var BYTE_SYMBOL = [], SYMBOL_BYTE = {};
@@ -139,6 +142,7 @@
         var code = c.codePointAt(0);
         if (CONTROL[c]) return CONTROL[c];
         if (code < 0x20 || code === 0x7f) return "\u2039" + code.toString(16).toUpperCase().padStart(2, "0") + "\u203a";
+        if (HIDDEN.test(c)) return "\u2039U+" + code.toString(16).toUpperCase().padStart(4, "0") + "\u203a";
         return c;
       }).join("");
     }

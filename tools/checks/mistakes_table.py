@@ -1,7 +1,7 @@
 """The table "mistakes we grade and where they come from" in CONTRIBUTING.md, written from the code
 exercises' :class:`~helpers.grading.code_exercise.Mistake` entries (their ``seen`` sources).
 
-``python tools/mistakes_table.py`` rewrites the table between the two markers; ``--check`` only
+``python -m tools.checks.mistakes_table`` rewrites the table between the two markers; ``--check`` only
 says whether it is current (exit 1 and the difference when not). ``tests/series/test_mistakes_table.py``
 runs the check, so a mistake added or a source changed without rewriting the table fails by name.
 """
@@ -10,15 +10,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from helpers.exercises import CODE_EXERCISES  # noqa: E402
+from helpers.exercises import CODE_EXERCISES
+from tools import ROOT
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
-START = "<!-- mistakes-table:start (tools/mistakes_table.py writes this part) -->"
+START = "<!-- mistakes-table:start (tools/checks/mistakes_table.py writes this part) -->"
 END = "<!-- mistakes-table:end -->"
 #: how much of a hint the table quotes: enough to recognise the mistake, short enough for one row
 HINT_CHARS = 36
@@ -84,7 +81,7 @@ def main(argv=None) -> int:
             return 0
         sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
                                                    "CONTRIBUTING.md", "CONTRIBUTING.md (rewritten)"))
-        print("\nthe mistakes table is stale: run `python tools/mistakes_table.py`")
+        print("\nthe mistakes table is stale: run `python -m tools.checks.mistakes_table`")
         return 1
     if new != text:
         CONTRIBUTING.write_text(new, encoding="utf-8")

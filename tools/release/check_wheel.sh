@@ -3,7 +3,7 @@
 # allowed), check it holds the font and the three licence texts, install it in a clean venv and
 # render Chinese with the bundled font alone (system fonts hidden, missing glyphs are errors).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 python=${PYTHON:-python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -2,11 +2,11 @@
 """What must hold before a release publishes anything: a PyPI version and a tag are immutable, and
 every notebook's setup cell sends learners to the addresses the release was built with.
 
-    python tools/release_guard.py                 the checks that need no workflow and no network
-    python tools/release_guard.py --ci            as release.yml's build job runs them, before building
-    python tools/release_guard.py --ci CHECK ...  only those (mirror.yml runs ``mirror``; the build job
+    python -m tools.release.guard                 the checks that need no workflow and no network
+    python -m tools.release.guard --ci            as release.yml's build job runs them, before building
+    python -m tools.release.guard --ci CHECK ...  only those (mirror.yml runs ``mirror``; the build job
                                                   runs ``mirror-tag`` after building)
-    python tools/release_guard.py --list          the checks, one a line
+    python -m tools.release.guard --list          the checks, one a line
 
 Checks (offline: any checkout, ``make release-check``; CI: what only the workflow or the network knows):
 
@@ -40,13 +40,10 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import home  # noqa: E402
-from release_zip import version  # noqa: E402
+from tools import ROOT, home
+from tools import package_version as version
 
-ROOT = home.ROOT
 #: how long the build job waits for mirror.yml to push the tag (it runs beside the build, 15 min at most)
 MIRROR_TAG_WAIT_S = 15 * 60
 #: a git host's answer is given this long (git's own low-speed limit stops a stalled transfer sooner)
@@ -78,7 +75,7 @@ def last_line(text: str) -> str:
 # -- version -------------------------------------------------------------------------------------
 
 def check_version(ci: bool) -> list:
-    import citation
+    from tools.release import citation
 
     found = citation.problems()
     v, date = version(), citation.release_date()
@@ -106,9 +103,9 @@ def github_of(url: str) -> str | None:
 
 
 def check_home(ci: bool) -> list:
-    import notebooks
+    from tools.notebooks import pairs
 
-    found = notebooks.problems() + home.problems()
+    found = pairs.problems() + home.problems()
     ours = home.github_path()
     if ci:
         repository = ci_variable("GITHUB_REPOSITORY")

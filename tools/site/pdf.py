@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The whole series as one PDF (``make pdf``): the one-page print version of the site
-(``tools/site_build.py single``) printed by headless Chromium.
+(``python -m tools.site.build single``) printed by headless Chromium.
 
-    python tools/site_pdf.py [OUT]     default dist/attention-lab.pdf
+    python -m tools.site.pdf [OUT]     default dist/attention-lab.pdf
 
 Each notebook starts a page; the PDF has a printed table of contents (links, and the page each
 notebook starts on: printed once, the pages read back from the PDF's named destinations with
@@ -20,9 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import chromium  # noqa: E402
-import site_build  # noqa: E402
+from tools import chromium
+from tools.site import build as site_build
 
 DEFAULT_OUT = site_build.ROOT / "dist" / "attention-lab.pdf"
 FOOTER = ('<div style="width:100%;font-size:8pt;color:#555;text-align:center;">'

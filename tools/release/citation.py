@@ -4,10 +4,10 @@ the title (README.md's first line), the authors (LICENSE's copyright line), the 
 (``helpers/__init__.py``), its release date (CHANGELOG.md's heading for that version, once dated),
 the licences (pyproject.toml's ``license``) and the addresses (``home.toml``).
 
-    python tools/citation.py fix      write CITATION.cff
-    python tools/citation.py check    exit 1 where CITATION.cff is not the one made here
+    python -m tools.release.citation fix      write CITATION.cff
+    python -m tools.release.citation check    exit 1 where CITATION.cff is not the one made here
 
-``tools/notebooks.py sync`` (``make outputs``) runs ``fix``, as it does for README's link lines: a
+``python -m tools.notebooks.pairs sync`` (``make outputs``) runs ``fix``, as it does for README's link lines: a
 version bump or a new home reaches the citation with the notebooks. ``make release-check`` validates
 the file against the CFF schema (cffconvert).
 """
@@ -16,16 +16,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 try:
     import tomllib
 except ImportError:  # Python 3.10 (make test-compat's lower-bound venv)
     import tomli as tomllib
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from home import ROOT, home  # noqa: E402
-from release_zip import version  # noqa: E402  (helpers/__init__.py's, read without importing helpers)
+from tools import ROOT, package_version
+from tools.home import home
 
 PATH = ROOT / "CITATION.cff"
 CHANGELOG = ROOT / "CHANGELOG.md"
@@ -38,7 +36,7 @@ KEYWORDS = ["self-attention", "transformer", "large language model", "Llama", "J
 def release_date(of: str | None = None) -> str | None:
     """CHANGELOG.md's date for version ``of`` (default: this version): "YYYY-MM-DD", "unreleased", or
     None when it has no heading for that version."""
-    of = of or version()
+    of = of or package_version()
     match = re.search(HEADING.format(version=re.escape(of)), CHANGELOG.read_text(encoding="utf-8"), re.M)
     return match.group(1) if match else None
 
@@ -60,7 +58,7 @@ def text() -> str:
         return json.dumps(value, ensure_ascii=False)
 
     lines = [
-        "# Written by tools/citation.py (make outputs runs it) from README.md, LICENSE, helpers/__init__.py,",
+        "# Written by tools/release/citation.py (make outputs runs it) from README.md, LICENSE, helpers/__init__.py,",
         "# CHANGELOG.md, pyproject.toml and home.toml: edit those, not this file.",
         "cff-version: 1.2.0",
         f"message: {q('如果在教学、文章或研究中用到这套笔记本，请这样引用。If you use these notebooks, please cite them as below.')}",
@@ -69,7 +67,7 @@ def text() -> str:
         f"abstract: {q(project['description'])}",
         "authors:",
         f"  - name: {q(authors())}",
-        f"version: {q(version())}",
+        f"version: {q(package_version())}",
     ]
     date = release_date()
     if date and date != "unreleased":
@@ -92,7 +90,7 @@ def fix() -> bool:
 def problems() -> list:
     if not PATH.exists() or PATH.read_text(encoding="utf-8") != text():
         return ["CITATION.cff: not the one made from README, LICENSE, the version, CHANGELOG, pyproject and home.toml "
-                "(run python tools/citation.py fix, or make outputs)"]
+                "(run python -m tools.release.citation fix, or make outputs)"]
     return []
 
 

@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """The series as a book: a static site and a one-page print version, from the stored notebooks.
 
-    python tools/site_build.py html [OUT] [--require-downloads]
+    python -m tools.site.build html [OUT] [--require-downloads]
                                               the site (default _site/): index + the notebooks of
                                               tools/series.py in order, searchable, no re-execution;
                                               the PDF, zip and wheel in dist/ copied to downloads/
                                               (--require-downloads: fail if one is missing)
-    python tools/site_build.py single [OUT]   the whole series on one HTML page (default
-                                              build/site/single/), what tools/site_pdf.py prints
+    python -m tools.site.build single [OUT]   the whole series on one HTML page (default
+                                              build/site/single/), what tools/site/pdf.py prints
 
 Both stage their sources in build/site/src/: the notebooks as stored (copied, so Sphinx never
 touches notebooks/) and an index page made from README.md (its introduction and its table of
-notebooks, linked). Sphinx with MyST-NB and sphinx-book-theme does the rest (tools/site/conf.py):
-nothing is downloaded at build or view time. A notebook's .ipynb is copied to OUT/notebooks/ for
+notebooks, linked), and the page 你自己的句子 (tools/site/live/sentence/page: its source is staged
+here; its scripts and the model file it serves go into the built site). Sphinx with MyST-NB and
+sphinx-book-theme does the rest (tools/site/conf.py): nothing is downloaded at build or view time. A notebook's .ipynb is copied to OUT/notebooks/ for
 its page's download link.
 """
 from __future__ import annotations
@@ -24,12 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "site"))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "site" / "live"))
-from home import home, readme_lines  # noqa: E402
-from series import NOTEBOOKS  # noqa: E402
+from tools import ROOT
+from tools.home import home, readme_lines
+from tools.series import NOTEBOOKS
+from tools.site.live.sentence import page as sentence_page  # the page 你自己的句子
 
 CONF = ROOT / "tools" / "site"
 WORK = ROOT / "build" / "site"  # staged sources, Sphinx's doctrees, the one-page version
@@ -59,9 +58,8 @@ def linked_table(table: str) -> str:
 def local_run_source() -> list:
     """The index page's "在本地运行" section: every way to run the notebooks, the ones without
     GitHub in full (pip through a mirror, the site's zip or wheel, the mainland mirror)."""
-    from attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads, offline_book
-
-    from notebooks import MIRROR, model_requirement
+    from tools.notebooks.pairs import MIRROR, model_requirement
+    from tools.site.attnlab_site import DOWNLOADS_DIR, LOCAL_RUN, downloads, offline_book
 
     files = downloads()
     link = {label: f'<a href="{DOWNLOADS_DIR}/{name}">{name}</a>' for label, name in files.items()}
@@ -90,6 +88,14 @@ def local_run_source() -> list:
     ]
 
 
+def sentence_section() -> list:
+    """The index's paragraph on the page 你自己的句子 (the real model on the reader's own text, in the browser)."""
+    return [f"## {sentence_page.TITLE}", "",
+            f"[{sentence_page.TITLE}]({sentence_page.PAGE}.md)：输入任何文字，看笔记本 09 的真实模型 SmolLM2-135M-Instruct 的"
+            "全部 270 个头怎样读它，还有模型猜的下一个 token。模型在浏览器里运行，不用 Python，离线版网页里也能用；"
+            "数字与笔记本 09 相同。"]
+
+
 #: the licences, as the title page states them (LICENSE, LICENSE-CC-BY-4.0, helpers/render/fonts/OFL.txt)
 LICENCES = "正文和图 CC BY 4.0（注明出处即可转载、改编）；代码（helpers 包、工具、笔记本里的代码单元）MIT；随附的中文字体 SIL OFL 1.1"
 
@@ -97,9 +103,8 @@ LICENCES = "正文和图 CC BY 4.0（注明出处即可转载、改编）；代�
 def colophon() -> list:
     """The print version's title-page lines: the version it was made from, the licences, and where to
     report a problem (the repository's issues)."""
-    from home import issues_url
-
-    from notebooks import package_version
+    from tools.home import issues_url
+    from tools.notebooks.pairs import package_version
 
     # the link's text is not its address: the theme would shorten such a GitHub link to
     # "owner/name#issues" behind an icon font, which prints as a Type 3 font
@@ -124,10 +129,11 @@ def index_source(readme: str, kind: str = "html") -> str:
     if table is None:
         raise SystemExit("README.md has no '## 篇目' section (the table of notebooks the site's index shows)")
     if kind == "html":
-        body = ["## 篇目", "", linked_table(table), "", *local_run_source(), "",
-                "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```"]
+        body = ["## 篇目", "", linked_table(table), "", *sentence_section(), "", *local_run_source(), "",
+                "```{toctree}", ":maxdepth: 1", ":caption: 篇目", ":hidden:", "", *NOTEBOOKS, "```", "",
+                "```{toctree}", ":maxdepth: 1", ":caption: 在浏览器里", ":hidden:", "", sentence_page.PAGE, "```"]
     else:
-        from notebooks import title as notebook_title
+        from tools.notebooks.pairs import title as notebook_title
 
         body = [*colophon(), "", "**目录**", "",
                 *[f"{i + 1}. [{notebook_title(name)}]({name}.ipynb)" for i, name in enumerate(NOTEBOOKS)],
@@ -143,7 +149,8 @@ def stage(kind: str, work: Path) -> Path:
     """work/src/: the notebooks as stored and the root page; only changed files are rewritten."""
     src_dir = work / "src"
     src_dir.mkdir(parents=True, exist_ok=True)
-    wanted = {f"{name}.ipynb" for name in NOTEBOOKS} | {"index.md"}
+    pages = {f"{sentence_page.PAGE}.md": sentence_page.source} if kind == "html" else {}
+    wanted = {f"{name}.ipynb" for name in NOTEBOOKS} | {"index.md"} | set(pages)
     for path in src_dir.iterdir():
         if path.name not in wanted:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
@@ -153,10 +160,12 @@ def stage(kind: str, work: Path) -> Path:
             raise SystemExit(f"{nb.relative_to(ROOT)} is missing (tools/series.py lists it)")
         if not dst.exists() or dst.read_bytes() != nb.read_bytes():
             shutil.copy2(nb, dst)
-    index = index_source((ROOT / "README.md").read_text(encoding="utf-8"), kind)
-    path = src_dir / "index.md"
-    if not path.exists() or path.read_text(encoding="utf-8") != index:
-        path.write_text(index, encoding="utf-8")
+    written = {"index.md": index_source((ROOT / "README.md").read_text(encoding="utf-8"), kind),
+               **{name: make() for name, make in pages.items()}}
+    for name, text in written.items():
+        path = src_dir / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
     return src_dir
 
 
@@ -169,7 +178,7 @@ def sphinx(builder: str, src: Path, doctrees: Path, out: Path) -> None:
 def copy_downloads(site: Path, source: Path, require: bool = False) -> list:
     """The book's PDF, the notebooks' zip and the wheel from ``source`` (dist/) into the site's
     downloads/ (every page links them); returns the names missing there (an error if ``require``)."""
-    from attnlab_site import DOWNLOADS_DIR, downloads
+    from tools.site.attnlab_site import DOWNLOADS_DIR, downloads
 
     folder = site / DOWNLOADS_DIR
     folder.mkdir(exist_ok=True)
@@ -200,16 +209,17 @@ def build(kind: str, out: Path | None = None, work: Path = WORK, downloads: Path
         shutil.rmtree(built)
     sphinx(builder, src, work / "doctrees" / builder, built)
     if kind == "html":
-        from live_pages import inject  # every explorer live in its page (tools/site/live)
+        from tools.site.live.live_pages import inject  # every explorer live in its page (tools/site/live)
 
         inject(built)
+        sentence_page.install(built)  # its scripts, and the model file it offers (never in the offline book)
         dst = built / "notebooks"
         dst.mkdir()
         for name in NOTEBOOKS:
             shutil.copy2(src / f"{name}.ipynb", dst / f"{name}.ipynb")
         copy_downloads(built, downloads, require_downloads)
     else:
-        from live_pages import mark_print  # the PDF says once per notebook where its live page is
+        from tools.site.live.live_pages import mark_print  # the PDF says once per notebook where its live page is
 
         mark_print(built)
     if out.exists():

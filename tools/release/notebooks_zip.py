@@ -3,32 +3,23 @@
 stored outputs, README.md, CHANGELOG.md, CITATION.cff, the licences (LICENSE for code,
 LICENSE-CC-BY-4.0.txt for prose and figures, the bundled font's), under one top folder.
 
-    python tools/release_zip.py [OUT]     default dist/attention-lab-notebooks-VERSION.zip
+    python -m tools.release.notebooks_zip [OUT]     default dist/attention-lab-notebooks-VERSION.zip
 
 Deterministic: entries sorted, every timestamp 1980-01-01, fixed permissions and compression,
 so two runs over the same files give the same bytes.
 """
 from __future__ import annotations
 
-import re
 import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from series import NOTEBOOKS  # noqa: E402
+from tools import ROOT
+from tools import package_version as version
+from tools.series import NOTEBOOKS
 
 EXTRA = ["README.md", "CHANGELOG.md", "CITATION.cff", "LICENSE", "LICENSE-CC-BY-4.0.txt", "helpers/render/fonts/OFL.txt"]
 EPOCH = (1980, 1, 1, 0, 0, 0)
-
-
-def version() -> str:
-    text = (ROOT / "helpers" / "__init__.py").read_text(encoding="utf-8")
-    match = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.M)
-    if not match:
-        raise SystemExit("helpers/__init__.py has no __version__")
-    return match.group(1)
 
 
 def members() -> list:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Re-execute notebooks in place so their stored outputs are refreshed (``make outputs``).
 
-    python tools/execute_notebooks.py [--no-write] [--refresh-timing] [notebooks/NAME.ipynb ...]
+    python -m tools.notebooks.execute [--no-write] [--refresh-timing] [notebooks/NAME.ipynb ...]
     (default: every notebook of tools/series.py, in reading order)
 
 ``--no-write`` only checks that every cell runs without error (``make test-compat``).
@@ -26,9 +26,10 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
-from series import NOTEBOOKS
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+from tools.series import NOTEBOOKS
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 TIMING_MARK = "# timing"
 

@@ -2,17 +2,17 @@
 # make test-compat: in a separate venv on a given Python with pinned older versions, run the unit and
 # widget tests, then strict nbval over every notebook with the same sanitize rules as `make test`,
 # so a reader on those versions sees the numbers that are stored.
-#   tools/compat.sh VENV MINOR PINS       PINS: a requirements file installed exactly (--no-deps, and as
+#   tools/checks/compat.sh VENV MINOR PINS       PINS: a requirements file installed exactly (--no-deps, and as
 #                                         constraints for everything else), or "name==version ..."
-#   tools/compat.sh .venv-colab 3.13 requirements/colab.txt
-#   tools/compat.sh .venv-lower 3.10 "numpy==1.23.5 matplotlib==3.6.3 ipywidgets==7.7.1 ipython==7.23.1"
+#   tools/checks/compat.sh .venv-colab 3.13 requirements/colab.txt
+#   tools/checks/compat.sh .venv-lower 3.10 "numpy==1.23.5 matplotlib==3.6.3 ipywidgets==7.7.1 ipython==7.23.1"
 # No interpreter of that minor version: it says so and exits 1 (never another version).
 set -euo pipefail
 venv=$1
 minor=$2
 pins=$3
-cd "$(dirname "$0")/.."
-python=$(python3 tools/find_python.py "$minor") || {
+cd "$(dirname "$0")/../.."
+python=$(python3 -m tools.checks.find_python "$minor") || {
   echo "compat [$venv]: no Python $minor here, so this check cannot run (it never uses another version)" >&2
   exit 1
 }

@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
+from tools import ROOT
+from tools.series import NOTEBOOKS, REAL_MODEL
 
 MOVES = 32
 
@@ -167,13 +166,12 @@ MEMORY_LIMIT_MIB = 30.0
 MEMORY_SCRIPT = """
 import sys, time
 import numpy as np
-sys.path.insert(0, "tools")
 import matplotlib
 matplotlib.use("Agg")
 import helpers
 helpers.setup()
-from bench import random_value, rss_mib
 from helpers import widgets
+from tools.checks.bench import random_value, rss_mib
 name, moves = sys.argv[1], int(sys.argv[2])
 explorer = widgets.all_factories()[name]()
 start = rss_mib()
@@ -248,8 +246,8 @@ def bench_site() -> float:
 
     with tempfile.TemporaryDirectory() as tmp:
         times = {}
-        for what, cmd in (("site", [sys.executable, str(ROOT / "tools" / "site_build.py"), "html", f"{tmp}/_site"]),
-                          ("pdf", [sys.executable, str(ROOT / "tools" / "site_pdf.py"), f"{tmp}/book.pdf"])):
+        for what, cmd in (("site", [sys.executable, "-m", "tools.site.build", "html", f"{tmp}/_site"]),
+                          ("pdf", [sys.executable, "-m", "tools.site.pdf", f"{tmp}/book.pdf"])):
             t0 = time.perf_counter()
             subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
             times[what] = time.perf_counter() - t0

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The layout rule of the series, checked by reading the source (no import of ``helpers``).
 
-    python tools/layout.py            every check; exit 1 and one line per problem if any fails
-    python tools/layout.py graph      the import graph of helpers by layer (and its problems)
-    python tools/layout.py cells      notebook code lines ≤ 100 characters, code cells ≤ 15 lines
+    python -m tools.checks.layout         every check; exit 1 and one line per problem if any fails
+    python -m tools.checks.layout graph   the import graph of helpers by layer (and its problems)
+    python -m tools.checks.layout cells   notebook code lines ≤ 100 characters, code cells ≤ 15 lines
 
 **The rule.** The piece of notebook ``NN_slug`` of kind K (figures, explorers, exercises) lives at
 ``helpers/K/slug.py``, whose docstring starts with ````NN_slug````; every notebook of
@@ -38,7 +38,8 @@ The other checks: no colour literal outside ``helpers/render/palette.py``; every
 and class (and every module) has a docstring; notebook code uses one import style, ``import
 helpers`` then qualified ``helpers.module.name`` (no ``from helpers…``, no module aliases); tests
 in one shape (``tests/{unit,notebooks,series}/test_*.py``, support code in ``tests/support/``, no
-change to ``sys.path``). ``tests/series/test_layout.py`` runs each check as its own test.
+change to ``sys.path``); ``tools/`` one package run with ``python -m`` (every folder of it a package,
+no change to ``sys.path``). ``tests/series/test_layout.py`` runs each check as its own test.
 """
 from __future__ import annotations
 
@@ -47,9 +48,10 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+from tools.series import NOTEBOOKS
+
 HELPERS = ROOT / "helpers"
-from series import NOTEBOOKS
 
 KINDS = ("figures", "explorers", "exercises")
 #: what the notebooks call (and the ``attention-lab`` command, the face a shell calls)
@@ -372,7 +374,7 @@ def check_notebook_modules() -> list:
                             f"(modules here are <slug>.py, one of {sorted(SLUGS)})")
         for missing in sorted(set(SLUGS) - have):
             problems.append(f"helpers/{kind}/{missing}.py: missing (every notebook has one; "
-                            f"python tools/notebooks.py new writes a stub)")
+                            f"python -m tools.notebooks.pairs new writes a stub)")
         for stem in sorted(have & set(SLUGS)):
             path = folder / f"{stem}.py"
             doc = ast.get_docstring(_tree(path)) or ""
@@ -611,8 +613,27 @@ def check_tests() -> list:
         problems.append(f"{_rel(path)}: a test file in tests/support/ (support code only)")
     for path in [*tests.rglob("*.py"), ROOT / "conftest.py"]:
         for line, how in _sys_path_mutations(_tree(path)):
-            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (tests/support and tools are on "
-                            "pytest's pythonpath, pyproject.toml; a test that needs another folder runs a subprocess)")
+            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (tests/support and the repository root, "
+                            "with its package tools, are on pytest's pythonpath, pyproject.toml; a test that needs "
+                            "another folder runs a subprocess)")
+    return problems
+
+
+def check_tools() -> list:
+    """tools/ is one package, each script run as ``python -m tools.<group>.<module>`` from the repository
+    root: every folder of it that holds Python is a package (``__init__.py``), and no script changes
+    sys.path (the scripts import each other as ``tools.…``)."""
+    tools, problems = ROOT / "tools", []
+    scripts = sorted(p for p in tools.rglob("*.py") if "__pycache__" not in p.parts)
+    folders = {folder for path in scripts for folder in path.parents if folder == tools or tools in folder.parents}
+    for folder in sorted(folders):
+        if not (folder / "__init__.py").exists():
+            problems.append(f"{_rel(folder)}/: holds Python but is no package (add an __init__.py whose docstring "
+                            "says what the folder holds)")
+    for path in scripts:
+        for line, how in _sys_path_mutations(_tree(path)):
+            problems.append(f"{_rel(path)}:{line}: {how} changes sys.path (run it as python -m tools.… from the "
+                            "repository root and import the others as tools.…)")
     return problems
 
 
@@ -686,8 +707,9 @@ def check_code_cells(sources: dict | None = None) -> list:
     return problems
 
 
-CHECKS = (check_graph, check_packages, check_private_names, check_notebook_modules, check_pieces_in_their_notebook, check_colours, check_docstrings,
-          check_lessons_name_a_notebook, check_notebook_import_style, check_tests, check_code_cells)
+CHECKS = (check_graph, check_packages, check_private_names, check_notebook_modules, check_pieces_in_their_notebook,
+          check_colours, check_docstrings, check_lessons_name_a_notebook, check_notebook_import_style, check_tests,
+          check_tools, check_code_cells)
 
 
 def problems() -> list:

@@ -6,7 +6,7 @@ that moves with the last float32 bit) fails here on the machine in front of you.
 kernel OpenBLAS actually loaded (threadpoolctl) and numpy's dispatched features in use; a family the
 CPU cannot run is skipped with the instruction set it lacks.
 
-Usage: python tools/kernel_families.py [--families Haswell,Nehalem] [--suites fast,nbval]
+Usage: python -m tools.checks.kernel_families [--families Haswell,Nehalem] [--suites fast,nbval]
        [--fast-flags "-n 2"] [--nbval-flags "..."] [-- extra pytest arguments]
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools import ROOT
 
 #: OpenBLAS's x86-64 kernel families (OPENBLAS_CORETYPE), newest first, with the CPU flags
 #: (/proc/cpuinfo names) each needs: forcing one the CPU lacks would stop on an illegal instruction

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Paired notebooks (jupytext): the shared header and footer, and the pairing check.
 
-    python tools/notebooks.py fix     write the shared header and the navigation footer into
-                                      every source in notebook_sources/
-    python tools/notebooks.py sync    fix, then update notebooks/NAME.ipynb from its source
-                                      (jupytext --update: outputs and cell ids are kept); fix and
-                                      sync also write README's link lines and CITATION.cff
-    python tools/notebooks.py check   exit 1 if a source lacks the shared header or footer, a pair
-                                      is out of sync, or a file is missing from tools/series.py
-    python tools/notebooks.py new NN_slug [--title 标题]
-                                      a new notebook from notebook_sources/_template.md, with its
-                                      stubs, its test file and its place in the lists (tools/scaffold.py)
+    python -m tools.notebooks.pairs fix      write the shared header and the navigation footer into
+                                             every source in notebook_sources/
+    python -m tools.notebooks.pairs sync     fix, then update notebooks/NAME.ipynb from its source
+                                             (jupytext --update: outputs and cell ids are kept); fix and
+                                             sync also write README's link lines and CITATION.cff
+    python -m tools.notebooks.pairs check    exit 1 if a source lacks the shared header or footer, a pair
+                                             is out of sync, or a file is missing from tools/series.py
+    python -m tools.notebooks.pairs new NN_slug [--title 标题]
+                                             a new notebook from notebook_sources/_template.md, with its
+                                             stubs, its test file and its place in the lists (``scaffold.py``)
 
 Sources whose name starts with ``_`` (the template) are not notebooks: every tool here skips them.
 
@@ -24,20 +24,18 @@ are tagged ``remove-cell``: the site and the PDF (MyST-NB) leave them out and op
 """
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import jupytext
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT, package_version
+from tools.home import binder_url, colab_url, git_routes, home
+from tools.series import NOTEBOOKS, REAL_MODEL
+
 SRC = ROOT / "notebook_sources"
 OUT = ROOT / "notebooks"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from home import binder_url, colab_url, git_routes, home  # noqa: E402
-from series import NOTEBOOKS, REAL_MODEL  # noqa: E402
 
 SETUP_FIRST_LINE = "# 环境设置"
 #: ipykernel's own kernelspec (name and display name): JupyterLab writes the running kernel's spec
@@ -50,15 +48,6 @@ NAV_PREFIX = "---\n\n"
 def repository_url() -> str:
     """The repository, from the project's home (``home.toml``, read by tools/home.py)."""
     return home()["repository"]
-
-
-def package_version() -> str:
-    """The package's version, from its one home (``helpers/__init__.py``; pyproject reads it too)."""
-    text = (ROOT / "helpers" / "__init__.py").read_text(encoding="utf-8")
-    match = re.search(r'^__version__ = "([^"]+)"', text, re.M)
-    if not match:
-        raise SystemExit("helpers/__init__.py has no __version__")
-    return match.group(1)
 
 
 def model_requirement() -> str:
@@ -347,18 +336,18 @@ def problems() -> list:
 
 
 def new(argv) -> int:
-    """``new NN_slug [--title 标题]``: write the notebook's files (tools/scaffold.py), then pair it and
+    """``new NN_slug [--title 标题]``: write the notebook's files (tools/notebooks/scaffold.py), then pair it and
     its neighbours (their footers change) in a fresh process, which reads the new tools/series.py."""
-    import scaffold
+    from tools.notebooks import scaffold
 
     if not argv or argv[0].startswith("--"):
-        raise SystemExit("usage: python tools/notebooks.py new NN_slug [--title 标题]")
+        raise SystemExit("usage: python -m tools.notebooks.pairs new NN_slug [--title 标题]")
     title = argv[argv.index("--title") + 1] if "--title" in argv[1:-1] else None
     written = scaffold.new(argv[0], title, NOTEBOOKS)
     order = sorted([*NOTEBOOKS, argv[0]])
     i = order.index(argv[0])
     touched = [n for n in dict.fromkeys([order[0], *order[max(i - 1, 0): i + 2]])]
-    subprocess.run([sys.executable, __file__, "sync", *touched], check=True)
+    subprocess.run([sys.executable, "-m", "tools.notebooks.pairs", "sync", *touched], check=True, cwd=ROOT)
     for path in written:
         print(f"wrote {path}")
     print(f"paired {', '.join(touched)}; next: make outputs NB={argv[0]}, then make test")
@@ -371,8 +360,8 @@ def main(argv):
     if not argv or argv[0] not in ("fix", "sync", "check"):
         raise SystemExit(__doc__)
     if argv[0] in ("fix", "sync"):
-        import citation
-        import home as home_tool
+        from tools import home as home_tool
+        from tools.release import citation
 
         if home_tool.fix():
             print("wrote README.md's link lines from home.toml")
@@ -384,8 +373,8 @@ def main(argv):
             if argv[0] == "sync":
                 sync(name)
         return 0
-    import citation
-    import home as home_tool
+    from tools import home as home_tool
+    from tools.release import citation
 
     found = problems() + home_tool.problems() + citation.problems()
     for line in found:

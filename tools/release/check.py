@@ -2,18 +2,18 @@
 """Every step a release builds and verifies, run here, uploading nothing (``make release-check``;
 .github/workflows/release.yml runs the same, then publishes what it left in dist/ and _site/).
 
-    python tools/release_check.py              run every step, in order, stopping at the first failure
-    python tools/release_check.py --from STEP  resume at STEP (after fixing what stopped it; the steps
+    python -m tools.release.check              run every step, in order, stopping at the first failure
+    python -m tools.release.check --from STEP  resume at STEP (after fixing what stopped it; the steps
                                                before it are not rerun, so what they built must still be
                                                in dist/: make release-check FROM=STEP)
-    python tools/release_check.py --list       the steps, one a line, without running them
+    python -m tools.release.check --list       the steps, one a line, without running them
 
 dist/ ends up holding the sdist, the wheel, the PDF and the notebooks' zip; _site/ the site,
 serving the PDF, the zip and the wheel from its downloads/.
 
 Strict nbval runs twice over every notebook: on the built wheel's copies under the CPU's default
 OpenBLAS kernel (``wheel_tests``), then under a second kernel family this CPU runs
-(``nbval_second_kernel``, tools/kernel_families.py: Haswell on an AVX-512 CPU): a printed number
+(``nbval_second_kernel``, tools/checks/kernel_families.py: Haswell on an AVX-512 CPU): a printed number
 that moves with the kernel stops the release here, not on the release runner's CPU. On 2 shared
 cores (load 1-5) the whole check took 31 minutes: the built wheel's tests 12 (their nbval 6.5), nbval
 under the second family 8, the site 4, the site tests 3.5.
@@ -29,11 +29,9 @@ import time
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TOOLS = ROOT / "tools"
-sys.path.insert(0, str(TOOLS))
-import kernel_families  # noqa: E402
-from home import project_urls  # noqa: E402
+from tools import ROOT
+from tools.checks import kernel_families
+from tools.home import project_urls
 
 DIST = ROOT / "dist"
 PY = sys.executable
@@ -75,8 +73,8 @@ def the_wheel() -> Path:
 
 
 def guards() -> None:
-    """The version, CITATION.cff, CHANGELOG.md, the home and the setup cells' routes agree (tools/release_guard.py)."""
-    run(PY, TOOLS / "release_guard.py")
+    """The version, CITATION.cff, CHANGELOG.md, the home and the setup cells' routes agree (tools/release/guard.py)."""
+    run(PY, "-m", "tools.release.guard")
 
 
 def build_sdist_and_wheel() -> None:
@@ -128,20 +126,20 @@ def wheel_tests() -> None:
 
 
 def nbval_second_kernel() -> None:
-    """Strict nbval over every notebook under a second kernel family (tools/kernel_families.py picks it)."""
+    """Strict nbval over every notebook under a second kernel family (tools/checks/kernel_families.py picks it)."""
     family = kernel_families.second_family()
-    run(PY, TOOLS / "kernel_families.py", "--families", family, "--suites", "nbval",
+    run(PY, "-m", "tools.checks.kernel_families", "--families", family, "--suites", "nbval",
         base=kernel_families.default_env())
 
 
 def notebooks_zip() -> None:
-    """The notebooks' zip (tools/release_zip.py)."""
-    run(PY, TOOLS / "release_zip.py")
+    """The notebooks' zip (tools/release/notebooks_zip.py)."""
+    run(PY, "-m", "tools.release.notebooks_zip")
 
 
 def pdf() -> None:
-    """The PDF (tools/site_pdf.py), with no Type 3 (synthetic) font."""
-    run(PY, TOOLS / "site_pdf.py")
+    """The PDF (tools/site/pdf.py), with no Type 3 (synthetic) font."""
+    run(PY, "-m", "tools.site.pdf")
     fonts = subprocess.run(["pdffonts", DIST / "attention-lab.pdf"], capture_output=True, text=True, check=True).stdout
     if "Type 3" in fonts:
         raise SystemExit(f"the PDF has Type 3 (synthetic) fonts:\n{fonts}")
@@ -149,12 +147,12 @@ def pdf() -> None:
 
 def site() -> None:
     """The site in _site/, serving the PDF, the zip and the wheel from dist/."""
-    run(PY, TOOLS / "site_build.py", "html", "--require-downloads")
+    run(PY, "-m", "tools.site.build", "html", "--require-downloads")
 
 
 def site_zip() -> None:
     """The offline book: _site/ as one zip."""
-    run(PY, TOOLS / "site" / "live" / "site_zip.py")
+    run(PY, "-m", "tools.site.live.site_zip")
 
 
 def site_tests() -> None:

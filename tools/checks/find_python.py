@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Find an interpreter of a given minor version (``make test-compat`` and tests/series need 3.13).
 
-    python tools/find_python.py 3.13     prints its path, or exits 1 saying none was found
+    python -m tools.checks.find_python 3.13     prints its path, or exits 1 saying none was found
 
 Looks at ``$ATTENTION_LAB_PYTHON_<MAJOR><MINOR>`` (e.g. ATTENTION_LAB_PYTHON_313), ``pythonX.Y`` on
 PATH, then pyenv's versions folder (newest patch release first). Never falls back to another

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rebuild the bundled CJK font: a GB2312 subset of Noto Sans CJK SC Regular.
 
-Usage: python tools/build_cjk_font.py [SOURCE.ttc|SOURCE.otf]
+Usage: python -m tools.data.build_cjk_font [SOURCE.ttc|SOURCE.otf]
 Default source: Debian's fonts-noto-cjk (/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc).
 Needs fontTools. Writes helpers/render/fonts/AttnLabSansSC-Regular.otf.
 
@@ -9,15 +9,16 @@ The subset is a Modified Version under the SIL OFL 1.1, so it is renamed (no Res
 "Source"; the "Noto" trademark is not used either). The licence sits next to the font (OFL.txt).
 """
 import sys
-from pathlib import Path
 
 from fontTools import subset
 from fontTools.ttLib import TTCollection, TTFont
 
+from tools import ROOT
+
 FAMILY = "AttnLab Sans SC"
 POSTSCRIPT = "AttnLabSansSC-Regular"
 DEFAULT_SOURCE = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
-OUT = Path(__file__).resolve().parent.parent / "helpers" / "render" / "fonts" / f"{POSTSCRIPT}.otf"
+OUT = ROOT / "helpers" / "render" / "fonts" / f"{POSTSCRIPT}.otf"
 
 
 def gb2312_characters():

@@ -1,5 +1,5 @@
-"""``python tools/notebooks.py new NN_slug [--title 标题]`` (``make new NB=NN_slug``): a new notebook
-laid out by the rule (tools/layout.py), ready for its first cell.
+"""``python -m tools.notebooks.pairs new NN_slug [--title 标题]`` (``make new NB=NN_slug``): a new notebook
+laid out by the rule (tools/checks/layout.py), ready for its first cell.
 
 It writes, from ``notebook_sources/_template.md``:
 
@@ -9,7 +9,7 @@ It writes, from ``notebook_sources/_template.md``:
 - ``tests/notebooks/test_slug.py`` (a first test that the stubs already pass);
 
 adds ``NN_slug`` to ``NOTEBOOKS`` in ``tools/series.py`` and a row to the notebook tables of
-``00_index`` and ``README.md``. ``tools/notebooks.py`` then writes the shared header and footer
+``00_index`` and ``README.md``. ``tools/notebooks/pairs.py`` then writes the shared header and footer
 and pairs the new notebook (and its neighbours, whose footers change); ``make outputs
 NB=NN_slug`` executes it. Nothing is overwritten: an existing file is an error.
 """
@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+
 TEMPLATE = ROOT / "notebook_sources" / "_template.md"
 NAME = re.compile(r"^(\d\d)_([a-z][a-z0-9_]*)$")
 
@@ -52,9 +53,8 @@ EXERCISES: dict = {{}}
 REFERENCES: dict = {{}}
 ''',
     "tests/notebooks/test_{slug}.py": '''"""``{name}``: what the notebook shows — its explorers' controls, its figures, its exercises."""
-from series import NOTEBOOKS
-
 from helpers.exercises import {slug} as exercises
+from tools.series import NOTEBOOKS
 
 
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():

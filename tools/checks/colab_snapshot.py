@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write requirements/colab.txt: the versions Colab preinstalls that a learner's install touches.
 
-    python tools/colab_snapshot.py BACKEND_INFO_GIT [COMMIT]
+    python -m tools.checks.colab_snapshot BACKEND_INFO_GIT [COMMIT]
 
 BACKEND_INFO_GIT is a clone of the public record of Colab's runtime (github.com/googlecolab/
 backend-info; its pip-freeze.txt and os-info.txt are regenerated with every runtime change).
@@ -21,10 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools import ROOT
+from tools.checks.find_python import find_python
+
 OUT = ROOT / "requirements" / "colab.txt"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from find_python import find_python  # noqa: E402
 
 ALWAYS = ("pip", "setuptools", "wheel")
 
@@ -93,7 +93,7 @@ def main(argv):
     missing = sorted(needed - set(pins))
     lines = [
         "# Colab's preinstalled versions of everything `pip install \"attention-lab[real]\"` needs",
-        f"# (written by tools/colab_snapshot.py on {datetime.date.today().isoformat()}; rerun it to refresh).",
+        f"# (written by tools/checks/colab_snapshot.py on {datetime.date.today().isoformat()}; rerun it to refresh).",
         "# Source: the public record of Colab's runtime, github.com/googlecolab/backend-info,",
         f"# commit {head}:",
         f"# pip-freeze.txt (versions) and os-info.txt ({python_line.strip()}, "
