@@ -28,7 +28,7 @@ FIRST = ((16, 0), (17, 8))
 ROUTES = {"q": "查询", "k": "键", "v": "值"}
 
 
-def head_name(head) -> str:
+def _head_name(head) -> str:
     """``(17, 8)`` → ``"17.8"``: a head as the notebook and the slider write it."""
     return f"{head[0]}.{head[1]}"
 
@@ -50,7 +50,7 @@ class SenderExplorer(Explorer):
         super().__init__(**kwargs)
 
     def make_controls(self):
-        return {"sender": widgets.SelectionSlider(options=[head_name(h) for h in self.senders], value="16.0",
+        return {"sender": widgets.SelectionSlider(options=[_head_name(h) for h in self.senders], value="16.0",
                                                   description="发送者"),
                 "route": widgets.ToggleButtons(options=[(label, key) for key, label in ROUTES.items()], value="k",
                                                description="从 18.6 的"),
@@ -58,7 +58,7 @@ class SenderExplorer(Explorer):
                                                  value="zero", description="去法")}
 
     def compute(self, sender, route, removal):
-        head = self.senders[[head_name(h) for h in self.senders].index(sender)]
+        head = self.senders[[_head_name(h) for h in self.senders].index(sender)]
         view = heads.removal_view(self.study, self.stored, head, route, removal)
         return {**view, "sender": head, "route": route, "removal": removal}
 
@@ -70,9 +70,9 @@ class SenderExplorer(Explorer):
 
     def titles(self, s) -> tuple:
         """The two panels' titles: what is removed from where (the static preview says it too)."""
-        removed = f"{ROUTES[s['route']]}里去掉 {head_name(s['sender'])}（{heads.ABLATION_LABELS[s['removal']]}）"
-        return (f"{head_name(self.receiver)} 的模式：{removed}（第 1 条序列）",
-                f"{head_name(self.receiver)} 的归纳分数：从{ROUTES[s['route']]}里去掉每个发送者")
+        removed = f"{ROUTES[s['route']]}里去掉 {_head_name(s['sender'])}（{heads.ABLATION_LABELS[s['removal']]}）"
+        return (f"{_head_name(self.receiver)} 的模式：{removed}（第 1 条序列）",
+                f"{_head_name(self.receiver)} 的归纳分数：从{ROUTES[s['route']]}里去掉每个发送者")
 
     def draw(self, s):
         pattern_title, screen_title = self.titles(s)
@@ -80,7 +80,7 @@ class SenderExplorer(Explorer):
         self.screen.update(s["screen"], s["sender"], s["directions"], s["clean"], title=screen_title)
 
     def describe(self, s):
-        sender, receiver = head_name(s["sender"]), head_name(self.receiver)
+        sender, receiver = _head_name(s["sender"]), _head_name(self.receiver)
         where = f"从 {receiver} 的{ROUTES[s['route']]}里去掉 {sender} 的直接写入（{heads.ABLATION_LABELS[s['removal']]}）"
         clean = f"不去掉 <span class='clean'>{fmt(s['clean'])}</span>"
         if s["route"] == "v":
