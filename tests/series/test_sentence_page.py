@@ -616,9 +616,9 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     import re
 
     import site_zip
-    from tools.site.live.sentence import page as sentence_page
 
     from helpers import real_model
+    from tools.site.live.sentence import page as sentence_page
 
     text = (site / PAGE).read_text(encoding="utf-8")
     data = json.loads(re.search(r'<script type="application/json" id="al-s-data">(.*?)</script>', text, re.S).group(1)
