@@ -144,3 +144,13 @@ def circuit_explorer(**kwargs):
     from .explorers.learning_a_circuit import CircuitExplorer
 
     return CircuitExplorer(**kwargs)
+
+
+def sender_explorer(**kwargs):
+    """``13_induction_circuit``: a sender, an input of 18.6 and a removal → 18.6's pattern and score."""
+    from .explorers.induction_circuit import SenderExplorer
+
+    return SenderExplorer(**kwargs)
+
+
+sender_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..real_model import head_attention
+from ..real_model import head_attention, token_labels
 from ..render.validation import entries, head_pair, instance, integer, one_of, positive_int
-from .attribution import centred_unembedding, direct_path_losses, frozen_scale
+from .attribution import centred_unembedding, direct_logit_shift, direct_path_losses, frozen_scale
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy
 from .patching import head_write
 from .scan import Scan
@@ -234,10 +234,30 @@ def direct_path_change(study, head) -> np.ndarray:
     return cut - study.losses[:, rows]
 
 
+def logit_shift_lines(study, head, top: int = 5) -> list:
+    """Why cutting ``head``'s direct path can lower the loss although its centred share of the
+    target's logit is positive (:func:`helpers.heads.direct_logit_shift` on the second copy, means
+    over the sequences and positions): the raw change of the target's logit, of the vocabulary's
+    mean logit and of the probability-weighted mean (the loss's first-order change is the last
+    minus the first), and the ``top`` tokens the write raises most."""
+    study = _study(study)
+    (head,) = _heads("head", [head], study.shape)
+    top = positive_int("top", top, maximum=50)
+    rows = study.loss_positions[study.length - 1:]
+    shift = direct_logit_shift(study.model, study.batch, study.layer_inputs, study.final_residual, head, rows)
+    target, mean, expected = (float(shift[k].mean()) for k in ("target", "mean", "expected"))
+    raised = np.argsort(-shift["tokens"], kind="stable")[:top]
+    words = token_labels(study.model, [int(t) for t in raised])
+    return [f"{_name(head)} 直接写入的东西让 logit 变了多少（第二遍，{len(study.seeds)} 条序列的平均，不减去全词表的平均）：",
+            f"  正确的下一个 token {target:+.2f}；全词表的平均 {mean:+.2f}；两者之差 {target - mean:+.2f}",
+            f"  按模型自己的概率加权的平均 {expected:+.2f}；损失的一阶变化 = 它 − 正确 token 的变化 = {expected - target:+.2f}",
+            f"  抬得最多的 {top} 个 token：" + "  ".join(f"“{w}” {shift['tokens'][t]:+.2f}" for w, t in zip(words, raised))]
+
+
 __all__ = ["SIDE_EFFECT_HEADS", "WATCHED_HEAD", "EARLY_LAYERS", "RANKED_SCORES", "RANKED_LABELS", "set_table",
            "random_set_lines", "set_side_lines", "score_rank", "leader_table", "ROUTES", "composition_rows",
            "share_parts", "direct_shares",
-           "attribution_table", "attribution_lines", "direct_path_change"]
+           "attribution_table", "attribution_lines", "direct_path_change", "logit_shift_lines"]
 
 
 #: the screens :func:`sender_table` lists: (study, input, kind)

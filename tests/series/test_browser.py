@@ -172,6 +172,13 @@ def expect_heads(value):
     return r3([head_scan.load_scan().single_change("zero").mean(axis=-1)[head]])  # the explorer reads the scan
 
 
+def expect_sender(value):
+    from helpers import heads
+
+    head = tuple(int(v) for v in value.split("."))
+    return r3([heads.load_senders().scores("k", "zero").mean(axis=-1)[head]])  # the explorer reads the screen
+
+
 def expect_circuit(value):
     from helpers.circuit import history
 
@@ -198,6 +205,7 @@ CASES = {
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
     "11_learning_a_circuit.ipynb": [(0, 0, "ArrowLeft", ".repeat", expect_circuit)],  # opens at the last step
     "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".zero", expect_heads)],
+    "13_induction_circuit.ipynb": [(0, 0, "ArrowRight", ".score", expect_sender)],  # 16.0 → 17.8, keys, zeroed
 }
 
 
