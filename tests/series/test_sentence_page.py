@@ -594,7 +594,8 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     assert 'href="09_real_model.html"' in text, "the page links notebook 09, whose text box it is"
     assert f'href="{PAGE}"' in (site / "13_induction_circuit.html").read_text(encoding="utf-8")
     without = sentence_page.site_bytes(site)
-    assert without <= 60 * 10 ** 6, f"the site without the model file is {without / 1e6:.1f} MB"
+    assert without <= 60 * 10 ** 6, f"the site's pages (its downloads aside) are {without / 1e6:.1f} MB"
+    assert [p.relative_to(site).as_posix() for p in site.rglob("*.gguf")] == [data["model"]["href"]]
     copy = tmp_path / "site"
     shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.zip"))
     out = site_zip.build(copy, tmp_path / "offline.zip")

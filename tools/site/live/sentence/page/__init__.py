@@ -328,15 +328,16 @@ def install(site: Path) -> Path:
 
 def is_model_file(site_path: str) -> bool:
     """Whether ``site_path`` (relative to a site's root, ``/``-separated) is the model file the page serves:
-    the one file the offline book and the site's size budget leave out."""
+    the one file the offline book leaves out."""
     from helpers.real_model import GGUF_NAME
 
     return site_path == f"{MODEL_DIR}/{GGUF_NAME}"
 
 
 def site_bytes(site: Path) -> int:
-    """A built site's size without the model file (the site's budget counts what every reader loads or
-    downloads with the book; the model is an opt-in download beside it)."""
+    """A built site's pages: every file but the opt-in downloads under ``downloads/`` (the model file,
+    the offline book, the notebooks' zip, the wheel, the PDF), which a reader fetches only by choosing
+    to. The model file is never elsewhere (:func:`is_model_file` says where it may be)."""
     site = Path(site)
     return sum(p.stat().st_size for p in site.rglob("*")
-               if p.is_file() and not is_model_file(p.relative_to(site).as_posix()))
+               if p.is_file() and p.relative_to(site).parts[0] != "downloads")
