@@ -100,7 +100,7 @@ class SenderExplorer(Explorer):
         chosen_x, chosen_y = where["chosen"]
         curves = [web.series(where["x"], where["y"], color=DARK_GREY, label=SCREEN_LABELS["senders"], marker=True,
                              line=False),
-                  web.series([-1, where["count"]], [s["clean"]] * 2, color=BLACK, label=SCREEN_LABELS["clean"],
+                  web.series(list(where["xlim"]), [s["clean"]] * 2, color=BLACK, label=SCREEN_LABELS["clean"],
                              dash=True, width=1.2),
                   web.series([chosen_x] * 2 if where["control"] else [], list(where["control"] or ()), color=MUTED,
                              label=SCREEN_LABELS["control"], width=6.0),
@@ -111,5 +111,5 @@ class SenderExplorer(Explorer):
                                        xlabel="被看的位置（键）", ylabel="提问的位置（查询）", colorbar="权重（0–1）",
                                        vlines=(edge,), hlines=(edge,)),
                            web.lines(curves, title=screen_title, xlabel=self.screen.ax.get_xlabel(),
-                                     ylabel=self.screen.ax.get_ylabel(), xlim=(-1, where["count"]), ylim=SCORE_RANGE,
+                                     ylabel=self.screen.ax.get_ylabel(), xlim=where["xlim"], ylim=SCORE_RANGE,
                                      xticks=where["ticks"])]}

@@ -74,7 +74,8 @@ def set_table(scan) -> tuple:
 def random_set_lines(scan) -> list:
     """For each size k of the random sets: how many random sets hurt more than the top-k induction
     heads when zeroed (listed, with how many hold an early-layer head or one of
-    :data:`SIDE_EFFECT_HEADS`), and how many when mean-ablated or resampled; how often a random set
+    :data:`SIDE_EFFECT_HEADS`, and how likely that many random sets would all hold an early-layer
+    head), and how many when mean-ablated or resampled; how often a random set
     holds :data:`WATCHED_HEAD`."""
     scan = _scan(scan)
     layers, n_heads = scan.single["zero"].shape[1:3]
@@ -91,7 +92,8 @@ def random_set_lines(scan) -> list:
                   for kind in ("mean", "resample")]
         lines.append(f"k = {k}：置零时 {len(draws)} 组随机头里有 {len(worse)} 组比前 {k} 个归纳头伤得更重（其中 "
                      f"{len(early)} 组含第 0–{EARLY_LAYERS - 1} 层的头；{n_all} 个头里有 {n_early} 个在第 "
-                     f"0–{EARLY_LAYERS - 1} 层，随机 {k} 个头至少含一个的概率 {p_early:.2f}）；"
+                     f"0–{EARLY_LAYERS - 1} 层，随机 {k} 个头至少含一个的概率 {p_early:.2f}"
+                     f"{_all_hold_text(len(worse), p_early)}）；"
                      f"换成均值 / 重采样时：{others[0]} / {others[1]} 组")
         for d in worse:
             lines.append(f"  第 {d + 1} 组：" + " ".join(_name(h) for h in scan.draw_set(k, d)) + f"（{draws[d]:+.2f}）")
@@ -100,6 +102,12 @@ def random_set_lines(scan) -> list:
         lines.append(f"  随机 {k} 个头含 {_name(WATCHED_HEAD)} 的概率 {k / n_all:.3f}；这 {len(draws)} 组里含 "
                      f"{_name(WATCHED_HEAD)} 的：{holding} 组")
     return lines
+
+
+def _all_hold_text(n_sets: int, p: float) -> str:
+    """How likely all ``n_sets`` independently drawn sets each hold an early-layer head, when one
+    set does with probability ``p``; nothing for fewer than two sets, where it says no more."""
+    return f"，{n_sets} 组都含的概率 {p ** n_sets:.2f}" if n_sets > 1 else ""
 
 
 def set_side_lines(scan) -> list:

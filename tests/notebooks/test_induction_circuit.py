@@ -190,3 +190,25 @@ def test_18_6s_direct_write_lowers_the_target_less_than_the_vocabulary_and_more_
     lines = heads.logit_shift_lines(study, (18, 6))
     assert "−0.28" not in lines[1] and "-0.28" in lines[1] and "-0.42" in lines[1] and "+0.14" in lines[1]
     assert "“-” +0.60" in lines[3]
+
+
+def test_the_sender_panel_keeps_the_edge_senders_whole_and_labels_the_last_layer():
+    """The first and last senders' dots sit inside the sender axis with a margin, a score of 0 sits
+    above the score axis's lower end, and the last layer (just below the receiver) is labelled, in
+    the still (matplotlib) and the live page's panel alike (both read screen_layout)."""
+    import matplotlib.pyplot as plt
+
+    from helpers.figures import induction_circuit as figure
+
+    screen = np.full((18, 9), 0.7)
+    screen[17, 8] = 0.0
+    where = figure.screen_layout(screen, (17, 8), np.array([0.6, 0.7]))
+    low, high = where["xlim"]
+    assert low < -1 and high > where["count"], where["xlim"]   # more than one sender's width each side
+    assert figure.SCORE_RANGE[0] < 0 == where["chosen"][1]
+    assert where["ticks"][-1] == (17 * 9, "17") and [t for _, t in where["ticks"]][:2] == ["1", "3"]
+    fig, ax = plt.subplots()
+    figure.ScreenPanel(ax, 18, 9)
+    assert ax.get_xlim() == pytest.approx(where["xlim"]) and ax.get_ylim() == pytest.approx(figure.SCORE_RANGE)
+    assert [t.get_text() for t in ax.get_xticklabels()] == [t for _, t in where["ticks"]]
+    plt.close(fig)
