@@ -20,7 +20,6 @@ from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
 from ..render.palette import ACCENT, BLACK, DARK_GREY, MUTED
-from ..render.panels import future_masked
 
 #: the two senders the notebook finds for 18.6's keys: first on the slider
 FIRST = ((16, 0), (17, 8))
@@ -107,7 +106,7 @@ class SenderExplorer(Explorer):
                   web.series([chosen_x], [chosen_y], color=ACCENT, label=SCREEN_LABELS["chosen"], marker=True,
                              line=False)]
         return {"title": pattern_title,
-                "panels": [web.heatmap(future_masked(s["pattern"]), self.labels, self.labels,
+                "panels": [web.heatmap(s["pattern"], self.labels, self.labels,
                                        xlabel="被看的位置（键）", ylabel="提问的位置（查询）", colorbar="权重（0–1）",
                                        vlines=(edge,), hlines=(edge,)),
                            web.lines(curves, title=screen_title, xlabel=self.screen.ax.get_xlabel(),
