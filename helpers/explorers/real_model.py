@@ -108,11 +108,11 @@ class SentenceExplorer(Explorer):
 
     def __init__(self, text: str | None = None, **kwargs):
         from .. import real_model, texts
+        from ..real_model import sentence
         from ..render.memo import ByteLRU
-        from ..render.validation import text as check_text
 
         if text is not None:
-            check_text("text", text)
+            sentence.check_text_type(text)  # the sentence sentence_view gives, before the model loads
         self.text = texts.CHINESE_PROMPT if text is None else text
         self.model = real_model.load_model()
         self._views = ByteLRU(self.view_bytes)
@@ -283,7 +283,12 @@ class SentenceExplorer(Explorer):
         """The enlarged head's title: which head of which layer (and its KV head)."""
         if s["error"] is not None:
             return "（没有结果）"
-        return f"层 {s['layer']} · 头 {s['head']}（KV 头 {s['kv_head']}；都从 0 数）"
+        return f"{SentenceExplorer.head_name(s['layer'], s['head'])}（KV 头 {s['kv_head']}；都从 0 数）"
+
+    @staticmethod
+    def head_name(layer: int, head: int) -> str:
+        """A head as the series writes it in titles and on the book's page (``层 16 · 头 0``)."""
+        return f"层 {layer} · 头 {head}"
 
     def describe(self, s):
         import html
@@ -298,10 +303,10 @@ class SentenceExplorer(Explorer):
                  f"（{self.model.config.num_layers * self.model.config.num_heads} 个头里第 {s['ranks'][name]}）"
                  for name, value in s["scores"].items()]
         parts += [f"{sentence.SCORE_LABELS[name]}要至少 {k} 个 token" for name, k in s["missing"].items()]
-        lines.append(f"层 {s['layer']} · 头 {s['head']}（KV 头 {s['kv_head']}）：" + " · ".join(parts))
+        lines.append(f"{self.head_name(s['layer'], s['head'])}（KV 头 {s['kv_head']}）：" + " · ".join(parts))
         for name, heads in s["leaders"].items():
-            lines.append(f"{sentence.SCORE_LABELS[name]}最高（层.头）：" + "  ".join(
-                f"{a}.{b} {fmt(score)}" for a, b, score in heads))
+            lines.append(f"{sentence.SCORE_LABELS[name]}最高：" + "；".join(
+                f"{self.head_name(a, b)}（{fmt(score)}）" for a, b, score in heads))
         lines.append("下一个 token：" + " · ".join(f"<span class='next{i}'>{html.escape(t.label)}</span> "
                                                  f"{fmt(t.probability)}" for i, t in enumerate(s["top"])))
         return "<br>".join(lines)

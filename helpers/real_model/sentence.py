@@ -22,7 +22,8 @@ next tokens. Both are tested against it.
 - **Next tokens**: the :data:`TOP_K` likeliest after the text, from the same pass's last logits
   (softmax in float64, as :func:`helpers.real_model.next_token_top`).
 
-Text is refused with one Chinese sentence naming ``text``: not a string, empty, a control character
+Text is refused with one Chinese sentence naming it as the text box and the argument do
+(:data:`TEXT_NAME`, ``句子（text）``): not a string, empty, a control character
 other than tab, newline and carriage return (C0, DEL, C1), half of a surrogate pair, or more than
 :data:`MAX_TOKENS` tokens (the browser engine's cap: one run of 64 tokens is about 1.5–2 s of a
 phone's CPU and 4.4 MB of maps).
@@ -36,7 +37,7 @@ import numpy as np
 
 from .. import readable_tokens
 from ..reading import SINK_SKIP, heads_by_score, previous_token_score, sink_score
-from ..render.validation import short_preview
+from ..render.validation import integer, short_preview
 from .forward_pass import forward
 from .generation import top_tokens
 from .model import Model, check_model
@@ -54,6 +55,8 @@ SCORE_LABELS = {"previous": "前一个 token 分数", "sink": "汇聚分数"}
 MIN_TOKENS = {"previous": 2, "sink": SINK_SKIP + 1}
 #: control characters a text may hold (the others are invisible and refused)
 ALLOWED_CONTROLS = "\t\n\r"
+#: how a refusal names the text: the text box's label (句子) and the argument's name
+TEXT_NAME = "句子（text）"
 #: the book's page of this view, next to the notebooks' pages
 PAGE = "sentence.html"
 #: the installed package whose metadata names the book's address
@@ -64,7 +67,8 @@ DISTRIBUTION = "attention-lab"
 class NextToken:
     """One candidate next token: its id, its probability, its text (:func:`decode` of the id alone:
     a piece of a character is ``'�'``) and its label (:mod:`helpers.readable_tokens`: the piece's
-    text with whitespace drawn and a word's leading space dropped, a cut character as its bytes ``‹E5B9›``)."""
+    text with whitespace drawn, a leading space too (``' ='`` reads ``␣=``, ``'='`` reads ``=``), a cut
+    character as its bytes ``‹E5B9›``)."""
 
     id: int
     probability: float
@@ -112,24 +116,31 @@ class SentenceView:
         return int(np.flatnonzero((order[:, 0] == layer) & (order[:, 1] == head))[0]) + 1
 
 
+def check_text_type(text) -> str:
+    """``text`` if it is a string; otherwise a ``TypeError`` with the sentence :func:`check_sentence`
+    gives (the text box checks its initial text with it before loading the model)."""
+    if not isinstance(text, str):
+        raise TypeError(f"{TEXT_NAME}应是一段文字（str），收到的是 {type(text).__name__} {short_preview(text, 60)}")
+    return text
+
+
 def check_sentence(model: Model, text) -> list:
     """The token ids of ``text`` if :func:`sentence_view` accepts it; otherwise a ``TypeError`` or
-    ``ValueError`` with one Chinese sentence naming ``text`` (see the module docstring)."""
-    if not isinstance(text, str):
-        raise TypeError(f"text 应是一段文字（str），收到的是 {type(text).__name__} {short_preview(text, 60)}")
+    ``ValueError`` with one Chinese sentence naming it :data:`TEXT_NAME` (see the module docstring)."""
+    check_text_type(text)
     if not text:
-        raise ValueError("text 是空的：请写一些文字（至少一个字）。")
+        raise ValueError(f"{TEXT_NAME}是空的：请写一些文字（至少一个字）。")
     for at, c in enumerate(text, start=1):
         code = ord(c)
         if 0xD800 <= code <= 0xDFFF:
-            raise ValueError(f"text 的第 {at} 个字符是半个字符（不成对的 UTF-16 代理项 U+{code:04X}），"
+            raise ValueError(f"{TEXT_NAME}的第 {at} 个字符是半个字符（不成对的 UTF-16 代理项 U+{code:04X}），"
                              "可能是复制时截断了一个表情符号：请删掉它再试。")
         if (code < 0x20 and c not in ALLOWED_CONTROLS) or 0x7F <= code <= 0x9F:
-            raise ValueError(f"text 的第 {at} 个字符是看不见的控制字符 U+{code:04X}：请删掉它再试"
+            raise ValueError(f"{TEXT_NAME}的第 {at} 个字符是看不见的控制字符 U+{code:04X}：请删掉它再试"
                              "（换行和制表符可以保留）。")
     ids = encode(model, text)
     if len(ids) > MAX_TOKENS:
-        raise ValueError(f"text 切成了 {len(ids)} 个 token，超过了上限 {MAX_TOKENS} 个：请删短一些"
+        raise ValueError(f"{TEXT_NAME}切成了 {len(ids)} 个 token，超过了上限 {MAX_TOKENS} 个：请删短一些"
                          "（一个汉字通常是 2～3 个 token）。")
     return ids
 
@@ -147,10 +158,19 @@ def sentence_view(model: Model, text: str) -> SentenceView:
         if len(ids) >= MIN_TOKENS[name]:
             scores[name] = score(weights)
     ranking = {name: heads_by_score(s) for name, s in scores.items()}
-    top = tuple(NextToken(i, p, decode(model, [i]), readable_tokens.spell([model.tokens[i]]).labels()[0])
+    top = tuple(NextToken(i, p, decode(model, [i]), next_label(model, i))
                 for i, p in top_tokens(run.logits[-1], TOP_K))
     return SentenceView(text, tuple(int(i) for i in ids), spelling, weights,
                         readable_tokens.group_attention(weights, spelling), scores, ranking, top)
+
+
+def next_label(model: Model, token_id: int) -> str:
+    """How a candidate next token is shown (:attr:`NextToken.label`): its text drawn with
+    :func:`helpers.readable_tokens.visible`, keeping a leading space as ``␣`` (a candidate stands
+    alone: ``' ='`` and ``'='`` are different tokens and must read differently)."""
+    model = check_model(model)
+    token_id = integer("token_id", token_id, low=0, high=len(model.tokens) - 1)
+    return readable_tokens.spell([model.tokens[token_id]]).labels(keep_space=True)[0]
 
 
 def page_url() -> str:

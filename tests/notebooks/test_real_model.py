@@ -101,7 +101,8 @@ def test_grouped_row_exercise_matches_the_definition_by_hand(model):
 
 
 def test_sentence_explorer_checks_its_text_before_loading_the_model():
-    with pytest.raises(TypeError, match="text must be a string, got int 5"):
+    # the sentence sentence_view gives, naming the text as the text box (句子) and the argument do
+    with pytest.raises(TypeError, match=r"^句子（text）应是一段文字（str），收到的是 int 5"):
         widgets.sentence_explorer(text=5)
 
 
@@ -137,7 +138,7 @@ def test_sentence_explorer_shows_the_lesson_functions_numbers_for_typed_text(nee
                     f"（{heads} 个头里第 {view.rank(name, layer, head)}）") in readout, (name, readout)
     for name in sentence.SCORES:
         for a, b in view.ranking[name][:e.leaders]:
-            assert f"{a}.{b} {view.scores[name][a, b]:.3f}" in readout
+            assert f"层 {a} · 头 {b}（{view.scores[name][a, b]:.3f}）" in readout
     for i, t in enumerate(view.top):
         assert f"<span class='next{i}'>{html.escape(t.label)}</span> {t.probability:.3f}" in readout
     assert f"{len(view.ids)} 个 token，读作 {len(view.labels)} 个字或词" in readout
@@ -146,8 +147,8 @@ def test_sentence_explorer_shows_the_lesson_functions_numbers_for_typed_text(nee
 
     e.controls["text"].value = "Hi"  # one token: neither score is defined on it
     assert "前一个 token 分数要至少 2 个 token" in e.readout.value and "汇聚分数要至少 5 个 token" in e.readout.value
-    for typed, said in (("", "text 是空的"), ("字" * 70, "text 切成了 70 个 token，超过了上限 64 个"),
-                        ("年\x07", "text 的第 2 个字符是看不见的控制字符 U+0007")):
+    for typed, said in (("", "句子（text）是空的"), ("字" * 70, "句子（text）切成了 70 个 token，超过了上限 64 个"),
+                        ("年\x07", "句子（text）的第 2 个字符是看不见的控制字符 U+0007")):
         e.controls["text"].value = typed
         assert e.state["error"].startswith(said) and said in e.readout.value
         assert not e.box.get_visible()
@@ -198,3 +199,12 @@ def test_the_books_page_and_09_point_at_each_other(model):
     assert sentence.page_url().endswith(f"/{sentence_page.PAGE}.html") and sentence.page_url() in printed
     assert " ".join(real_model.sentence_view(model, texts.CHINESE_PROMPT).labels) in printed
     assert f"]({sentence_page.NOTEBOOK}.ipynb)" in sentence_page.source() and sentence_page.NOTEBOOK == "09_real_model"
+
+
+def test_a_candidate_next_token_keeps_its_leading_space(model):
+    """' =' and '=' are two tokens: the top 5 (notebook and page) must not show both as '='."""
+    from helpers.real_model import sentence
+
+    spaced, bare = model.tokens.index("Ġ="), model.tokens.index("=")
+    assert (sentence.next_label(model, spaced), sentence.next_label(model, bare)) == ("␣=", "=")
+    assert sentence.next_label(model, model.tokens.index("Ċ")) == "↵"

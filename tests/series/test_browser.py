@@ -275,7 +275,7 @@ def test_a_sentence_typed_into_09s_text_box_is_read_by_the_model(lab_case, needs
         assert f"{view.top[0].probability:.3f}" in shown
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         explorer.screenshot(path=str(ARTIFACTS / "09_sentence_typed.png"))
-        assert "text 是空的" in nb.type_text(explorer, "")
+        assert "句子（text）是空的" in nb.type_text(explorer, "")
         assert nb.error_outputs() == [] and "Traceback" not in nb.output_text()
     finally:
         nb.page.close()

@@ -93,6 +93,7 @@ def python_view(text: str) -> dict:
     from helpers import readable_tokens, real_model
     from helpers.heads import top_heads
     from helpers.reading import SINK_SKIP, previous_token_score, sink_score
+    from helpers.real_model import sentence
 
     model = real_model.load_model()
     ids = real_model.encode(model, text)
@@ -107,7 +108,7 @@ def python_view(text: str) -> dict:
             "grouped": grouped.astype(np.float64), "scores": scores, "tol": ref["tol"], "grouped_tol": ref["tol"] * widest,
             "ranking": {k: None if s is None else [layer * s.shape[1] + head for layer, head in top_heads(s, RANKED)]
                         for k, s in scores.items()},
-            "top": ref["top"], "p": ref["p"], "labels": {i: real_model.token_labels(model, [i])[0] for i in ref["top"]}}
+            "top": ref["top"], "p": ref["p"], "labels": {i: sentence.next_label(model, i) for i in ref["top"]}}
 
 
 def tolerance(spread: float) -> float:

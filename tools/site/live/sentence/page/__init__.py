@@ -102,6 +102,7 @@ def sample_run(text: str) -> dict:
     import numpy as np
 
     from helpers import readable_tokens, real_model
+    from helpers.real_model import sentence
 
     model = real_model.load_model()
     ids = real_model.encode(model, text)
@@ -116,7 +117,7 @@ def sample_run(text: str) -> dict:
             "layers": int(attn.shape[0]), "heads": int(attn.shape[1]),
             "attn": base64.b64encode(attn.tobytes()).decode("ascii"),
             "top": [{"id": i, "p": float(p[i]), "text": real_model.decode(model, [i]),
-                     "label": real_model.token_labels(model, [i])[0]} for i in top],
+                     "label": sentence.next_label(model, i)} for i in top],
             "tokens": {"ids": [int(i) for i in ids], "pieces": [model.tokens[i] for i in ids],
                        "labels": spelling.piece_labels(), "runs": [list(r) for r in spelling.runs],
                        "texts": list(spelling.texts), "notes": []}}
@@ -194,7 +195,9 @@ def source(data: dict | None = None) -> str:
         "## 一个头，放大", "",
         "点（或轻触）下面网格里的任何一个小图，这里就放大那个头。行是正在读的 token（查询），列是被看的 token（键）；"
         "右上方的浅灰格子是还没读到的 token（因果掩码）。一个汉字被切成几个 token 时，图上把它们合成一个字："
-        "被看的几块权重相加、正在读的几块取平均（`helpers.readable_tokens.group_attention`，与笔记本 09 相同），每行加起来仍是 1。", "",
+        "被看的几块权重相加、正在读的几块取平均（`helpers.readable_tokens.group_attention`，与笔记本 09 相同），每行加起来仍是 1。"
+        "分数却算在 token 上（见“按分数排序的头”）：一个看前一个 token 的头，在一个字的几块之间看的是同一个字的前一块，"
+        "合到字上这些权重落在对角线上，所以中文句子上它的图在对角线正下方可以比它的分数暗得多。", "",
         *_raw(head_html()),
         "## 全部 270 个头", "",
         "每行是一层（0 = 最靠近输入），每列是一个查询头；每 3 个查询头共用一个 KV 头（GQA）。所有小图用同一个颜色刻度（0 到 1）。", "",
