@@ -122,8 +122,10 @@ KERNEL_IDLE = """() => {
   return !!k && k.status === 'idle';
 }"""
 
+# A collapsed cell (the setup cell: jupyter.source_hidden) shows a placeholder whose empty prompt never
+# gets a number; only the prompts of shown inputs count.
 ALL_CELLS_DONE = """(n) => {
-  const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+  const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')];
   if (prompts.length === 0) return false;
   if (prompts.some(p => p.textContent.includes('*'))) return false;
   const numbered = prompts.filter(p => /\\[\\d+\\]/.test(p.textContent)).length;
