@@ -79,7 +79,7 @@ class ScreenPanel:
         ax.set_xticks([lay * heads for lay in _tick_layers(layers)], [str(lay) for lay in _tick_layers(layers)])
         ax.set_xlabel(f"发送者所在的层（每层 {heads} 个头）")
         ax.set_ylabel("接收者的归纳分数")
-        ax.legend(fontsize=8, loc="lower left")
+        ax.legend(fontsize=9, loc="lower left")
         ax.spines[["top", "right"]].set_visible(False)
         self.title = ax.set_title(title, fontsize=9)
 

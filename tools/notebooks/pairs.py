@@ -77,7 +77,8 @@ HEADER_TAGS = ["remove-cell"]
 #: with ``jupyter.source_hidden`` (nbformat's cell metadata; a click on the ellipsis shows it), Colab
 #: shows a ``#@title`` cell whose ``cellView`` is ``form`` as its title alone; either way the first
 #: screen is the title and the lesson, not the installer
-SETUP_METADATA = {"tags": HEADER_TAGS, "cellView": "form", "jupyter": {"source_hidden": True}}
+SETUP_METADATA = {"cellView": "form", "jupyter": {"source_hidden": True}, "tags": HEADER_TAGS}
+# (keys in the order a .ipynb stores them, sorted: the MyST text jupytext writes from either file is the same)
 
 SETUP_TEMPLATE = '''\
 $first_line
