@@ -481,6 +481,23 @@ def test_the_download_links_return_200_and_a_download_not_built_is_not_linked(si
     assert sorted(served_files) == sorted(built.values())
 
 
+def test_the_print_version_links_a_page_only_the_site_has_at_its_address_on_the_site(tmp_path):
+    """The PDF has no page 你自己的句子: 09's link to it (a page of the site) must point at the site, or
+    Sphinx's singlehtml build stops on the missing target; the site's own build keeps the relative link."""
+    from tools.home import home
+    from tools.site import build as site_build
+    from tools.site.live.sentence import page as sentence_page
+
+    link = f"]({sentence_page.PAGE}.md)"
+    stored = (ROOT / "notebooks" / "09_real_model.ipynb").read_text(encoding="utf-8")
+    assert link in stored
+    printed = (site_build.stage("single", tmp_path / "single") / "09_real_model.ipynb").read_text(encoding="utf-8")
+    assert link not in printed and f"]({home()['documentation']}{sentence_page.PAGE}.html)" in printed
+    assert len(json.loads(printed)["cells"]) == len(json.loads(stored)["cells"])
+    site = (site_build.stage("html", tmp_path / "html") / "09_real_model.ipynb").read_text(encoding="utf-8")
+    assert site == stored
+
+
 def test_without_the_downloads_built_a_page_links_none_of_them_and_the_index_offers_none():
     """``make site`` alone (dist/ empty): each page's line and the index's "在本地运行" link only the
     offline book, which ``make site`` makes; with all three built (the release) every one is linked."""

@@ -158,6 +158,23 @@ def index_source(readme: str, kind: str = "html", present=None) -> str:
     return "\n".join([title, "", intro, "", *body, ""])
 
 
+def site_links(notebook: bytes) -> bytes:
+    """A notebook as the print version stages it: a link to a page only the site has (你自己的句子)
+    points at that page on the site, since the PDF has no such page to link."""
+    import json
+
+    page = f"]({sentence_page.PAGE}.md)"
+    if page.encode() not in notebook:
+        return notebook
+    nb = json.loads(notebook)
+    url = f"]({home()['documentation']}{sentence_page.PAGE}.html)"
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            cell["source"] = source.replace(page, url)
+    return json.dumps(nb, ensure_ascii=False, indent=1).encode()
+
+
 def stage(kind: str, work: Path, present=None) -> Path:
     """work/src/: the notebooks as stored and the root page (offering the downloads ``present``);
     only changed files are rewritten."""
@@ -172,8 +189,9 @@ def stage(kind: str, work: Path, present=None) -> Path:
         nb, dst = ROOT / "notebooks" / f"{name}.ipynb", src_dir / f"{name}.ipynb"
         if not nb.exists():
             raise SystemExit(f"{nb.relative_to(ROOT)} is missing (tools/series.py lists it)")
-        if not dst.exists() or dst.read_bytes() != nb.read_bytes():
-            shutil.copy2(nb, dst)
+        data = nb.read_bytes() if kind == "html" else site_links(nb.read_bytes())
+        if not dst.exists() or dst.read_bytes() != data:
+            dst.write_bytes(data)
     written = {"index.md": index_source((ROOT / "README.md").read_text(encoding="utf-8"), kind, present),
                **{name: make() for name, make in pages.items()}}
     for name, text in written.items():
