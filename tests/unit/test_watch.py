@@ -253,6 +253,7 @@ def test_where_reads_the_frames_of_a_running_function():
     worker.join()
     first = learner.__code__.co_firstlineno
     assert seen["loop"].loop_line == first + 2 and seen["loop"].line in (first + 2, first + 3)
+    assert not seen["loop"].loop_for  # a while loop
     assert seen["sleep"] == stopped.Where(first + 4, "time.sleep(0.5)", "time.sleep(0.5)", True, True, 0, 1, "learner")
 
 
