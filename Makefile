@@ -201,6 +201,7 @@ $(SITE_STAMP): $(LAB_STAMP)
 
 # The series as a static site in _site/ (from the stored notebooks).
 # The site zips itself into the offline book (dist/ and the site's downloads/, which every page links).
+# Its pages link the PDF, the notebooks zip and the wheel only when dist/ holds them (make pdf zip dist first).
 site: $(SITE_STAMP)
 	$(PY) -m tools.site.build html
 	$(PY) -m tools.site.live.site_zip

@@ -10,7 +10,7 @@ notebooks:
   ``helpers.formula``, ``helpers.config``, ``helpers.layer``, ``helpers.cost``, ``helpers.tiled``,
   ``helpers.reading``;
 - a real model (09): ``helpers.real_model`` (a package: model, load, tokenizer, block, one_head,
-  forward_pass, generation, experiments), ``helpers.readable_tokens``, ``helpers.texts``;
+  forward_pass, generation, experiments, sentence), ``helpers.readable_tokens``, ``helpers.texts``;
 - learning (10, 11): ``helpers.gradcheck``, ``helpers.training`` (a package: task, model, backprop,
   optim, trainer, readouts, experiment), ``helpers.circuit`` (a package: task, model, backprop, trainer,
   experiments, scores, history, sweep), ``helpers.interventions`` (what an experiment does to a head:

@@ -8,7 +8,8 @@
 
 And two scores that read a head's habit off any attention pattern, used by ``11_learning_a_circuit``
 and ``12_heads_at_work``: :func:`previous_token_score` and :func:`sink_score` (``09``'s
-first-position statistic as a score).
+first-position statistic as a score); :func:`heads_by_score` ranks a model's heads by one
+(``09``'s text box, ``12``'s :func:`helpers.heads.top_heads`).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import numpy as np
 from .attention import scaled_dot_product_attention, softmax
 from .example import QKV
 from .render.validation import (
+    as_float_array,
     as_real_array,
     check_elements,
     finite_result,
@@ -241,3 +243,11 @@ def sink_score(weights, *, skip: int = SINK_SKIP) -> np.ndarray:
     skip = nonneg_int("skip", skip)
     arr = attention_patterns(weights, skip + 1)
     return arr[..., skip:, 0].mean(axis=-1)
+
+
+def heads_by_score(score) -> np.ndarray:
+    """Every ``(layer, head)`` of a ``(layers, heads)`` score map, the highest score first (ties keep
+    ``(layer, head)`` order): shape ``(layers·heads, 2)`` int."""
+    arr = as_float_array("score", score, ndim=2)
+    order = np.argsort(-arr, axis=None, kind="stable")
+    return np.stack(np.unravel_index(order, arr.shape), axis=1)

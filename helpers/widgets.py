@@ -104,6 +104,17 @@ def real_attention_explorer(**kwargs):
 real_attention_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing
 
 
+def sentence_explorer(**kwargs):
+    """``09_real_model``: a text box and layer / head sliders → every head of SmolLM2-135M on your own
+    sentence, one head enlarged, its scores and rank, the five likeliest next tokens."""
+    from .explorers.real_model import SentenceExplorer
+
+    return SentenceExplorer(**kwargs)
+
+
+sentence_explorer.needs_model = True
+
+
 def learning_explorer(**kwargs):
     """``10_learning_to_attend``: training checkpoint slider and sentence picker → the last word's
     weights, the learned score table, the accuracy reached."""
@@ -175,3 +186,13 @@ def circuit_explorer(**kwargs):
     from .explorers.learning_a_circuit import CircuitExplorer
 
     return CircuitExplorer(**kwargs)
+
+
+def sender_explorer(**kwargs):
+    """``13_induction_circuit``: a sender, an input of 18.6 and a removal → 18.6's pattern and score."""
+    from .explorers.induction_circuit import SenderExplorer
+
+    return SenderExplorer(**kwargs)
+
+
+sender_explorer.needs_model = True  # tests skip it (outside CI) when the model is missing

@@ -7,7 +7,9 @@ one list of notebooks (``tools.series``; pyproject.toml).
 """
 import functools
 import gc
+import os
 import sys
+from pathlib import Path
 
 import matplotlib
 
@@ -58,3 +60,45 @@ def as_in_a_kernel():
     yield
     gc.callbacks[:] = saved
     sys.setrecursionlimit(limit)
+
+
+# ---- the book, built once per session for every test that reads it ------------------------------------
+@pytest.fixture(scope="session")
+def work(tmp_path_factory):
+    """The folder the session's book is built in."""
+    return tmp_path_factory.mktemp("book")
+
+
+@pytest.fixture(scope="session")
+def dist(work) -> Path:
+    """The zip and the wheel the site serves; no PDF (making it needs a browser), so the site is also
+    the one ``make site`` makes without ``make pdf`` before it: it must not link the PDF."""
+    from venvs import built_wheels, wheel_of
+
+    from tools.release import notebooks_zip as release_zip
+
+    folder = work / "dist"
+    folder.mkdir()
+    release_zip.build(folder / f"attention-lab-notebooks-{release_zip.version()}.zip")
+    wheel = wheel_of(built_wheels(), "attention-lab")
+    (folder / wheel.name).write_bytes(wheel.read_bytes())
+    return folder
+
+
+@pytest.fixture(scope="session")
+def site(work, dist) -> Path:
+    """The built book (tools/site/build.py, as ``make site``: pages, downloads, the offline book), read by
+    test_site, test_live_site and test_sentence_page: one build per session, not one per module
+    (several minutes each). ``ATTENTION_LAB_SITE``: a site built already (``make site``), to iterate."""
+    from site_checks import require, site_missing
+
+    require(site_missing())
+    prebuilt = os.environ.get("ATTENTION_LAB_SITE")
+    if prebuilt:
+        return Path(prebuilt).resolve()
+    from tools.site import build as site_build
+    from tools.site.live import site_zip
+
+    built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
+    site_zip.build(built, work / "offline" / site_zip.name())  # as make site does: the offline book
+    return built

@@ -19,6 +19,8 @@ from ..render.format import fmt_bytes
 HEAD_OPTIONS = (1, 2, 4, 8, 16, 32)
 HEAD_DIM = 16      # scaled down so every move is instant; the real layer is shown statically
 N_MAX = 16
+#: the width : height of the tiles' box in the book page's narrow (phone) layout
+NARROW_ASPECT = 0.5
 SEED = 6
 
 
@@ -117,7 +119,12 @@ class LayerExplorer(Explorer):
 
     def web_view(self, s):
         layout = s["layout"]
-        attn = np.where(np.tril(np.ones((layout.n, layout.n), dtype=bool)), s["attn"], np.nan)
+        # a phone's column: the tiles in a box twice as tall as wide (half as many to a row), each as
+        # large as on a wide screen
+        narrow = TileLayout(layout.heads, layout.kv, layout.n, aspect=NARROW_ASPECT)
+        # a masked cell (a later key) is what the still draws: its weight, 0
         return {"title": layout.title(s["rope"]),
-                "panels": [web.tiles(attn, cols=layout.cols, group=layout.group, colorbar="权重",
-                                     row_labels=[text for _, text in layout.row_labels()], note="每格一个头：行 = 查询位置，列 = 键位置；橙线隔开使用不同 K、V 的头")]}
+                "panels": [web.tiles(s["attn"], cols=layout.cols, group=layout.group, colorbar="权重",
+                                     row_labels=[text for _, text in layout.row_labels()],
+                                     narrow=(narrow.cols, [text for _, text in narrow.row_labels()]),
+                                     note="每格一个头：行 = 查询位置，列 = 键位置；橙线隔开使用不同 K、V 的头")]}

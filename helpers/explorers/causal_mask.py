@@ -93,8 +93,7 @@ class CausalMaskExplorer(Explorer):
         n, i = len(s["tokens"]), s["row"]
         shown = np.zeros((n, n), dtype=bool)
         shown[i] = [j <= i or not s["causal"] for j in range(n)]
-        weights = np.where(np.isfinite(s["weights"]) & ((np.arange(n) <= np.arange(n)[:, None]) | (not s["causal"])),
-                           s["weights"], np.nan)
-        return {"title": "", "panels": [web.heatmap(weights, s["tokens"], s["tokens"], highlight_row=i, numbers=shown,
+        # a masked cell is what the still draws: its weight, 0 (the colormap's darkest)
+        return {"title": "", "panels": [web.heatmap(s["weights"], s["tokens"], s["tokens"], highlight_row=i, numbers=shown,
                                                     title="注意力权重（框内是正在读的行）",
                                                     xlabel="键（K）", ylabel="查询（Q）")]}

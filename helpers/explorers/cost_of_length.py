@@ -17,7 +17,12 @@ from ..tiled import OnlineStep, online_softmax_steps
 
 N_GRID = np.array([2 ** i for i in range(10, 21)], dtype=float)  # 1K … 1M
 N_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in N_GRID]
-FIXED_MARKS = [(n, "dotted", REFERENCE) for n in MARKED_N]  # mark_lengths' dotted 8K and 128K, for the page
+#: the figure's title: what its two kinds of vertical line mean (the page's legend names them too)
+LINES_TITLE = "虚线 = 所选长度 n；点线 = 8K、128K"
+#: mark_lengths' dotted 8K and 128K, for the page: named once in its legend
+FIXED_MARKS = [(n, "dotted", REFERENCE, "、".join(MARKED_N.values())) for n in MARKED_N]
+#: the chosen length's dashed line, for the page (``n`` filled in)
+CHOSEN = "所选长度 n"
 
 
 class CostExplorer(Explorer):
@@ -71,7 +76,7 @@ class CostExplorer(Explorer):
         self.ax_m.set_yticks([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])
         # what the vertical lines mean, drawn once with the background (no per-move cost); the
         # readout under the controls names the model, precision, batch and n
-        fig.suptitle("虚线 = 所选长度 n；点线 = 8K、128K", fontsize=10)
+        fig.suptitle(LINES_TITLE, fontsize=10)
         self.animate(self.attn_line, self.fixed_line, self.table_line, self.cache_line, *self.markers)
 
     def draw(self, s):
@@ -92,20 +97,20 @@ class CostExplorer(Explorer):
 
     def web_view(self, s):
         xticks = [(x, n_label(x)) for x in N_GRID[::3]]
+        marks = [*FIXED_MARKS, (s["n"], True, None, CHOSEN)]
         flops = web.lines([web.series(N_GRID, s["attn_curve"] / 1e9, color=ACCENT, label="注意力 / token"),
                            web.series(N_GRID, np.full_like(N_GRID, s["fixed"] / 1e9), color=MUTED,
                                       label="权重矩阵 / token")],
                           title="每 token 的计算量", xlabel="长度 n（token）", ylabel="GFLOPs / token",
                           xlog=2, ylog=10, xlim=(N_GRID[0], N_GRID[-1]), ylim=(1e-2, 1e5), xticks=xticks,
-                          yticks=[(10.0 ** e, f"1e{e}") for e in range(-2, 6)], vlines=[*FIXED_MARKS, (s["n"], True)],
-                          vline_color=MARKER)
+                          yticks=[(10.0 ** e, f"1e{e}") for e in range(-2, 6)], vlines=marks, vline_color=MARKER)
         memory = web.lines([web.series(N_GRID, s["table_curve"], color=ACCENT, label="一层的分数表"),
                             web.series(N_GRID, s["cache_curve"], color=BASE, label="整个 KV Cache")],
                            title="显存", xlabel="长度 n（token）", ylabel="字节", xlog=2, ylog=2,
                            xlim=(N_GRID[0], N_GRID[-1]), ylim=(2 ** 16, 2 ** 57), xticks=xticks,
                            yticks=list(zip([2 ** 20, 2 ** 30, 2 ** 40, 2 ** 50], [*BYTE_TICKS.values(), "1 PiB"])),
-                           vlines=[*FIXED_MARKS, (s["n"], True)], vline_color=MARKER)
-        return {"title": "虚线 = 所选长度 n", "panels": [flops, memory]}
+                           vlines=marks, vline_color=MARKER)
+        return {"title": LINES_TITLE, "panels": [flops, memory]}
 
 
 def block_range(step) -> str:

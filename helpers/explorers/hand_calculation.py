@@ -131,7 +131,7 @@ class HandCalculationExplorer(Explorer):
                      title="权重 w = softmax(q·k/√2)", xlabel="位置（token）", ylabel="权重"),
             web.arrows(vectors, [f"w·v({t})" for t in example.TOKENS] + ["输出"], PART_COLORS,
                        lim=chain_zoom(np.vstack(arrow_points(vectors, chain=True))), chain=True,
-                       title="按权重把 v 首尾相接")]}
+                       title="按权重把 v 首尾相接", xlabel="第 1 维", ylabel="第 2 维")]}
 
     def web_formula_data(self) -> dict:
         """What the page's formula needs: the article's k, v rows, the zooms, the picker."""

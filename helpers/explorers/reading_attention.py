@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import reading
 from ..attention import scaled_dot_product_attention
-from ..figures.reading_attention import InfluencePanels, SinkPanels
+from ..figures.reading_attention import WINDOW_EDGE, InfluencePanels, SinkPanels
 from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt
@@ -71,12 +71,13 @@ class SinkExplorer(Explorer):
         n = N_SINK
         w = np.where(np.tril(np.ones((n, n), dtype=bool)), s["weights"], np.nan)
         x = np.arange(n)
-        heat = web.heatmap(w, [""] * n, [""] * n, title=f"因果注意力权重（{colour_word(MASKED)} = 被掩码遮住）",
+        ticks = [str(i) if i % 5 == 0 else "" for i in range(n)]  # the still's position ticks: 0, 5, 10, …
+        heat = web.heatmap(w, ticks, ticks, title=f"因果注意力权重（{colour_word(MASKED)} = 被掩码遮住）",
                            xlabel="键（K）", ylabel="查询（Q）", colorbar="权重")
         change = web.lines([web.series(x, s["only"], color=ACCENT, marker=True, label="只留最近窗口"),
                             web.series(x, s["with_first"], color=BASE, marker=True, label="首 token + 窗口")],
                            title="丢掉前文后，每个位置的输出变化", xlabel="位置（token）", ylabel="输出变化 ‖Δout‖",
-                           xlim=(-1, n), ylim=_change_ylim(s["top"]), vlines=[(s["window"] - 0.5, True)],
+                           xlim=(-1, n), ylim=_change_ylim(s["top"]), vlines=[(s["window"] - 0.5, True, None, WINDOW_EDGE)],
                            vline_color=MARKER)
         return {"title": "", "panels": [heat, change]}
 

@@ -91,19 +91,20 @@ def columns_for(heads: int, n: int, aspect: int = ASPECT) -> int:
 
 
 class TileLayout:
-    """Where the tiles of ``heads`` heads of ``n`` tokens go in the ``ASPECT`` × 1 box (data units):
-    ``unit`` is one tile plus its gap, centred; ``group`` heads share one KV head."""
+    """Where the tiles of ``heads`` heads of ``n`` tokens go in the ``aspect`` × 1 box (data units):
+    ``unit`` is one tile plus its gap, centred; ``group`` heads share one KV head. The figure's box
+    is ``ASPECT`` × 1; the book's page lays a phone's narrow column out in a taller box."""
 
-    def __init__(self, heads: int, kv: int, n: int):
-        self.cols = columns_for(heads, n)  # checks heads and n
+    def __init__(self, heads: int, kv: int, n: int, aspect: float = ASPECT):
+        self.cols = columns_for(heads, n, aspect)  # checks heads, n and aspect
         kv = positive_int("kv", kv, maximum=heads)
         if heads % kv:
             raise ValueError(f"kv must divide heads={heads}; choose one of {divisors(heads)}, got {kv}")
         self.heads, self.kv, self.n = heads, kv, n
         self.rows = ceil_div(heads, self.cols)
         self.group = heads // kv
-        self.unit = min(ASPECT / self.cols, 1.0 / self.rows)
-        self.x0 = (ASPECT - self.cols * self.unit) / 2
+        self.unit = min(aspect / self.cols, 1.0 / self.rows)
+        self.x0 = (aspect - self.cols * self.unit) / 2
         self.y0 = (1.0 - self.rows * self.unit) / 2
         self.cell = self.unit / (n + 1)  # one token's cell; one cell of gap between tiles
 

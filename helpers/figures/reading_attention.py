@@ -7,6 +7,9 @@ from ..render.palette import ACCENT, BASE, MARKER, MASKED, REFERENCE, SERIES, co
 from ..render.panels import BarPanel, future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
 
+#: the legend's name for the dashed line at the window's edge (the figure's and the book page's)
+WINDOW_EDGE = "窗口边界"
+
 
 class SinkPanels:
     """``08_reading_attention``: the causal weight map (masked cells grey, a colourbar) and the
@@ -24,7 +27,7 @@ class SinkPanels:
         x = np.arange(len(only))
         (self.only_line,) = ax_c.plot(x, only, "o-", ms=3, color=ACCENT, label="只留最近窗口")
         (self.first_line,) = ax_c.plot(x, with_first, "s-", ms=3, color=BASE, label="首 token + 窗口")
-        self.edge = ax_c.axvline(window - 0.5, color=MARKER, ls="--", lw=1, label="窗口边界")
+        self.edge = ax_c.axvline(window - 0.5, color=MARKER, ls="--", lw=1, label=WINDOW_EDGE)
         if ylim is not None:
             ax_c.set_ylim(*ylim)
         ax_c.set_xlabel("位置（token）")

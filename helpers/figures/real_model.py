@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.colors import to_rgba
 
 from ..readable_tokens import group_attention
+from ..render.palette import MASKED
 from ..render.panels import future_masked, masked_viridis, matrix_mesh
 from ..render.png import new_figure
+from ..render.validation import as_real_array
 
 
 def attention_map(ax, weights, labels, *, title=""):
@@ -60,3 +63,25 @@ def sink_by_layer_figure(first_weights):
     ax.set_title("从第 5 个 token 起的查询放在第 1 个 token 上的平均权重")
     fig.colorbar(image, ax=ax, fraction=0.04).set_label("平均权重")
     return fig
+
+
+def head_grid_rgba(maps) -> np.ndarray:
+    """``09_real_model``'s grid of every head: ``maps`` ``(layers, heads, m, m)`` as one RGBA picture
+    with a thumbnail per head — layers left to right, heads top to bottom, each cell the head's map
+    on one colour scale (viridis, 0–1, the future grey) and a white gap after it. Shape
+    ``(heads·(m+g), layers·(m+g), 4)`` uint8 (g ≈ m/8, at least 1): drawn with ``imshow(…, extent=(-0.5,
+    layers-0.5, heads-0.5, -0.5))``, head (layer, h) fills the cell centred on (layer, h)."""
+    maps = as_real_array("maps", maps, ndim=4, keep_float_dtype=True)
+    layers, heads, m, m2 = maps.shape
+    if m != m2:
+        raise ValueError(f"maps must be (layers, heads, m, m) square attention maps, got shape {maps.shape}")
+    gap = max(1, m // 8)
+    cells = np.full((heads, layers, m + gap, m + gap), np.nan, dtype=np.float32)
+    thumbnails = cells[:, :, :m, :m]  # a view: (heads, layers, m, m)
+    thumbnails[:] = maps.transpose(1, 0, 2, 3)
+    thumbnails[..., np.triu(np.ones((m, m), bool), k=1)] = -1.0  # the future: grey
+    picture = cells.transpose(0, 2, 1, 3).reshape(heads * (m + gap), layers * (m + gap))
+    rgba = masked_viridis()(np.clip(picture, 0.0, 1.0), bytes=True)  # uint8: a 64-token text's is 5.6 MB
+    rgba[picture == -1.0] = np.round(np.array(to_rgba(MASKED)) * 255).astype(np.uint8)
+    rgba[np.isnan(picture)] = 255  # the gaps: white
+    return rgba

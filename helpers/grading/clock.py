@@ -18,7 +18,9 @@ forbidden-call profiler, 07-4's fast-memory tracing), so a slower laptop scales 
   (0.85 s against 0.07 s under the grader's watch on an idle machine, 1.33 s against 0.10 s at load
   5); the other right versions of the test corpus stay within 4 times. 50 leaves four times the worst
   for a still slower right version and for the noise of one measurement (a cold first call, caches
-  shared with other processes on the same core).
+  shared with other processes on the same core). 07-4 has its own factor, 500: written one key of one
+  query at a time (scalars in Python), it is about 260 times its reference under the watch, whose
+  memory tracing charges every Python object the learner makes and the vectorised reference makes few.
 - ``floor`` = 2 s: most references take well under a millisecond, where 50 times is microseconds.
   The floor covers what does not scale with the reference — the first call importing a module, the
   learner's debugging prints (100,000 lines take about 0.3 s) — and is what a runaway loop on such a

@@ -267,8 +267,11 @@ def _seen_hint(call, late: float) -> str:
     if late > LATE_STOP and where is not None and where.operating and where.step:
         return (f"上限到时，第 {where.line} 行的 {where.step} 这一步正在 C 代码里算，不回到 Python 代码就停不下来，"
                 f"它又算了 {duration(late)}：这一步要算的太多。")
+    if where is not None and where.loop_line and where.loop_for:
+        return ("这个 for 循环没有在上限内走完：它要走的圈数太多（in 后面的序列有多长？循环里它还在变长吗？），"
+                "或者每一圈做得太多——一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
     if where is not None and where.loop_line:
-        return "这个循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+        return "这个 while 循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
     return ""
 
 

@@ -20,6 +20,7 @@ import io
 import linecache
 import sys
 import tracemalloc
+import types
 import warnings
 from dataclasses import dataclass, field
 
@@ -177,6 +178,7 @@ def call_learner(fn, args: tuple, names: tuple, limit: Limit | None, *, read_lim
     afterwards, once everything the call may have changed is back (:func:`_kernel_kept`)."""
     copies = tuple(copy.deepcopy(a) for a in args)
     sink, out = _Sink(), Call(limit=limit, read_limit=read_limit)
+    saved_hook = sys.unraisablehook
     watch = Watch(limit, use_alarm, forbidden or {})
     caught: list = []
 
@@ -205,7 +207,13 @@ def call_learner(fn, args: tuple, names: tuple, limit: Limit | None, *, read_lim
             warnings.simplefilter("always")
             caught = recorded
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                # list.append is C: an exception that cannot propagate (raised in a __del__) is noted
+                # without entering a Python frame, which would take the stop's pending exception itself
+                ignored: list = []
+                sys.unraisablehook = ignored.append
                 how, value = guarded(watch, whole_call, ())
+                sys.unraisablehook = saved_hook
+                _report_ignored(ignored, sink)
         out.seconds, out.wall = watch.used.get("call", (0.0, 0.0))
         out.read_seconds, out.read_wall = watch.used.get("reading", (0.0, 0.0))
         if watch.raising is KeyboardInterrupt:
@@ -231,6 +239,22 @@ def call_learner(fn, args: tuple, names: tuple, limit: Limit | None, *, read_lim
     return out
 
 
+def _report_ignored(ignored: list, sink) -> None:
+    """Write to the learner's output what CPython would have printed for each exception their code
+    raised where it could not propagate (a ``__del__``), as one line naming its type; the stop's own
+    exception landing in such a place (TimeUp, KeyboardInterrupt) is the checker's doing, not output
+    of theirs. Only type names are read: the object's ``repr`` and the exception's text are the
+    learner's code, which could run for ever outside the watch."""
+    for hook_args in ignored:
+        if hook_args.exc_type is None or issubclass(hook_args.exc_type, (TimeUp, KeyboardInterrupt)):
+            continue
+        thing = hook_args.object
+        where = (thing.__qualname__ if isinstance(thing, types.FunctionType) else
+                 type(thing).__name__ if thing is not None else "?")
+        sink.write(f"Exception ignored in: <{where}>: {hook_args.exc_type.__name__}\n")
+    ignored.clear()
+
+
 def _overran(out: Call) -> Stopped | None:
     """A phase past its limit that the watchdog had no chance to stop (one call inside C that held
     the interpreter until it returned): a time-out all the same, stated with the time it took."""
@@ -245,14 +269,16 @@ def _overran(out: Call) -> Stopped | None:
 def _kernel_kept(out: Call):
     """What the learner's code may change in the kernel, put back after the call whatever happened
     (the stop button included): ``builtins.print`` (replaced, it would hide every later message),
-    ``sys.stdout``/``sys.stderr`` (also put back by the capture), the recursion limit (``out.recursion_limit``
+    ``sys.stdout``/``sys.stderr`` (also put back by the capture), ``sys.unraisablehook``, the recursion limit (``out.recursion_limit``
     notes a changed one), and :mod:`tracemalloc` when the call left it tracing."""
     saved_print, saved_out, saved_err = builtins.print, sys.stdout, sys.stderr
+    saved_hook = sys.unraisablehook
     saved_limit, tracing = sys.getrecursionlimit(), tracemalloc.is_tracing()
     try:
         yield
     finally:
         builtins.print, sys.stdout, sys.stderr = saved_print, saved_out, saved_err
+        sys.unraisablehook = saved_hook
         if sys.getrecursionlimit() != saved_limit:
             out.recursion_limit = (saved_limit, sys.getrecursionlimit())
             sys.setrecursionlimit(saved_limit)

@@ -51,7 +51,8 @@ class Where:
     ``time.sleep(10)``), ``calling``: whether that instruction is a call (the thread is inside it),
     ``operating``: whether it is one that can run C code for long (a call or an operator: ``a @ a``,
     ``x[i]``, ``a == b``); ``loop_line``: the first line of the innermost loop around it, in this frame or an outer one
-    of theirs (0: none); ``depth``: how many times that function was on the stack; ``function``: its
+    of theirs (0: none), ``loop_for``: whether that loop is a ``for`` (it ends when its sequence does) rather
+    than a ``while`` (it ends when its condition turns false); ``depth``: how many times that function was on the stack; ``function``: its
     name, ``entering``: stopped on its first line (just called)."""
 
     line: int
@@ -64,6 +65,7 @@ class Where:
     #: the function's name, and whether it had only just been entered (its first line: the ``def``)
     function: str = ""
     entering: bool = False
+    loop_for: bool = False
 
     @property
     def recursion(self) -> bool:
@@ -106,16 +108,16 @@ def _where(frames) -> Where | None:
     inner = theirs[0]
     code = inner.f_code
     depth = sum(1 for f in theirs if f.f_code is code)
-    loop_line = 0
+    loop_line, loop_for = 0, False
     for f in theirs:  # the innermost loop, in this frame or one of theirs around it
-        loop_line = _loop_head(f.f_code, f.f_lasti)
+        loop_line, loop_for = _loop_head(f.f_code, f.f_lasti)
         if loop_line:
             break
     step, opname = _step(inner)
     calling = opname.startswith("CALL")
     return Where(inner.f_lineno or 0, _line_text(inner, inner.f_lineno), step, calling,
                  calling or opname.startswith(_OPERATORS), loop_line, depth, code.co_name,
-                 inner.f_lineno == code.co_firstlineno)
+                 inner.f_lineno == code.co_firstlineno, loop_for)
 
 
 def _line_text(frame, line) -> str:
@@ -131,8 +133,9 @@ def _instructions(code) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _loops(code) -> tuple:
-    """``((first offset, last offset, head line), …)`` of every loop in ``code``: each backward jump
-    and the instructions it jumps back over."""
+    """``((first offset, last offset, head line, is a for loop), …)`` of every loop in ``code``: each
+    backward jump and the instructions it jumps back over; a ``for`` loop jumps back to its ``FOR_ITER``
+    (every Python from 3.10 on), a ``while`` loop to its condition or its body."""
     starts = sorted((offset, line) for offset, line in dis.findlinestarts(code) if line is not None)
 
     def line_of(offset):
@@ -143,19 +146,20 @@ def _loops(code) -> tuple:
             found = line
         return found
     loops = []
+    iterating = {ins.offset for ins in _instructions(code) if ins.opname == "FOR_ITER"}
     for ins in _instructions(code):
         backward = ("JUMP" in ins.opname and "NO_INTERRUPT" not in ins.opname
                     and isinstance(ins.argval, int) and ins.argval <= ins.offset)
         if backward:
             lines = [n for n in (line_of(ins.argval), line_of(ins.offset)) if n]
-            loops.append((ins.argval, ins.offset, min(lines) if lines else 0))
+            loops.append((ins.argval, ins.offset, min(lines) if lines else 0, ins.argval in iterating))
     return tuple(loops)
 
 
-def _loop_head(code, offset: int) -> int:
-    """The first line of the innermost loop of ``code`` around ``offset`` (0: none)."""
+def _loop_head(code, offset: int) -> tuple:
+    """``(first line, is a for loop)`` of the innermost loop of ``code`` around ``offset`` (``(0, False)``: none)."""
     around = [loop for loop in _loops(code) if loop[0] <= offset <= loop[1]]
-    return min(around, key=lambda loop: loop[1] - loop[0])[2] if around else 0
+    return min(around, key=lambda loop: loop[1] - loop[0])[2:] if around else (0, False)
 
 
 def _step(frame) -> tuple:

@@ -102,3 +102,40 @@ def direct_path_losses(model, ids, layer_inputs, final_residual, head, positions
 
     logits = ((x - write) * scale[:, pos, None] * model.final_norm).astype(np.float32) @ model.embed.T
     return target_loss(logits, targets)
+
+
+@with_one_blas_thread  # like head_logit_attribution: one core, no waiting on a second BLAS thread
+def direct_logit_shift(model, ids, layer_inputs, final_residual, head, positions) -> dict:
+    """What ``head``'s direct write does to **every** logit at each of ``positions`` (the final norm's
+    scale frozen at the clean run's, as in :func:`head_logit_attribution`), summed up four ways:
+
+    - ``"target"`` ``(batch, len(positions))``: the raw change of the next token's logit;
+    - ``"mean"``: the change of the vocabulary's mean logit (``target − mean`` is the centred share
+      :func:`head_logit_attribution` gives);
+    - ``"expected"``: the change averaged with the clean run's probabilities. ``−log p(target) =
+      logsumexp(logits) − logit(target)``, and a small change ``Δ`` of the logits moves ``logsumexp`` by
+      ``Σ_v p_v Δ_v``: to first order the write adds ``expected − target`` to the loss. The vocabulary's
+      mean weighs every token alike; the loss weighs the tokens the model finds likely;
+    - ``"tokens"`` ``(vocab,)``: each token's raw change, averaged over the sequences and positions.
+
+    Arguments as in :func:`head_logit_attribution`."""
+    model, ids, layer_inputs, pos, scale = _clean_run(model, ids, layer_inputs, final_residual, positions)
+    cfg = model.config
+    layer, h = head_pair("head", head, cfg.num_layers, cfg.num_heads)
+    write = head_write(model, layer, h, head_attention(model, layer, h, layer_inputs[layer]).z[:, pos])
+    x = np.asarray(final_residual, dtype=np.float64)[:, pos]
+    shape = (len(ids), len(pos))
+    out = {"target": np.empty(shape), "mean": np.empty(shape), "expected": np.empty(shape),
+           "tokens": np.zeros(cfg.vocab_size)}
+    for b in range(len(ids)):  # one sequence at a time: (positions, vocab) logits, not the batch's
+        reads = scale[b, pos, None] * model.final_norm
+        shift = ((write[b] * reads).astype(np.float32) @ model.embed.T).astype(np.float64)
+        logits = ((x[b] * reads).astype(np.float32) @ model.embed.T).astype(np.float64)
+        p = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        p /= p.sum(axis=-1, keepdims=True)
+        out["target"][b] = shift[np.arange(len(pos)), ids[b, pos + 1]]
+        out["mean"][b] = shift.mean(axis=-1)
+        out["expected"][b] = np.sum(p * shift, axis=-1)
+        out["tokens"] += shift.sum(axis=0)
+    out["tokens"] /= shape[0] * shape[1]
+    return out

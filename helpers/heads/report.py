@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..real_model import head_attention
+from ..real_model import head_attention, token_labels
 from ..render.validation import entries, head_pair, instance, integer, one_of, positive_int
-from .attribution import centred_unembedding, direct_path_losses, frozen_scale
+from .attribution import centred_unembedding, direct_logit_shift, direct_path_losses, frozen_scale
 from .experiment import ABLATION_LABELS, ABLATIONS, HeadStudy
 from .patching import head_write
 from .scan import Scan
@@ -74,7 +74,8 @@ def set_table(scan) -> tuple:
 def random_set_lines(scan) -> list:
     """For each size k of the random sets: how many random sets hurt more than the top-k induction
     heads when zeroed (listed, with how many hold an early-layer head or one of
-    :data:`SIDE_EFFECT_HEADS`), and how many when mean-ablated or resampled; how often a random set
+    :data:`SIDE_EFFECT_HEADS`, and how likely that many random sets would all hold an early-layer
+    head), and how many when mean-ablated or resampled; how often a random set
     holds :data:`WATCHED_HEAD`."""
     scan = _scan(scan)
     layers, n_heads = scan.single["zero"].shape[1:3]
@@ -91,7 +92,8 @@ def random_set_lines(scan) -> list:
                   for kind in ("mean", "resample")]
         lines.append(f"k = {k}：置零时 {len(draws)} 组随机头里有 {len(worse)} 组比前 {k} 个归纳头伤得更重（其中 "
                      f"{len(early)} 组含第 0–{EARLY_LAYERS - 1} 层的头；{n_all} 个头里有 {n_early} 个在第 "
-                     f"0–{EARLY_LAYERS - 1} 层，随机 {k} 个头至少含一个的概率 {p_early:.2f}）；"
+                     f"0–{EARLY_LAYERS - 1} 层，随机 {k} 个头至少含一个的概率 {p_early:.2f}"
+                     f"{_all_hold_text(len(worse), p_early)}）；"
                      f"换成均值 / 重采样时：{others[0]} / {others[1]} 组")
         for d in worse:
             lines.append(f"  第 {d + 1} 组：" + " ".join(_name(h) for h in scan.draw_set(k, d)) + f"（{draws[d]:+.2f}）")
@@ -100,6 +102,12 @@ def random_set_lines(scan) -> list:
         lines.append(f"  随机 {k} 个头含 {_name(WATCHED_HEAD)} 的概率 {k / n_all:.3f}；这 {len(draws)} 组里含 "
                      f"{_name(WATCHED_HEAD)} 的：{holding} 组")
     return lines
+
+
+def _all_hold_text(n_sets: int, p: float) -> str:
+    """How likely all ``n_sets`` independently drawn sets each hold an early-layer head, when one
+    set does with probability ``p``; nothing for fewer than two sets, where it says no more."""
+    return f"，{n_sets} 组都含的概率 {p ** n_sets:.2f}" if n_sets > 1 else ""
 
 
 def set_side_lines(scan) -> list:
@@ -234,10 +242,30 @@ def direct_path_change(study, head) -> np.ndarray:
     return cut - study.losses[:, rows]
 
 
+def logit_shift_lines(study, head, top: int = 5) -> list:
+    """Why cutting ``head``'s direct path can lower the loss although its centred share of the
+    target's logit is positive (:func:`helpers.heads.direct_logit_shift` on the second copy, means
+    over the sequences and positions): the raw change of the target's logit, of the vocabulary's
+    mean logit and of the probability-weighted mean (the loss's first-order change is the last
+    minus the first), and the ``top`` tokens the write raises most."""
+    study = _study(study)
+    (head,) = _heads("head", [head], study.shape)
+    top = positive_int("top", top, maximum=50)
+    rows = study.loss_positions[study.length - 1:]
+    shift = direct_logit_shift(study.model, study.batch, study.layer_inputs, study.final_residual, head, rows)
+    target, mean, expected = (float(shift[k].mean()) for k in ("target", "mean", "expected"))
+    raised = np.argsort(-shift["tokens"], kind="stable")[:top]
+    words = token_labels(study.model, [int(t) for t in raised])
+    return [f"{_name(head)} 直接写入的东西让 logit 变了多少（第二遍，{len(study.seeds)} 条序列的平均，不减去全词表的平均）：",
+            f"  正确的下一个 token {target:+.2f}；全词表的平均 {mean:+.2f}；两者之差 {target - mean:+.2f}",
+            f"  按模型自己的概率加权的平均 {expected:+.2f}；损失的一阶变化 = 它 − 正确 token 的变化 = {expected - target:+.2f}",
+            f"  抬得最多的 {top} 个 token：" + "  ".join(f"“{w}” {shift['tokens'][t]:+.2f}" for w, t in zip(words, raised))]
+
+
 __all__ = ["SIDE_EFFECT_HEADS", "WATCHED_HEAD", "EARLY_LAYERS", "RANKED_SCORES", "RANKED_LABELS", "set_table",
            "random_set_lines", "set_side_lines", "score_rank", "leader_table", "ROUTES", "composition_rows",
            "share_parts", "direct_shares",
-           "attribution_table", "attribution_lines", "direct_path_change"]
+           "attribution_table", "attribution_lines", "direct_path_change", "logit_shift_lines"]
 
 
 #: the screens :func:`sender_table` lists: (study, input, kind)

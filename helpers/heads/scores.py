@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reading import SINK_SKIP, attention_patterns, previous_token_score, sink_score
+from ..reading import SINK_SKIP, attention_patterns, heads_by_score, previous_token_score, sink_score
 from ..render.validation import as_float_array, grid_shape, head_pairs, positive_int, work_limit
 from ..render.validation import seed as check_seed
 
@@ -61,8 +61,7 @@ def top_heads(score, k: int) -> list:
     k = positive_int("k", k)
     if k > arr.size:
         raise ValueError(f"k must be at most {arr.size} (the number of heads), got {k}")
-    order = np.argsort(-arr, axis=None, kind="stable")[:k]
-    return [tuple(int(x) for x in np.unravel_index(i, arr.shape)) for i in order]
+    return [(int(layer), int(head)) for layer, head in heads_by_score(arr)[:k]]
 
 
 def random_heads(k: int, seed: int, shape: tuple, *, exclude=()) -> list:

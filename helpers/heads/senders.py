@@ -3,7 +3,10 @@
 :func:`helpers.heads.sender_screen` removes each of the 162 heads of layers 0–17 from the
 receiver's keys only (or queries only) and recomputes the receiver's pattern. Both inputs, zeroed
 and mean-replaced, on the study's 12 sequences and again on 12 fresh ones and at another length,
-take a few minutes of one CPU core: more than a notebook's minute. :func:`compute` runs them with
+take a few minutes of one CPU core: more than a notebook's minute. Beside each sender of the study's
+screen it stores the same-size random-direction control (:func:`same_size_directions`, in the subspace
+the sender can write) for each input and removal, which the notebook's explorer shows next to the
+sender's own effect. :func:`compute` runs them with
 the project's own code; ``make sender-screen`` (``tools/data/sender_screen.py``) stores the
 receiver's induction score per sequence in ``helpers/data/sender_screen.npz`` (small, versioned,
 byte-stable: :func:`helpers.render.npz.write_npz`), and a test recomputes randomly chosen senders
@@ -21,15 +24,15 @@ from ..interventions import Replace, Zero
 from ..render.npz import read_npz
 from ..render.validation import head_pair, instance, integer, one_of
 from .experiment import ABLATIONS, HeadStudy
-from .patching import receiver_pattern, sender_screen
+from .patching import INPUTS, _input_names, _sender_write, receiver_pattern, sender_screen
 from .scores import induction_score, top_heads
 
 #: where the screen lives (in the package: the notebook reads it offline)
 SENDERS_PATH = Path(__file__).parent.parent / "data" / "sender_screen.npz"
 #: bump when the file's layout or the computation changes
-FORMAT = 1
+FORMAT = 2
 #: the entries every screen holds (what load_senders requires)
-ENTRIES = ("format", "receiver", "kinds", "study_clean", "study_k_zero")
+ENTRIES = ("format", "receiver", "kinds", "study_clean", "study_k_zero", "study_k_zero_directions")
 #: the receiver: the top induction head of the study
 RECEIVER = (18, 6)
 #: the inputs screened (values cannot move a pattern: they do not enter the weights)
@@ -42,6 +45,12 @@ STUDIES = {"study": {"length": 16, "seeds": tuple(range(12))},
            "long": {"length": 24, "seeds": tuple(range(12))}}
 #: the replications screen the keys only
 REPLICATED = ("k",)
+#: the stored random-direction control: how many directions per sender, input and removal, drawn in
+#: the subspace the sender can write (the harder control: a random vector of the whole stream barely
+#: reaches the receiver's keys), with the seed the notebook's own call uses
+CONTROL_DRAWS = 20
+CONTROL_WITHIN = "head"
+CONTROL_SEED = 0
 #: how far a recomputed score (a weight in [0, 1]) may lie from the stored one: the file is written
 #: with OpenBLAS's Nehalem kernels and checked on others, whose float32 forward rounds differently;
 #: the largest gap measured over 43 recomputed entries is 9.0e-7 (11 times below it), and the notebook
@@ -90,21 +99,26 @@ def _upwards(study: HeadStudy, sender, receiver) -> tuple:
 DIRECTION_SPACES = ("stream", "head")
 
 
-def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: int = 20, seed: int = 0,
-                         within: str = "stream") -> np.ndarray:
-    """A control for removing ``sender`` from the receiver's keys: at every position, subtract instead
-    a random direction as long as the sender's write there, and recompute the receiver's induction
-    score. If removing the sender moves the score and these do not, the effect is what the sender
-    writes, not the size of the change. ``within="head"`` draws only in the subspace the sender can
-    write (a harder control: a random vector of the whole stream barely reaches the receiver's keys).
-    Returns the mean score over the sequences, ``(draws,)``."""
+def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, inputs=("k",), kind: str = "zero",
+                         draws: int = 20, seed: int = 0, within: str = "stream") -> np.ndarray:
+    """A control for removing ``sender`` from the receiver's ``inputs`` (default its keys; ``("q",)``
+    its queries): at every position, subtract instead a random direction as long as what removing
+    the sender takes out there (``kind="zero"``: its write; ``"mean"``: its write minus the write of
+    its mean output), and recompute the receiver's induction score. If removing the sender moves
+    the score and these do not, the effect is what the sender writes, not the size of the change.
+    ``within="head"`` draws only in the subspace the sender can write (a harder control: a random
+    vector of the whole stream barely reaches the receiver's keys). Returns the mean score over the
+    sequences, ``(draws,)``."""
     study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
     within = one_of("within", within, DIRECTION_SPACES)
+    kind = one_of("kind", kind, KINDS)
+    picked = _input_names(inputs)
     (s_layer, s_head), (r_layer, r_head) = _upwards(study, sender, receiver)
     draws = integer("draws", draws, low=1, high=200)
     seed = integer("seed", seed, low=0)
     x_s, x = study.layer_inputs[s_layer], study.layer_inputs[r_layer]
-    write = real_model.head_write(study.model, s_layer, s_head, real_model.head_attention(study.model, s_layer, s_head, x_s).z)
+    replacement = None if kind == "zero" else study.replacements([(s_layer, s_head)], "mean")[(s_layer, s_head)]
+    write = _sender_write(study.model, x_s, s_layer, s_head, replacement)
     rng = np.random.default_rng(seed)
     if within == "stream":
         noise = rng.standard_normal((draws, *write.shape))
@@ -115,9 +129,22 @@ def same_size_directions(study: HeadStudy, sender, receiver=RECEIVER, *, draws: 
     noise *= np.linalg.norm(write, axis=-1, keepdims=True) / np.linalg.norm(noise, axis=-1, keepdims=True)
     shape = (-1, *x.shape[-2:])
     stacked = np.broadcast_to(x, (draws, *x.shape)).reshape(shape)
-    keys = (x[None] - noise.astype(x.dtype)).reshape(shape)
-    weights = real_model.head_attention(study.model, r_layer, r_head, stacked, x_k=keys).weights
+    moved = (x[None] - noise.astype(x.dtype)).reshape(shape)
+    x_q, x_k, x_v = (moved if c in picked else stacked for c in INPUTS)
+    weights = real_model.head_attention(study.model, r_layer, r_head, x_q, x_k=x_k, x_v=x_v).weights
     return induction_score(weights.reshape(draws, *x.shape[:-2], *weights.shape[-2:]), study.length).mean(axis=-1)
+
+
+def direction_controls(study: HeadStudy, receiver=RECEIVER, inputs: str = "k", kind: str = "zero") -> np.ndarray:
+    """:func:`same_size_directions` for every head below the receiver (the stored control's draws,
+    seed and space): ``(receiver's layer, heads, CONTROL_DRAWS)``, the receiver's mean induction
+    score with each draw subtracted from its ``inputs`` (``"k"`` or ``"q"``) instead of the sender."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    inputs = one_of("inputs", inputs, SCREENED)
+    layer, _ = head_pair("receiver", receiver, *study.shape)
+    return np.stack([np.stack([same_size_directions(study, (s_layer, s_head), receiver, inputs=(inputs,), kind=kind,
+                                                    draws=CONTROL_DRAWS, seed=CONTROL_SEED, within=CONTROL_WITHIN)
+                               for s_head in range(study.shape[1])]) for s_layer in range(layer)])
 
 
 def between_change(study: HeadStudy, sender, receiver=RECEIVER, kind: str = "zero") -> dict:
@@ -174,6 +201,9 @@ def compute(studies: dict, receiver=RECEIVER, progress=None) -> dict:
             for kind in KINDS:
                 out[f"{name}_{inputs}_{kind}"] = screen_scores(study, receiver, (inputs,), kind)
                 say(f"{name}: {inputs} {kind} done")
+                if name == "study":
+                    out[f"{name}_{inputs}_{kind}_directions"] = direction_controls(study, receiver, inputs, kind)
+                    say(f"{name}: {inputs} {kind} random directions done")
     return out
 
 
@@ -209,9 +239,54 @@ class Senders:
                              f"replicated), got {inputs!r}")
         return self.arrays[key]
 
+    def directions(self, inputs: str = "k", kind: str = "zero") -> np.ndarray:
+        """``(receiver's layer, heads, CONTROL_DRAWS)``: the study's receiver's mean induction score
+        with, instead of each earlier head, a random direction as long as what removing it (``kind``)
+        takes out of its ``inputs`` subtracted (:func:`direction_controls`)."""
+        return self.arrays[f"study_{one_of('inputs', inputs, SCREENED)}_{one_of('kind', kind, KINDS)}_directions"]
+
     def ranked(self, inputs: str = "k", kind: str = "zero", study: str = "study", k: int = 3) -> list:
         """The ``k`` senders whose removal leaves the receiver's mean score lowest."""
         return top_heads(-self.scores(inputs, kind, study).mean(axis=-1), k)
+
+
+#: the receiver's inputs a sender can be removed from: the screened two, and the values, which do
+#: not enter the weights (removing a sender there leaves the pattern exactly as it was)
+ROUTES = (*SCREENED, "v")
+
+
+def removal_view(study: HeadStudy, stored: Senders, sender, inputs: str = "k", kind: str = "zero",
+                 sequence: int = 0) -> dict:
+    """One sender removed from the receiver's ``inputs`` (one of :data:`ROUTES`) by ``kind``, read
+    from the stored screen ``stored`` where it holds the numbers and recomputed where it holds none:
+
+    - ``"pattern"``: the receiver's pattern on ``sequence``, ``(n, n)``, recomputed
+      (:func:`helpers.heads.receiver_pattern`);
+    - ``"screen"``: ``(receiver's layer, heads)``, the receiver's induction score (mean over the
+      study's sequences) with each earlier head removed the same way; ``"score"`` the sender's entry,
+      ``"clean"`` the score with nothing removed, ``"rank"`` how many senders leave a lower score, + 1;
+    - ``"directions"``: the stored same-size random-direction control for this sender
+      (:func:`direction_controls`), ``(CONTROL_DRAWS,)``; empty for the values.
+
+    For ``inputs="v"`` the screen is the clean score everywhere: the values do not enter the weights."""
+    study = instance("study", study, HeadStudy, "helpers.heads.HeadStudy")
+    stored = instance("stored", stored, Senders, "helpers.heads.Senders (from helpers.heads.load_senders())")
+    inputs = one_of("inputs", inputs, ROUTES)
+    kind = one_of("kind", kind, KINDS)
+    sequence = integer("sequence", sequence, low=0, high=len(study.seeds) - 1)
+    receiver = stored.receiver
+    (layer, head), _ = _upwards(study, sender, receiver)
+    replacement = None if kind == "zero" else study.replacements([(layer, head)], "mean")[(layer, head)]
+    pattern = receiver_pattern(study.model, [x[sequence:sequence + 1] for x in study.layer_inputs], (layer, head),
+                               receiver, inputs=(inputs,), replacement=replacement)[0]
+    clean = float(stored.clean().mean())
+    if inputs == "v":
+        screen, directions = np.full((receiver[0], study.shape[1]), clean), np.empty(0)
+    else:
+        screen, directions = stored.scores(inputs, kind).mean(axis=-1), stored.directions(inputs, kind)[layer, head]
+    score = float(screen[layer, head])
+    return {"pattern": pattern, "screen": screen, "score": score, "clean": clean, "directions": directions,
+            "rank": int((screen < score).sum()) + 1}
 
 
 def load_senders(path=None) -> Senders:

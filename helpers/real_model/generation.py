@@ -44,9 +44,16 @@ def next_token_top(model: Model, ids, k: int = 5) -> list:
     """``[(token string, probability)]`` for the k most likely next tokens (1 ≤ k ≤ vocabulary)."""
     ids = _ids(check_model(model), ids)
     k = positive_int("k", k, maximum=model.config.vocab_size)
-    p = softmax(forward(model, ids, last_only=True).logits[-1].astype(np.float64))
-    top = np.argsort(-p)[:k]
-    return [(decode(model, [int(i)]), float(p[i])) for i in top]
+    return [(decode(model, [i]), p) for i, p in top_tokens(forward(model, ids, last_only=True).logits[-1], k)]
+
+
+def top_tokens(logits, k: int) -> list:
+    """``[(token id, probability)]`` of the ``k`` likeliest tokens of one position's ``logits``
+    (``(vocab,)``): softmax in float64, highest first, ties by the lower id."""
+    logits = as_real_array("logits", logits, ndim=1, keep_float_dtype=True)
+    k = positive_int("k", k, maximum=len(logits))
+    p = softmax(logits.astype(np.float64))
+    return [(int(i), float(p[i])) for i in np.argsort(-p, kind="stable")[:k]]
 
 
 def perplexity(model: Model, ids, *, mask=None) -> float:

@@ -19,7 +19,10 @@ a control's value is checked against everything that control can show (its range
 the explorer was made, or :meth:`Explorer.web_universe`), and a subclass's ``draw``, ``describe`` and
 ``web_view`` so that a state that is not one of this explorer's (``None``, another explorer's) is a
 ``TypeError`` saying which state was expected. Every such message names the control as the learner
-sees it (``rank must be <= 5, got 507 (rank is the slider “名次” of HeadsExplorer, 1…5)``).
+sees it (``rank must be <= 5, got 507 (rank is the slider “名次” of HeadsExplorer, 1…5)``). A
+subclass's ``describe`` is also made to write no number as a negative zero (``-0.000`` → ``0.000``):
+whether a sum that cancels keeps a minus sign depends on the order of its additions (numpy's, the
+book page's JavaScript), not on anything the reader changed.
 
 Every explorer has a ``恢复默认`` button (:attr:`Explorer.reset_button`, from this base class): it
 puts every control and every action widget that holds a value (a picker) back where they were when
@@ -48,13 +51,14 @@ from IPython.display import display
 from PIL import Image
 from traitlets import TraitError
 
-from .format import wrap_text
+from .format import unsigned_zeros, wrap_text
 from .memo import ByteLRU
 from .palette import BAND_GREY, TEXT_GREY
 from .png import DPI, display_width, figure_png, new_figure, rgba_png
 from .text_stamps import TextStamps
 from .threads import one_blas_thread
 from .validation import as_real_array, boolean, choice, finite_scalar, integer
+from .validation import text as check_text
 
 #: the label of the button that puts every control back to its initial value
 RESET_LABEL = "恢复默认"
@@ -64,7 +68,8 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 #: a subclass's methods that take a state (what its ``compute`` returns): each checks it first
 STATE_METHODS = ("draw", "describe", "web_view")
 #: what a message calls each kind of control (the first that matches)
-CONTROL_WORDS = ((widgets.Checkbox, "checkbox"), (widgets.ToggleButtons, "button group"), (widgets.RadioButtons, "button group"),
+CONTROL_WORDS = (((widgets.Text, widgets.Textarea), "text box"), (widgets.Checkbox, "checkbox"),
+                 (widgets.ToggleButtons, "button group"), (widgets.RadioButtons, "button group"),
                  (widgets.Dropdown, "menu"), (widgets.Select, "list"),
                  ((widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider), "slider"))
 
@@ -111,6 +116,16 @@ def _checking_state(method):
     return checked
 
 
+def _unsigned_readout(describe):
+    """``describe`` whose readout writes no number as a negative zero (:func:`~helpers.render.format.unsigned_zeros`):
+    the sign of a sum that cancels to 0 depends on the order of its additions, not on the lesson."""
+    @functools.wraps(describe)
+    def readout(self, *args, **kwargs):
+        return unsigned_zeros(describe(self, *args, **kwargs))
+
+    return readout
+
+
 def _state_kind(state) -> str:
     """``None``, ``a dict with keys 'a', 'b'``, ``a HandRow``: what a state is, for a message."""
     if state is None:
@@ -149,7 +164,8 @@ class Explorer:
             cls.compute = _checking_compute(cls.__dict__["compute"])
         for name in STATE_METHODS:
             if name in cls.__dict__:
-                setattr(cls, name, _checking_state(cls.__dict__[name]))
+                method = cls.__dict__[name]
+                setattr(cls, name, _checking_state(_unsigned_readout(method) if name == "describe" else method))
 
     def __init__(self, *, naive: bool = False):
         self.naive = boolean("naive", naive)
@@ -220,7 +236,8 @@ class Explorer:
         raise NotImplementedError
 
     def describe(self, state) -> str:
-        """HTML for the readout under the controls (numbers formatted explicitly)."""
+        """HTML for the readout under the controls (numbers formatted explicitly; a number written as
+        ``-0.000`` loses its sign: this base class wraps every subclass's ``describe``)."""
         return ""
 
     def restore_state(self) -> None:
@@ -456,13 +473,16 @@ class Explorer:
     @staticmethod
     def _domain(control, universe=None) -> tuple:
         """What ``control`` can show: ``("options", values)``, ``("bool",)``, ``("int", low, high)``,
-        ``("float", low, high)``, or ``("any",)`` for a widget of another kind; ``universe`` (every
+        ``("float", low, high)``, ``("text",)`` (a text box: any string; the explorer says what it
+        makes of one it cannot show), or ``("any",)`` for a widget of another kind; ``universe`` (every
         value a control whose range follows another can ever take) replaces its range or options."""
         if universe is not None:
             return ("options", tuple(universe))
         options = getattr(control, "_options_values", None)
         if options is not None:
             return ("options", tuple(options))
+        if isinstance(control, (widgets.Text, widgets.Textarea)):
+            return ("text",)
         if isinstance(control, widgets.Checkbox):
             return ("bool",)
         if isinstance(control, widgets.IntSlider):
@@ -484,6 +504,8 @@ class Explorer:
                 return integer(name, value, low=domain[1], high=domain[2])
             if kind == "float":
                 return finite_scalar(name, value, low=domain[1], high=domain[2])
+            if kind == "text":
+                return check_text(name, value)
         except (TypeError, ValueError) as exc:
             raise _with_note(exc, self.control_note(name, control, domain)) from None
         return value

@@ -36,6 +36,19 @@ def fmt_vec(values, digits: int = 3) -> str:
     return "[" + ", ".join(fmt(v, digits) for v in np.ravel(arr)) + "]"
 
 
+#: the minus sign of a number written as zero (``-0.000``, ``-0``): a readout's sum that cancels to
+#: within an ulp of 0 keeps the sign of its last rounding, which depends on the order of the additions
+#: (numpy's accumulator, the page's JavaScript), not on the formula; a reader sees zero
+_SIGNED_ZERO = re.compile(r"(?<![\w.])-(?=0(?:\.0+)?(?![\w.]))")
+
+
+def unsigned_zeros(words: str) -> str:
+    """``words`` with every number written as a negative zero (``-0.000``, ``-0``) written as zero:
+    what a readout shows (each explorer's ``describe()``; :func:`fill` for each field it writes, as
+    ``fill`` in ``helpers/render/web/attnlab_live.js`` does)."""
+    return _SIGNED_ZERO.sub("", text("words", words))
+
+
 #: a field of a :func:`fill` template, a doubled brace, or a brace that is neither (an error)
 _FIELD = re.compile(r"\{\{|\}\}|\{(\w+)(?:\[(\d+)\])?(?::\.(\d+)f)?\}|[{}]")
 
@@ -43,7 +56,8 @@ _FIELD = re.compile(r"\{\{|\}\}|\{(\w+)(?:\[(\d+)\])?(?::\.(\d+)f)?\}|[{}]")
 def fill(template: str, values: dict) -> str:
     """``template`` with its fields written from ``values``: ``{name:.Nf}`` a number by :func:`fmt` or
     a vector by :func:`fmt_vec` with N decimals, ``{name[i]:.Nf}`` entry ``i`` of a vector, ``{name}``
-    a text as it is; ``{{`` and ``}}`` are braces (:func:`literal`), any other brace an error.
+    a text as it is; ``{{`` and ``}}`` are braces (:func:`literal`), any other brace an error. A
+    number that rounds to zero is written without a sign (:func:`unsigned_zeros`).
 
     A readout the book's live page recomputes is written once, as such a template: the explorer's
     ``describe()`` fills it here, and ``fill`` in ``helpers/render/web/attnlab_live.js`` fills it in
@@ -74,7 +88,7 @@ def fill(template: str, values: dict) -> str:
             return value
         if digits is None:
             raise TypeError(f"template field {whole} is a number: say its decimals, {{{name}:.3f}}")
-        return fmt_vec(value, int(digits)) if np.ndim(value) == 1 else fmt(value, int(digits))
+        return unsigned_zeros(fmt_vec(value, int(digits)) if np.ndim(value) == 1 else fmt(value, int(digits)))
 
     return _FIELD.sub(field, template)
 

@@ -1,10 +1,13 @@
 """``13_induction_circuit``: its exercises (on a fake study and on the notebook's cached one) and
 the claims of its patching and direct-attribution sections."""
+import numpy as np
 import pytest
+from blas import assert_blas_close
+from explorer_checks import shown_numbers
 from fakes import FakeStudy
 
 from helpers import exercises as ex
-from helpers import heads
+from helpers import heads, real_model
 from helpers.exercises import induction_circuit as exercises
 from tools.series import NOTEBOOKS
 
@@ -112,3 +115,100 @@ def test_17_8_is_made_up_for_by_layer_17s_mlp(study):
     moved = heads.between_change(study, (17, 8), (18, 6))
     assert moved["direct_score"].mean() < 0.3 < 0.6 < moved["total_score"].mean()
     assert abs(moved["share"].mean()) < 0.1 and 0.5 < moved["ratio"].mean() < 0.9
+
+
+def test_sender_explorer_shows_the_stored_screen_and_the_recomputed_pattern(study):
+    """Every control moved: the readout's score, clean score, rank and control range are the stored
+    screen's (three decimals), the pattern is 18.6's on the first sequence with the sender removed
+    from that input (recomputed one sender at a time), and the values route changes nothing."""
+    from helpers import widgets
+    from helpers.render.format import fmt
+
+    e = widgets.sender_explorer()
+    stored = heads.load_senders()
+    options = list(e.controls["sender"].options)
+    assert options[:2] == ["16.0", "17.8"] and len(options) == 162 == len(set(options))
+    first = [x[:1] for x in study.layer_inputs]
+    clean = stored.clean().mean()
+    clean_pattern = real_model.head_attention(study.model, 18, 6, first[18]).weights[0]
+    for name in ("16.0", "17.8", options[2], options[-1]):
+        head = tuple(int(v) for v in name.split("."))
+        for route in ("q", "k", "v"):
+            for kind in ("zero", "mean"):
+                e.set(sender=name, route=route, removal=kind)
+                s = e.state
+                replacement = None if kind == "zero" else study.replacements([head], "mean")[head]
+                want = heads.receiver_pattern(study.model, first, head, (18, 6), inputs=(route,),
+                                              replacement=replacement)[0]
+                np.testing.assert_array_equal(s["pattern"], want)
+                readout = e.readout.value
+                assert f"去掉 {name} 的直接写入（{heads.ABLATION_LABELS[kind]}）" in readout
+                if route == "v":  # values do not enter the weights: the clean pattern, bit for bit
+                    np.testing.assert_array_equal(s["pattern"], clean_pattern)
+                    assert shown_numbers(readout)[-2:] == [round(clean, 3)] * 2
+                    continue
+                mean = stored.scores(route, kind).mean(axis=-1)
+                draws = stored.directions(route, kind)[head]
+                rank = int((mean < mean[head]).sum()) + 1
+                assert f"<span class='score'>{fmt(mean[head])}</span>" in readout
+                assert f"<span class='rank'>{rank}</span>" in readout
+                assert f"<span class='control'>{fmt(draws.min())}–{fmt(draws.max())}</span>" in readout
+                assert f"<span class='clean'>{fmt(clean)}</span>" in readout
+    e.set(sender="17.8", route="k", removal="zero")
+    assert "<span class='rank'>2</span>" in e.readout.value  # the notebook's second sender
+    assert e.pattern.title.get_text().startswith("18.6 的模式：键里去掉 17.8（置零）")
+
+
+def test_the_stored_control_is_the_notebooks_own_call(study):
+    """The stored random directions of 17.8 and 16.0 (keys, zeroed) are what the notebook computes
+    live with the same draws, seed and space (a recompute: the BLAS tolerance of the stored file)."""
+    from helpers.heads import senders
+
+    stored = heads.load_senders()
+    for head in ((17, 8), (16, 0)):
+        live = heads.same_size_directions(study, head, (18, 6), draws=senders.CONTROL_DRAWS,
+                                          seed=senders.CONTROL_SEED, within=senders.CONTROL_WITHIN)
+        np.testing.assert_allclose(live, stored.directions("k", "zero")[head], rtol=0,
+                                   atol=senders.RECOMPUTE_TOLERANCE)
+
+
+def test_18_6s_direct_write_lowers_the_target_less_than_the_vocabulary_and_more_than_the_likely_tokens(study):
+    """13's closing of the direct-path question: the raw target logit falls (−0.28), the vocabulary
+    mean falls more (−0.42, hence the centred +0.14), the probability-weighted mean falls less
+    (−0.17), so the first-order loss change is positive, as cutting the path lowers the loss; the
+    tokens raised most are punctuation ("-" first)."""
+    rows = study.loss_positions[study.length - 1:]
+    shift = heads.direct_logit_shift(study.model, study.batch, study.layer_inputs, study.final_residual,
+                                     (18, 6), rows)
+    target, mean, expected = (shift[k].mean() for k in ("target", "mean", "expected"))
+    assert mean < target < expected < 0 < expected - target
+    centred = study.logit_attribution()[:, 18, 6, study.length - 1:]
+    # the same share through a float32 product with the whole vocabulary vs a float64 one with the
+    # centred row: one float32 reduction over the hidden size apart
+    assert_blas_close(shift["target"] - shift["mean"], centred, dtype=np.float32,
+                      reduction_size=study.model.config.hidden_size)
+    lines = heads.logit_shift_lines(study, (18, 6))
+    assert "−0.28" not in lines[1] and "-0.28" in lines[1] and "-0.42" in lines[1] and "+0.14" in lines[1]
+    assert "“-” +0.60" in lines[3]
+
+
+def test_the_sender_panel_keeps_the_edge_senders_whole_and_labels_the_last_layer():
+    """The first and last senders' dots sit inside the sender axis with a margin, a score of 0 sits
+    above the score axis's lower end, and the last layer (just below the receiver) is labelled, in
+    the still (matplotlib) and the live page's panel alike (both read screen_layout)."""
+    import matplotlib.pyplot as plt
+
+    from helpers.figures import induction_circuit as figure
+
+    screen = np.full((18, 9), 0.7)
+    screen[17, 8] = 0.0
+    where = figure.screen_layout(screen, (17, 8), np.array([0.6, 0.7]))
+    low, high = where["xlim"]
+    assert low < -1 and high > where["count"], where["xlim"]   # more than one sender's width each side
+    assert figure.SCORE_RANGE[0] < 0 == where["chosen"][1]
+    assert where["ticks"][-1] == (17 * 9, "17") and [t for _, t in where["ticks"]][:2] == ["1", "3"]
+    fig, ax = plt.subplots()
+    figure.ScreenPanel(ax, 18, 9)
+    assert ax.get_xlim() == pytest.approx(where["xlim"]) and ax.get_ylim() == pytest.approx(figure.SCORE_RANGE)
+    assert [t.get_text() for t in ax.get_xticklabels()] == [t for _, t in where["ticks"]]
+    plt.close(fig)

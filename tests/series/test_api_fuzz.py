@@ -48,9 +48,15 @@ EXEMPT = {
     "helpers.real_model.model.find_gguf": "takes no argument; looks up the installed model wheel",
     "helpers.widgets.real_attention_explorer": "loads the 135M model; its `text` check runs before the load "
                                                "and is a regression test in tests/notebooks/test_real_model.py",
+    "helpers.widgets.sentence_explorer": "loads the 135M model; its `text` check runs before the load and is a "
+                                         "regression test in tests/notebooks/test_real_model.py; the text box's "
+                                         "text goes through sentence_view, walked with the tiny model",
     "helpers.widgets.heads_explorer": "loads the 135M model and runs every single-head ablation of 11 (minutes "
                                       "on the first call); its kwargs go through the Explorer checks walked "
                                       "in learning_explorer and the other explorers",
+    "helpers.widgets.sender_explorer": "loads the 135M model and its study of the repeated sequences; its kwargs "
+                                       "go through the Explorer checks walked in learning_explorer and the other "
+                                       "explorers",
     "helpers.heads.experiment.study": "loads the 135M model (like load_model) and runs it on the repeated sequences; "
                            "its `length`/`seeds` checks run before the load; HeadStudy, which it builds, "
                            "is walked with the tiny model",
@@ -108,7 +114,7 @@ WALKED_ANYWAY = ("helpers.figures.attention_layer.columns_for", "helpers.figures
                  "helpers.circuit.trainer.TrainingRun")
 #: result records: built by helpers from validated input and only read by a learner
 RECORDS = {"HandRow", "OnlineStep", "SentenceResult", "ForwardResult", "Block", "Model",
-           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History",
+           "Sentences", "Forward", "TrainingRun", "Cache", "HeadScores", "History", "SentenceView", "NextToken",
            # the intervention words hold what the learner hands a forward pass, which checks their
            # arrays against its model (walked through helpers.circuit.model.run's interventions)
            "Zero", "Mean", "Replace", "Patch",
@@ -239,7 +245,9 @@ def _circuit_and_heads():
     study = heads.HeadStudy(tiny, length=4, seeds=(0, 1), pool=range(256))
     return dict(config=config, task=task, model=model, batch=batch, cache=cache, run=small_run, summary=summary,
                 scores=circuit.experiments.ablate(model, batch, []), history=history.load(), tiny=tiny, ids=ids,
-                clean=clean, study=study, scan=head_scan.load_scan(), senders=heads.load_senders())
+                clean=clean, study=study, scan=head_scan.load_scan(), senders=heads.load_senders(),
+                tiny_senders=heads.Senders(heads.senders.compute({"study": study, "fresh": study, "long": study},
+                                                                 receiver=(1, 0))))
 
 
 NEW = _circuit_and_heads()
@@ -413,6 +421,7 @@ def _new_baselines():
         "helpers.heads.report.attribution_table": dict(study=study, heads=[(0, 1)]),
         "helpers.heads.report.attribution_lines": dict(study=study, head=(0, 1), top=2),
         "helpers.heads.report.direct_path_change": dict(study=study, head=(0, 1)),
+        "helpers.heads.report.logit_shift_lines": dict(study=study, head=(0, 1), top=2),
         "helpers.reading.attention_patterns": dict(weights=np.eye(3), n_min=2),
         "helpers.attention.target_loss": dict(logits=np.zeros((2, 3)), targets=np.array([0, 2])),
         "helpers.heads.scan.compute": dict(study=study, ks=(1,), draw_ks=(2,), draws=1, kinds=("zero",),
@@ -426,6 +435,8 @@ def _new_baselines():
         "helpers.heads.senders.screen_scores": dict(study=study, receiver=(1, 0)),
         "helpers.heads.senders.between_change": dict(study=study, sender=(0, 1), receiver=(1, 0)),
         "helpers.heads.senders.same_size_directions": dict(study=study, sender=(0, 1), receiver=(1, 0), draws=2),
+        "helpers.heads.senders.direction_controls": dict(study=study, receiver=(1, 0)),
+        "helpers.heads.senders.removal_view": dict(study=study, stored=n["tiny_senders"], sender=(0, 1)),
         "helpers.heads.scan.random_set": dict(k=2, draw=0, shape=(30, 9)),
         "helpers.heads.scan.recompute": dict(study=study, entry=("single", "zero", [(0, 1)])),
         "helpers.heads.scan.tracked_heads": dict(study=study),
@@ -446,6 +457,7 @@ def _new_baselines():
         "helpers.heads.attribution.frozen_scale": dict(model=tiny, final_residual=clean.final_residual),
         "helpers.heads.attribution.head_logit_attribution": dict(**real, positions=[1, 2]),
         "helpers.heads.attribution.direct_path_losses": dict(**real, head=(0, 1), positions=[1, 2]),
+        "helpers.heads.attribution.direct_logit_shift": dict(**real, head=(0, 1), positions=[1, 2]),
         "helpers.heads.stats.percentile": dict(value=0.5, null=[0.1, 0.9]),
         "helpers.heads.stats.rank_correlation": dict(x=[1.0, 2.0, 3.0], y=[3.0, 1.0, 2.0]),
         "helpers.heads.stats.ranks": dict(values=[1.0, 2.0, 2.0]),
@@ -622,7 +634,7 @@ _NEW_METHODS = [
     (NEW["run"], ("curve", "drop", "at")),
     (NEW["summary"], ("value_at", "window", "share_of_top", "reaches")),
     (NEW["history"], ("index",)),
-    (NEW["senders"], ("clean", "scores", "ranked")),
+    (NEW["senders"], ("clean", "scores", "ranked", "directions")),
     (NEW["scan"], ("copy_index", "single_change", "set_change", "draw_change", "null", "score_after", "draw_set")),
     (NEW["study"], ("top", "replacements", "intervene", "ablate", "composition", "second_copy_loss_without")),
 ]

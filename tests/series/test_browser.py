@@ -146,6 +146,16 @@ def expect_real(value):
     return r3([weights[int(value)][0][4:, 0].mean()])
 
 
+def expect_sentence(value):
+    """The text box's explorer opens on the article's sentence at its best previous-token head; the
+    layer slider moves along that head's column."""
+    from helpers import real_model, texts
+
+    view = real_model.sentence_view(real_model.load_model(), texts.CHINESE_PROMPT)
+    head = int(view.ranking["previous"][0][1])
+    return r3([view.scores["previous"][int(value), head]])
+
+
 def expect_learning(value):
     from helpers import training
 
@@ -160,6 +170,13 @@ def expect_heads(value):
 
     head = heads.study().top("induction", int(value))[-1]
     return r3([head_scan.load_scan().single_change("zero").mean(axis=-1)[head]])  # the explorer reads the scan
+
+
+def expect_sender(value):
+    from helpers import heads
+
+    head = tuple(int(v) for v in value.split("."))
+    return r3([heads.load_senders().scores("k", "zero").mean(axis=-1)[head]])  # the explorer reads the screen
 
 
 def expect_circuit(value):
@@ -214,10 +231,12 @@ CASES = {
     "08_reading_attention.ipynb": [(0, 0, "ArrowLeft", ".sink", expect_sink),
                                    (1, 0, "ArrowRight", ".infl0", expect_influence),
                                    (2, 0, "ArrowRight", ".closed", expect_dilution)],
-    "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real)],
+    "09_real_model.ipynb": [(0, 0, "ArrowRight", ".first", expect_real),
+                            (1, 0, "ArrowRight", ".previous", expect_sentence)],
     "10_learning_to_attend.ipynb": [(0, 0, "ArrowRight", ".item", expect_learning)],
     "11_learning_a_circuit.ipynb": [(0, 0, "ArrowLeft", ".repeat", expect_circuit)],  # opens at the last step
     "12_heads_at_work.ipynb": [(0, 0, "ArrowRight", ".zero", expect_heads)],
+    "13_induction_circuit.ipynb": [(0, 0, "ArrowRight", ".score", expect_sender)],  # 16.0 → 17.8, keys, zeroed
     "14_shrinking_caches.ipynb": [(0, 0, "ArrowRight", ".small", expect_latent),
                                   (1, 0, "ArrowLeft", ".ppl", expect_streaming),
                                   (2, 0, "ArrowRight", ".factor", expect_sink_logit)],
@@ -270,6 +289,33 @@ def has_explorer(name: str) -> bool:
     """Whether notebook ``name`` (``NN_slug``) has a widget cell (a line that is a ``helpers.widgets`` call)."""
     source = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
     return re.search(r"^helpers\.widgets\.\w+\(", source, flags=re.M) is not None
+
+
+def test_a_sentence_typed_into_09s_text_box_is_read_by_the_model(lab_case, needs_model):
+    """The learner types into 09's text box and presses Enter: the readout shows the lesson function's
+    tokens and numbers for that text; an empty box gets its sentence, not a traceback."""
+    from helpers import real_model, texts
+
+    nb = open_and_run(lab_case, "09_real_model.ipynb")
+    try:
+        explorer = nb.explorer(1)
+        explorer.scroll_into_view_if_needed()
+        text = "How do I apply for annual leave?"
+        shown = nb.type_text(explorer, text)
+        model = real_model.load_model()
+        view = real_model.sentence_view(model, text)
+        assert " · ".join(view.labels) in shown, shown
+        # the sliders stay where the explorer opened: the article's sentence's best previous-token head
+        opened = real_model.sentence_view(model, texts.CHINESE_PROMPT)
+        layer, head = (int(x) for x in opened.ranking["previous"][0])
+        assert numbers(explorer.locator(".previous").first.inner_text()) == r3([view.scores["previous"][layer, head]])
+        assert f"{view.top[0].probability:.3f}" in shown
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        explorer.screenshot(path=str(ARTIFACTS / "09_sentence_typed.png"))
+        assert "句子（text）是空的" in nb.type_text(explorer, "")
+        assert nb.error_outputs() == [] and "Traceback" not in nb.output_text()
+    finally:
+        nb.page.close()
 
 
 def test_every_notebook_with_an_explorer_has_a_browser_case():

@@ -59,10 +59,12 @@ def test_every_explorer_builds_a_picture_and_never_shows_nan_or_leaves_its_range
 
 
 def _out_of_reach(control):
-    """A value no control of this kind can give: NaN for a float slider, 10⁹ for an integer one, a
-    word for a menu, text for a checkbox."""
+    """A value no control of this kind can give: NaN for a float slider, 10⁹ for an integer one or a
+    text box, a word for a menu, text for a checkbox."""
     import ipywidgets
 
+    if isinstance(control, ipywidgets.Text):
+        return 10 ** 9
     if isinstance(control, ipywidgets.FloatSlider):
         return float("nan")
     if isinstance(control, ipywidgets.IntSlider):
@@ -108,6 +110,33 @@ def test_every_explorer_names_the_control_behind_a_bad_compute_value_and_the_sta
             with pytest.raises(TypeError, match=rf"^{cls}\.{method}: \w+ must be a state of this explorer \(.*, as "
                                                 r"its compute\(\) returns.*\), got (None|a dict with keys \"someone else's\")"):
                 getattr(e, method)(state)
+
+
+@pytest.mark.parametrize("name", factory_params())
+def test_a_masked_cell_on_the_book_page_has_the_colour_the_still_gives_it(name):
+    """Where the still draws masked cells (a later key, a position the figure leaves out) in the
+    masked grey (palette.MASKED: 08, 09, 11), the book's page does too (NaN cells, drawn in MASKED);
+    where the still draws a masked weight as the 0 it is (the colormap's darkest: 05, 06, 12), the
+    page draws the 0 and no grey. Read in the default state: the still's pixels, the page's levels."""
+    import base64
+    import io
+
+    from matplotlib.colors import to_rgb
+    from PIL import Image
+
+    from helpers.render.palette import MASKED
+
+    e = built(name)
+    if type(e).web_view is Explorer.web_view:
+        return
+    matrices = [p for p in e.web_view(e.state)["panels"] if p["kind"] in ("heatmap", "tiles")]
+    cells = [c for p in matrices for c in ([p["cells"]] if p["kind"] == "heatmap" else p["cells"])]
+    page_grey = sum(base64.b64decode(c["bytes"]).count(255) for c in cells)  # 255: a NaN cell, drawn MASKED
+    assert all(p["masked"] == MASKED for p in matrices)
+    still = np.asarray(Image.open(io.BytesIO(e.png)).convert("RGB")).astype(int)
+    still_grey = int((still == np.round(np.array(to_rgb(MASKED)) * 255).astype(int)).all(-1).sum())
+    assert (page_grey > 0) == (still_grey > 200), (f"{name}: the page draws {page_grey} masked cells grey, "
+                                                   f"the still {still_grey} pixels")
 
 
 @pytest.mark.parametrize("factory", [widgets.query_weights_explorer, widgets.hand_calculation_explorer])

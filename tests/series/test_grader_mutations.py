@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+import runaways
 from grader_corpus import CORPUS, GENERIC
 from sampling import first_of_each
 from unfolded import Unfolded
@@ -20,7 +21,7 @@ from unfolded import Unfolded
 import helpers
 from helpers import exercises
 from helpers.exercises import CODE_EXERCISES
-from helpers.grading import code_check, compare, messages, originals, watch
+from helpers.grading import code_check, compare, messages, originals, sandbox, watch
 
 WRONG = [(key, label, fn, allowed) for key, (wrong, _) in CORPUS.items() for label, fn, allowed in wrong]
 RIGHT = [(key, i, fn) for key, (_, right) in CORPUS.items() for i, fn in enumerate(right)]
@@ -80,46 +81,20 @@ def _fast(key="03-3"):
     return dataclasses.replace(CODE_EXERCISES[key], **FAST)
 
 
-def _swallows_everything(x):
-    while True:
-        try:
-            while True:
-                try:
-                    pass
-                except BaseException:  # noqa: BLE001 — what the test is about
-                    pass
-        except BaseException:  # noqa: BLE001
-            pass
-
-
-def _recurses_in_handler(x):
-    try:
-        return _recurses_in_handler(x)
-    except BaseException:  # noqa: BLE001
-        return _recurses_in_handler(x)
-
-
-def _sleeps_in_handler(x):
-    while True:
-        try:
-            time.sleep(10)
-        except BaseException:  # noqa: BLE001
-            continue
-
-
-@pytest.mark.parametrize("fn", [_swallows_everything, _recurses_in_handler, _sleeps_in_handler])
+@pytest.mark.parametrize("fn", [runaways.swallows_everything, runaways.recurses_in_handler,
+                                runaways.sleeps_in_handler])
 @pytest.mark.parametrize("use_alarm", [True, False], ids=["signal", "tracer"])
 def test_a_function_that_swallows_the_time_out_is_still_stopped(fn, use_alarm):
-    if fn is _sleeps_in_handler and not use_alarm:
+    if fn is runaways.sleeps_in_handler and not use_alarm:
         pytest.skip("a trace function cannot cut a sleep short (documented)")
-    if fn is _recurses_in_handler and not use_alarm:
+    if fn is runaways.recurses_in_handler and not use_alarm:
         pytest.skip("off the main thread a RecursionError inside the tracer unsets it and nothing re-installs it "
                     "(documented in helpers/grading/watch.py)")
     before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGINT), sys.gettrace(), sys.getprofile()
     start, wall = time.thread_time(), time.perf_counter()
     ok, message, mistake = code_check.run(_fast(), fn, use_alarm=use_alarm)
     assert (ok, mistake) == (False, "timeout"), message
-    if fn is _sleeps_in_handler:  # no CPU used: idle as long as it may compute, 15 s of slack for a loaded machine
+    if fn is runaways.sleeps_in_handler:  # no CPU used: idle as long as it may compute, 15 s of slack for a loaded machine
         assert time.perf_counter() - wall < FAST["time_floor"] + 15
     else:  # the bound is in the learner's CPU time: the same on a loaded machine
         assert time.thread_time() - start < watch.stop_bound(FAST["time_floor"]) + 0.2
@@ -140,7 +115,7 @@ def test_the_stop_button_still_works_inside_a_swallowing_loop(kernel_sigint):
         timer.start()
         start = time.thread_time()
         with pytest.raises(KeyboardInterrupt):
-            code_check.run(CODE_EXERCISES["03-3"], _swallows_everything)
+            code_check.run(CODE_EXERCISES["03-3"], runaways.swallows_everything)
         timer.join()
         # the loop's CPU time until the button (at most the 0.2 s before it), then the stop's bound
         assert time.thread_time() - start < 0.2 + watch.STOP_GRACE + 0.2
@@ -163,6 +138,37 @@ def test_a_correct_function_that_prints_100000_lines_passes():
     assert "第 0 行" in message  # the first printed line is still shown
 
 
+def test_the_stop_landing_in_a_del_is_not_told_as_printing_and_the_learners_own_error_there_is():
+    """CPython prints "Exception ignored in: …" to stderr for an exception raised where it cannot
+    propagate (a ``__del__``): when that exception is the checker's stop, it is not the learner's output;
+    their own error there is (as one line naming it), and the kernel's hook is back afterwards."""
+    hook = sys.unraisablehook
+
+    def loops_in_del(x):
+        class Slow:
+            def __del__(self):
+                while True:
+                    pass
+        Slow()
+        while True:
+            pass
+
+    def raises_in_del(x):
+        class Noisy:
+            def __del__(self):
+                raise ValueError("from __del__")
+        Noisy()
+        return _softmax(x)
+    ok, message, mistake = code_check.run(_fast(), loops_in_del)
+    assert (ok, mistake) == (False, "timeout") and "打印了" not in message and "Exception" not in message
+    ok, message, _ = code_check.run(_fast(), raises_in_del)
+    message = Unfolded(message)
+    assert ok is True and "打印了" in message and "Exception ignored in: <" in message
+    printed = sandbox.call_learner(raises_in_del, (np.ones(3),), ("x",), None).printed
+    assert printed.endswith("raises_in_del.<locals>.Noisy.__del__>: ValueError\n")
+    assert sys.unraisablehook is hook
+
+
 def test_a_time_out_names_only_what_the_clock_saw():
     """A sleep is told as waiting, on its line, with the time measured; a loop as a loop on its line;
     neither is told the other's cause, nor a numpy one it does not contain."""
@@ -171,12 +177,25 @@ def test_a_time_out_names_only_what_the_clock_saw():
     assert (ok, mistake) == (False, "timeout") and "你的函数还没有结束，已经停下；其中有" in message
     assert "它几乎没有用 CPU" in message and "time.sleep(10) 这一次调用里" in message and "在等" in message
     assert "循环" not in message and "numpy" not in message and "C 代码" not in message
-    ok, message, mistake = code_check.run(_fast(), _swallows_everything)
+    ok, message, mistake = code_check.run(_fast(), runaways.swallows_everything)
     message = Unfolded(message)
     assert (ok, mistake) == (False, "timeout") and "的 CPU 时间还没有算完，已经停下" in message
-    assert "开始的循环里" in message and "循环没有在上限内走完" in message
+    assert "开始的循环里" in message and "这个 while 循环没有在上限内走完：它的条件会变成假吗" in message
     assert "time.sleep" not in message and "在等" not in message and "numpy" not in message
     assert "参考写法这一组在这台机器上刚用了" in message and "上限是它的 50 倍、至少 0.3 秒" in message
+
+
+def test_a_for_loop_that_runs_too_long_is_not_asked_whether_its_condition_turns_false():
+    """A ``for`` loop ends when its sequence does: the hint asks how many rounds and how much each does."""
+    def one_number_at_a_time(x):
+        total = 0.0
+        for i in range(10**12):
+            total += float(i) ** 0.5
+        return x
+    ok, message, mistake = code_check.run(_fast(), one_number_at_a_time)
+    message = Unfolded(message)
+    assert (ok, mistake) == (False, "timeout") and "开始的循环里" in message
+    assert "这个 for 循环没有在上限内走完：它要走的圈数太多" in message and "条件会变成假" not in message
 
 
 def test_a_long_call_inside_c_is_reported_with_the_time_it_really_took():

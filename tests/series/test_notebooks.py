@@ -86,6 +86,47 @@ def test_every_notebook_has_the_shared_setup_cell_and_its_own_links():
         assert nbtool.repository_url() in source and f'"{nbtool.package_version()}"' in source
 
 
+def test_the_setup_cell_opens_collapsed_in_jupyterlab_and_colab():
+    """JupyterLab hides a cell's source under ``jupyter.source_hidden``; Colab shows a ``#@title``
+    cell whose ``cellView`` is ``form`` as its title only. Both files of each pair carry it (Colab and
+    JupyterLab open the .ipynb; jupytext writes the .ipynb's inputs from the source)."""
+    for name in NOTEBOOKS:
+        for cell in (read(name).cells[2], jupytext.read(ROOT / "notebook_sources" / f"{name}.md").cells[2]):
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, name
+            assert cell.metadata.get("cellView") == "form", name
+            assert cell.source.splitlines()[0] == nbtool.SETUP_FIRST_LINE, name
+    assert nbtool.SETUP_FIRST_LINE.startswith("#@title ") and 'display-mode: "form"' in nbtool.SETUP_FIRST_LINE
+
+
+#: the most lines a code cell above ``## 本篇目标`` may show when the notebook opens (the layout rule's
+#: cell limit): the reader meets the lesson, not the installer. A cell collapsed in JupyterLab and
+#: Colab (previous test) shows one line: its ``#@title``.
+FIRST_SCREEN_CELL_LINES = 15
+
+
+def shown_lines(cell) -> int:
+    """Lines of ``cell``'s source a reader sees on opening: 1 for a cell collapsed in both hosts."""
+    collapsed = cell.metadata.get("jupyter", {}).get("source_hidden") and cell.metadata.get("cellView") == "form"
+    return 1 if collapsed and cell.source.startswith("#@title ") else len(cell.source.splitlines())
+
+
+def test_no_long_code_cell_before_the_goals():
+    long = []
+    for name in NOTEBOOKS:
+        cells = read(name).cells
+        goals = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## 本篇目标"))
+        long += [f"{name} cell {i}: {shown_lines(c)} lines" for i, c in enumerate(cells[:goals])
+                 if c.cell_type == "code" and shown_lines(c) > FIRST_SCREEN_CELL_LINES]
+    assert long == [], long
+
+
+def test_shown_lines_counts_every_line_of_an_open_cell():
+    cell = nbformat.v4.new_code_cell("#@title x\n" + "x = 1\n" * 20, metadata={"cellView": "form"})
+    assert shown_lines(cell) == 21
+    cell.metadata["jupyter"] = {"source_hidden": True}
+    assert shown_lines(cell) == 1
+
+
 def test_every_notebook_ends_with_links_to_its_neighbours():
     for i, name in enumerate(NOTEBOOKS):
         last = read(name).cells[-1].source
@@ -109,6 +150,33 @@ def test_readme_lists_every_notebook():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     missing = [name for name in NOTEBOOKS if name not in readme]
     assert missing == [], f"README.md does not mention {missing}"
+
+
+def test_readme_counts_the_notebooks_of_the_registry():
+    """Every "N 篇" in README.md (not "第 N 篇", an article's number) is tools/series.py's count."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    counts = re.findall(r"(?<!第 )(?<!第)\b(\d+) 篇", readme)
+    assert counts and set(counts) == {str(len(NOTEBOOKS))}, counts
+
+
+def directory_table() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split("\n## 目录\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_directory_table_names_every_folder():
+    """The 目录 table names each committed top-level folder, each package of ``helpers/`` and each
+    group of ``tools/``."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    table = directory_table()
+    folders = {path.split("/", 1)[0] for path in tracked.stdout.splitlines() if "/" in path}
+    wanted = [f"`{f}/" for f in sorted(folders)]
+    wanted += [f"`{p.name}/`" for p in sorted((ROOT / "helpers").iterdir())
+               if p.is_dir() and ((p / "__init__.py").exists() or p.name == "data")]
+    wanted += [f"`{p.parent.name}/`" for p in sorted((ROOT / "tools").glob("*/__init__.py"))]
+    assert [w for w in wanted if w not in table] == []
 
 
 def test_widget_cells_are_one_line_calls_and_only_timing_cells_are_ignored():

@@ -4,7 +4,8 @@ http (127.0.0.1; the model downloaded with the page's button) and over ``file://
 with ``setInputFiles``), typing into the page's text box.
 
 What the engine computes is proved in test_sentence_engine.py; here, the page's own work is held
-to Python's definitions, read from the page (its ``AttnLabSentencePage.view()`` and its DOM):
+to Python's definitions (``sentence_reference.python_view``, which notebook 09's text box is held to
+as well), read from the page (its ``AttnLabSentencePage.view()`` and its DOM):
 
 - for 3 fixed texts and 20 drawn by a seeded generator (invisible and fullwidth characters added to
   the engine test's alphabet): the tokens shown equal ``helpers.real_model.token_labels`` (one per
@@ -31,8 +32,6 @@ over at most k key pieces (k: the widest character of the text, in pieces), so i
 from __future__ import annotations
 
 import base64
-import functools
-import os
 import shutil
 import subprocess
 import sys
@@ -42,8 +41,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sentence_reference
-from sentence_reference import CAP, FIXED, TOL, same_ranking
-from site_checks import require, site_missing
+from sentence_reference import CAP, FIXED, TOL, python_view, same_ranking
+from site_checks import require
 from venvs import CACHE
 
 from tools import chromium
@@ -54,7 +53,6 @@ SEED, DRAWN = 4403, 20
 #: besides the engine test's alphabet: characters a label draws as their code point, fullwidth letters,
 #: the ideographic space, a longer Chinese word
 OTHER = (*sentence_reference.OTHER, "\u200b", "\u202e", "\u2028", "ＡＢＣ", "\u3000", "注意力机制")
-RANKED = 10
 MODES = ("http", "file")
 PAGE = "sentence.html"
 
@@ -63,51 +61,12 @@ def drawn_texts() -> list:
     return sentence_reference.drawn_texts(SEED, DRAWN, OTHER)
 
 
-# ---- Python's numbers ------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=None)
-def python_view(text: str) -> dict:
-    """What the page must show for ``text``, from helpers.real_model / readable_tokens / reading / heads."""
-    from helpers import readable_tokens, real_model
-    from helpers.heads import top_heads
-    from helpers.reading import SINK_SKIP, previous_token_score, sink_score
-
-    model = real_model.load_model()
-    ids = real_model.encode(model, text)
-    spelling = readable_tokens.spell_ids(model, ids)
-    ref = sentence_reference.reference(tuple(ids))
-    grouped = readable_tokens.group_attention(ref["attn"], spelling)
-    widest = max(stop - start for start, stop in spelling.runs)
-    # the scores are read on the tokens the model reads (as notebook 09's text box reads them)
-    scores = {"previous": previous_token_score(ref["attn"]) if len(ids) >= 2 else None,
-              "sink": sink_score(ref["attn"]) if len(ids) >= SINK_SKIP + 1 else None}
-    return {"ids": ids, "piece_labels": real_model.token_labels(model, ids), "run_labels": spelling.labels(),
-            "grouped": grouped.astype(np.float64), "scores": scores, "tol": ref["tol"], "grouped_tol": ref["tol"] * widest,
-            "ranking": {k: None if s is None else [layer * s.shape[1] + head for layer, head in top_heads(s, RANKED)]
-                        for k, s in scores.items()},
-            "top": ref["top"], "p": ref["p"], "labels": {i: real_model.token_labels(model, [i])[0] for i in ref["top"]}}
-
-
 # ---- the site and the page --------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The built site (``ATTENTION_LAB_SENTENCE_SITE``: one built already, to iterate)."""
-    require(site_missing())
-    require(chromium.missing())
-    prebuilt = os.environ.get("ATTENTION_LAB_SENTENCE_SITE")
-    if prebuilt:
-        return Path(prebuilt).resolve()
-    from tools.site import build as site_build
-
-    work = tmp_path_factory.mktemp("sentencebook")
-    return site_build.build("html", work / "_site", work=work / "build")
-
-
-@pytest.fixture(scope="module")
 def browser():
+    require(chromium.missing())
     with chromium.browser() as b:
         yield b
 
@@ -615,9 +574,8 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     import json
     import re
 
-    import site_zip
-
     from helpers import real_model
+    from tools.site.live import site_zip
     from tools.site.live.sentence import page as sentence_page
 
     text = (site / PAGE).read_text(encoding="utf-8")
@@ -633,9 +591,11 @@ def test_the_page_is_in_the_book_and_the_model_file_beside_it_not_in_the_offline
     assert len(text.encode()) < 10 ** 6, "the weights are never inlined"
     for name in ("index.html", "09_real_model.html"):
         assert f'href="{PAGE}"' in (site / name).read_text(encoding="utf-8"), f"{name} links the page"
+    assert 'href="09_real_model.html"' in text, "the page links notebook 09, whose text box it is"
     assert f'href="{PAGE}"' in (site / "13_induction_circuit.html").read_text(encoding="utf-8")
     without = sentence_page.site_bytes(site)
-    assert without <= 60 * 10 ** 6, f"the site without the model file is {without / 1e6:.1f} MB"
+    assert without <= 60 * 10 ** 6, f"the site's pages (its downloads aside) are {without / 1e6:.1f} MB"
+    assert [p.relative_to(site).as_posix() for p in site.rglob("*.gguf")] == [data["model"]["href"]]
     copy = tmp_path / "site"
     shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.zip"))
     out = site_zip.build(copy, tmp_path / "offline.zip")

@@ -41,42 +41,11 @@ SEARCHES = [
 ]
 #: a query no page matches: search must not simply list every page
 NO_MATCH = "量子纠缠"
-#: 12 notebooks printed on A4: 108 pages when written; well outside this range something is
-#: missing (a notebook, its figures) or broken (every figure on its own page)
-PDF_PAGES = (70, 170)
+#: pages of the PDF per notebook: 9 on average when written (108 for 12), 12.4 for 14; well outside this
+#: range something is missing (a notebook, its figures) or broken (every figure on its own page)
+PDF_PAGES = (5 * len(NOTEBOOKS), 16 * len(NOTEBOOKS))
 #: the browser window of the browser tests (px)
 WINDOW = 1700
-
-
-@pytest.fixture(scope="session")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("book")
-
-
-@pytest.fixture(scope="session")
-def dist(work) -> Path:
-    """The zip and the wheel the site serves (the PDF: added by ``served``, which has a browser)."""
-    from venvs import built_wheels, wheel_of
-
-    from tools.release import notebooks_zip as release_zip
-
-    folder = work / "dist"
-    folder.mkdir()
-    release_zip.build(folder / f"attention-lab-notebooks-{release_zip.version()}.zip")
-    wheel = wheel_of(built_wheels(), "attention-lab")
-    (folder / wheel.name).write_bytes(wheel.read_bytes())
-    return folder
-
-
-@pytest.fixture(scope="session")
-def site(work, dist) -> Path:
-    require(site_missing())
-    from tools.site import build as site_build
-    from tools.site.live import site_zip
-
-    built = site_build.build("html", work / "_site", work=work / "build", downloads=dist)
-    site_zip.build(built, work / "offline" / site_zip.name())  # as make site does: the offline book
-    return built
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +189,14 @@ def test_code_cells_and_their_text_outputs_are_shown(site):
                     assert squash("".join(out["text"])) in text, f"{name}: a printed output is missing"
 
 
-def test_every_page_has_the_themes_launch_and_download_buttons_and_the_books_downloads(site):
+def built_downloads(dist) -> dict:
+    """``{label: file}`` of the book's downloads that ``dist`` holds: those the site links."""
+    from tools.site import attnlab_site
+
+    return attnlab_site.served(p.name for p in dist.iterdir())
+
+
+def test_every_page_has_the_themes_launch_and_download_buttons_and_the_books_downloads(site, dist):
     from tools.site import attnlab_site
 
     for name in PAGES:
@@ -233,7 +209,7 @@ def test_every_page_has_the_themes_launch_and_download_buttons_and_the_books_dow
             assert f"_sources/{name}.ipynb" in hrefs, name
             assert (site / "_sources" / f"{name}.ipynb").read_bytes() == (ROOT / "notebooks" / f"{name}.ipynb").read_bytes()
         downloads = [a.get("href") for a in p.all("a", **{"class": "attnlab-download"})]
-        assert downloads == [f"downloads/{f}" for f in attnlab_site.downloads().values()], (name, downloads)
+        assert downloads == [f"downloads/{f}" for f in built_downloads(dist).values()], (name, downloads)
         assert f"index.html#{attnlab_site.LOCAL_RUN}" in hrefs or f"#{attnlab_site.LOCAL_RUN}" in hrefs, name
 
 
@@ -246,13 +222,13 @@ def test_no_page_shows_the_notebooks_own_header_cells(site):
         assert "在 Colab 中打开" not in text and "← 上一篇" not in text, name
 
 
-def test_the_index_gives_the_way_without_github_in_full(site):
+def test_the_index_gives_the_way_without_github_in_full(site, dist):
     from tools.home import home
     from tools.site import attnlab_site
 
     p = page(site, "index")
     assert attnlab_site.LOCAL_RUN in p.ids
-    for want in (home()["mirror"], "attention-lab lab", "pypi.tuna.tsinghua.edu.cn", *attnlab_site.downloads().values()):
+    for want in (home()["mirror"], "attention-lab lab", "pypi.tuna.tsinghua.edu.cn", *built_downloads(dist).values()):
         assert want in p.text, want
 
 
@@ -284,8 +260,7 @@ def test_maths_is_mathml_written_at_build_time(site):
 # -- in the browser ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def served(site, browser, pdf):
-    (site / "downloads" / pdf.name).write_bytes(pdf.read_bytes())  # the PDF the pages link
+def served(site, browser):
     with chromium.serve(site) as base:
         # wide enough that the widest stored figure (921 px) fits the text column at 1x
         context = browser.new_context(viewport={"width": WINDOW, "height": 1000})
@@ -483,19 +458,65 @@ def test_the_first_screen_of_every_notebook_page_shows_the_title_and_the_lessons
 
 
 @pytest.mark.browser
-def test_the_pdf_zip_and_wheel_links_return_200(site, served):
+def test_the_download_links_return_200_and_a_download_not_built_is_not_linked(site, dist, served):
+    """The book's download links resolve after ``make site`` alone, or are absent: the site links
+    the downloads dist/ held when it was built (here the zip and the wheel), serves each, and no
+    page names the one that was not built (the PDF)."""
+    from helpers.real_model import GGUF_NAME
     from tools.site import attnlab_site
 
     base, context, _ = served
-    for name in ["index", NOTEBOOKS[-1]]:
-        for href in [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]:
+    built = built_downloads(dist)
+    assert sorted(built.values()) == sorted(f for f in attnlab_site.downloads().values() if f.endswith((".zip", ".whl")))
+    for name in PAGES:
+        hrefs = [a.get("href") for a in page(site, name).all("a", **{"class": "attnlab-download"})]
+        assert hrefs == [f"downloads/{f}" for f in built.values()], (name, hrefs)
+        for href in hrefs if name in ("index", NOTEBOOKS[-1]) else []:
             response = context.request.get(f"{base}/{href}")
             assert response.status == 200 and len(response.body()) > 1000, (name, href, response.status)
-    from helpers.real_model import GGUF_NAME
-
+        text = (site / f"{name}.html").read_text(encoding="utf-8")
+        assert "attention-lab.pdf" not in text and "整本书 PDF" not in text, f"{name} links the PDF, which was not built"
     # site-zip's offline book, and the model file the page 你自己的句子 offers (tests/series/test_sentence_page.py)
     served_files = {p.name for p in (site / "downloads").iterdir()} - {attnlab_site.offline_book(), GGUF_NAME}
-    assert sorted(served_files) == sorted(attnlab_site.downloads().values())
+    assert sorted(served_files) == sorted(built.values())
+
+
+def test_the_print_version_links_a_page_only_the_site_has_at_its_address_on_the_site(tmp_path):
+    """The PDF has no page 你自己的句子: 09's link to it (a page of the site) must point at the site, or
+    Sphinx's singlehtml build stops on the missing target; the site's own build keeps the relative link."""
+    from tools.home import home
+    from tools.site import build as site_build
+    from tools.site.live.sentence import page as sentence_page
+
+    link = f"]({sentence_page.PAGE}.md)"
+    stored = (ROOT / "notebooks" / "09_real_model.ipynb").read_text(encoding="utf-8")
+    assert link in stored
+    printed = (site_build.stage("single", tmp_path / "single") / "09_real_model.ipynb").read_text(encoding="utf-8")
+    assert link not in printed and f"]({home()['documentation']}{sentence_page.PAGE}.html)" in printed
+    assert len(json.loads(printed)["cells"]) == len(json.loads(stored)["cells"])
+    site = (site_build.stage("html", tmp_path / "html") / "09_real_model.ipynb").read_text(encoding="utf-8")
+    assert site == stored
+
+
+def test_without_the_downloads_built_a_page_links_none_of_them_and_the_index_offers_none():
+    """``make site`` alone (dist/ empty): each page's line and the index's "在本地运行" link only the
+    offline book, which ``make site`` makes; with all three built (the release) every one is linked."""
+    from tools.site import attnlab_site
+    from tools.site import build as site_build
+
+    def pathto(target, resource=0):
+        return target
+
+    line = attnlab_site.actions_html("03_hand_calculation", pathto, present=[])
+    assert "attnlab-download" not in line and f"downloads/{attnlab_site.offline_book()}" in line
+    local = "\n".join(site_build.local_run_source(present=[]))
+    assert re.findall(r'href="downloads/([^"]+)"', local) == [attnlab_site.offline_book()]
+    assert "前两条路" in local  # pip and the source; the zip is not offered
+    every = list(attnlab_site.downloads().values())
+    line = attnlab_site.actions_html("03_hand_calculation", pathto, present=every)
+    assert re.findall(r'class="attnlab-download" href="downloads/([^"]+)"', line) == every
+    local = "\n".join(site_build.local_run_source(present=every))
+    assert set(every) <= set(re.findall(r'href="downloads/([^"]+)"', local)) and "前三条路" in local
 
 
 def test_every_page_links_the_offline_book_which_the_site_zip_puts_in_downloads(site, work):

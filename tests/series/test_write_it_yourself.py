@@ -6,7 +6,6 @@ first layer when the model is installed."""
 import contextlib
 import dataclasses
 import io
-import time
 
 import numpy as np
 import pytest
@@ -137,15 +136,13 @@ def test_a_learners_reassigned_rope_does_not_change_the_expected_values(monkeypa
 # ---- both -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", ["06-4", "09-4", pytest.param("09-4", id="09-4-SmolLM2",
                                                              marks=[pytest.mark.model, pytest.mark.slow])])
-def test_each_check_takes_under_two_seconds(key):
+def test_the_reference_solution_is_accepted(key):
+    """How long the check takes is measured by ``make bench`` (tools/checks/bench.py), not asserted here."""
     exercise = CODE_EXERCISES[key]
-    exercise.every_case()  # the model, when installed, is loaded once per process (the notebook loads it earlier)
     namespace = {}
     exec(exercise.solution, namespace)  # noqa: S102
-    start = time.perf_counter()
     ok, message, _ = code_check.run(exercise, namespace[exercise.signature.split("(")[0]])
     assert ok is True, message
-    assert time.perf_counter() - start < 2.0
 
 
 def test_a_wrong_decode_step_is_answered_before_the_model_is_loaded(monkeypatch):

@@ -1,7 +1,8 @@
 """A JupyterLab server plus headless Chromium, for the browser tests (tests/series/test_browser.py).
 
-The server runs on 127.0.0.1 over a *copy* of the notebooks (JupyterLab autosaves, and the
-committed outputs must not change), with its own config, data and runtime folders.
+The server runs on 127.0.0.1 over a *copy* of the notebooks (a save must not change the committed
+outputs), with its own config, data and runtime folders and autosave off (each case opens the
+notebooks as committed).
 """
 from __future__ import annotations
 
@@ -49,6 +50,11 @@ class LabServer:
         tracker = self.workdir / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
         tracker.parent.mkdir(parents=True, exist_ok=True)
         tracker.write_text('{"windowingMode": "none"}', encoding="utf-8")
+        # no autosave: a case that runs a notebook for longer than the autosave interval (2 min) would
+        # otherwise store its live widgets in the copy, and the next case to open it would find no picture
+        docmanager = self.workdir / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+        docmanager.parent.mkdir(parents=True, exist_ok=True)
+        docmanager.write_text('{"autosave": false}', encoding="utf-8")
         env = dict(os.environ)
         for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
                          ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces")):
@@ -116,8 +122,10 @@ KERNEL_IDLE = """() => {
   return !!k && k.status === 'idle';
 }"""
 
+# A collapsed cell (the setup cell: jupyter.source_hidden) shows a placeholder whose empty prompt never
+# gets a number; only the prompts of shown inputs count.
 ALL_CELLS_DONE = """(n) => {
-  const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+  const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')];
   if (prompts.length === 0) return false;
   if (prompts.some(p => p.textContent.includes('*'))) return false;
   const numbered = prompts.filter(p => /\\[\\d+\\]/.test(p.textContent)).length;
@@ -185,6 +193,19 @@ class NotebookPage:
     def explorer(self, index: int):
         """The ``index``-th live explorer (an ipywidgets VBox) in the notebook."""
         return self.page.locator(".jp-OutputArea .widget-vbox").nth(index)
+
+    def type_text(self, explorer, text: str, *, watch: str = ".widget-html-content", timeout_ms: int = 30_000):
+        """Type ``text`` into the explorer's text box (replacing what it holds) and press Enter;
+        return the watched element's text once the readout has changed."""
+        box = explorer.locator(".widget-text input").first
+        readout = explorer.locator(".widget-html-content").first
+        before = readout.inner_text()
+        box.fill(text)
+        box.press("Enter")
+        self.page.wait_for_function(
+            "([el, before]) => el.innerText !== before",
+            arg=[readout.element_handle(), before], timeout=timeout_ms)
+        return explorer.locator(watch).first.inner_text()
 
     def press_on_slider(self, explorer, slider_index: int, key: str, *, watch: str = ".widget-html-content",
                         timeout_ms: int = 5000):

@@ -1,9 +1,20 @@
 """Reading explorers in tests: the numbers a readout shows, the states worth visiting."""
 import re
 
+#: the far end of a text box: the first 280 characters of helpers.texts.PARAGRAPH, 63 of SmolLM2's
+#: tokens (the view's cap is 64): the most labels the enlarged map draws
+LONG_TEXT_END = 280
+
 
 def control_ends(control):
-    """The low and high end of a control's range (first/last option, False/True, min/max)."""
+    """The low and high end of a control's range (first/last option, False/True, min/max; a text
+    box: empty, which the explorer refuses with a sentence, and a text near its token cap)."""
+    import ipywidgets
+
+    from helpers import texts
+
+    if isinstance(control, ipywidgets.Text):
+        return ["", texts.PARAGRAPH[:LONG_TEXT_END]]
     options = getattr(control, "options", None)
     if isinstance(control.value, bool):
         return [False, True]

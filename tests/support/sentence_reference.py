@@ -1,6 +1,7 @@
-"""What the tests of 你自己的句子 (the engine, test_sentence_engine; the book's page, test_sentence_page)
-hold the browser to: ``helpers.real_model``'s numbers for a text, how far float32 rounding lets the
-browser's be from them, texts drawn by a seeded generator, and model files the engine must refuse."""
+"""What the tests of 你自己的句子 (the engine, test_sentence_engine; the book's page, test_sentence_page;
+notebook 09's text box, test_real_model) hold the browser and the notebook to: ``helpers.real_model``'s
+numbers for a text and what the page shows of them, how far float32 rounding lets the browser's be
+from them, texts drawn by a seeded generator, and model files the engine must refuse."""
 from __future__ import annotations
 
 import copy
@@ -13,6 +14,8 @@ import numpy as np
 
 TOL = 1e-5
 CAP = 64
+#: how many heads each ranked list shows
+RANKED = 10
 FIXED = ["The cat sat on the mat because it was tired.",
          "年假怎么申请？",
          "2024年3月15日，iPhone 15 Pro 的价格是 ¥7,999.00（约 $1,099）！"]
@@ -80,6 +83,32 @@ def reference(ids: tuple) -> dict:
     top = np.argsort(-p)[:5]
     return {"attn": attn, "top": [int(i) for i in top], "p": p, "spread": spread, "tol": tolerance(spread),
             "text": [real_model.decode(model, [int(i)]) for i in top]}
+
+
+@functools.lru_cache(maxsize=None)
+def python_view(text: str) -> dict:
+    """What the page (and notebook 09's text box) must show for ``text``, from helpers.real_model /
+    readable_tokens / reading / heads: ids, piece and character labels, grouped maps, both scores
+    (None where the text is too short for one), the :data:`RANKED` best heads by each, the top 5."""
+    from helpers import readable_tokens, real_model
+    from helpers.heads import top_heads
+    from helpers.reading import SINK_SKIP, previous_token_score, sink_score
+    from helpers.real_model import sentence
+
+    model = real_model.load_model()
+    ids = real_model.encode(model, text)
+    spelling = readable_tokens.spell_ids(model, ids)
+    ref = reference(tuple(ids))
+    grouped = readable_tokens.group_attention(ref["attn"], spelling)
+    widest = max(stop - start for start, stop in spelling.runs)
+    # the scores are read on the tokens the model reads, not on the characters
+    scores = {"previous": previous_token_score(ref["attn"]) if len(ids) >= 2 else None,
+              "sink": sink_score(ref["attn"]) if len(ids) >= SINK_SKIP + 1 else None}
+    return {"ids": ids, "piece_labels": real_model.token_labels(model, ids), "run_labels": spelling.labels(),
+            "grouped": grouped.astype(np.float64), "scores": scores, "tol": ref["tol"], "grouped_tol": ref["tol"] * widest,
+            "ranking": {k: None if s is None else [layer * s.shape[1] + head for layer, head in top_heads(s, RANKED)]
+                        for k, s in scores.items()},
+            "top": ref["top"], "p": ref["p"], "labels": {i: sentence.next_label(model, i) for i in ref["top"]}}
 
 
 def tolerance(spread: float) -> float:

@@ -134,6 +134,18 @@ def test_top_and_random_heads():
         heads.random_heads(1, 0, (3, 4), exclude=[(3, 0)])
 
 
+def test_heads_by_score_ranks_every_head_ties_in_layer_head_order():
+    from helpers.reading import heads_by_score
+
+    score = np.zeros((3, 4))
+    score[2, 1], score[0, 3], score[1, 0] = 0.9, 0.8, 0.8
+    order = heads_by_score(score)
+    assert order.shape == (12, 2) and order.tolist()[:4] == [[2, 1], [0, 3], [1, 0], [0, 0]]
+    assert [tuple(pair) for pair in order.tolist()] == heads.top_heads(score, 12)
+    with pytest.raises(ValueError, match="^score must"):
+        heads_by_score(np.zeros(3))
+
+
 SHAPE = LayerShape(hidden=16, num_heads=4, num_kv_heads=2, head_dim=4)
 
 

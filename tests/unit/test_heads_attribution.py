@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from blas import assert_blas_close
 from tiny_model import tiny_model
 
 from helpers import real_model
@@ -85,3 +86,43 @@ def test_the_direct_path_losses_are_the_losses_with_the_write_taken_out_of_the_f
         la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 0), [5])
     with pytest.raises(ValueError, match="positions must name at least one"):
         la.direct_path_losses(model, ids, run.layer_inputs, run.final_residual, (1, 0), [])
+
+
+def test_the_logit_shift_is_every_logits_change_and_its_first_order_loss(clean):
+    """direct_logit_shift against float64 by hand: the write's change of every logit at the frozen
+    scale; its target and mean entries (their difference is the head's share); the probability-
+    weighted mean, whose gap to the target's change is the first-order change of the loss, checked
+    against the loss of a small multiple of the write removed; the tokens' mean change."""
+    model, ids, run = clean
+    positions = [0, 3, 4]
+    got = la.direct_logit_shift(model, ids, run.layer_inputs, run.final_residual, (1, 0), positions)
+    scale = la.frozen_scale(model, run.final_residual)[:, positions]
+    write = patching.head_write(model, 1, 0, real_model.head_attention(model, 1, 0, run.layer_inputs[1]).z)[:, positions]
+    embed = model.embed.T.astype(np.float64)
+    shift = (write * scale[..., None] * model.final_norm) @ embed
+    logits = (run.final_residual[:, positions] * scale[..., None] * model.final_norm) @ embed
+    p = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    target = np.take_along_axis(shift, ids[:, np.array(positions) + 1][..., None], axis=-1)[..., 0]
+    # each logit a float32 product over the hidden size against a float64 one (weighted means of them
+    # add no more: their weights sum to 1)
+    close = dict(dtype=np.float32, reduction_size=model.config.hidden_size)
+    assert_blas_close(got["target"], target, **close)
+    assert_blas_close(got["mean"], shift.mean(axis=-1), **close)
+    assert_blas_close(got["expected"], np.sum(p * shift, axis=-1), **close)
+    assert_blas_close(got["tokens"], shift.mean(axis=(0, 1)), **close)
+    share = la.head_logit_attribution(model, ids, run.layer_inputs, run.final_residual, positions)[:, 1, 0]
+    assert_blas_close(got["target"] - got["mean"], share, **close)
+    targets = ids[:, np.array(positions) + 1]
+
+    def nll(stream):  # −log softmax of the target at the frozen scale, in float64
+        z = (stream * scale[..., None] * model.final_norm) @ embed
+        z = z - z.max(axis=-1, keepdims=True)
+        return np.log(np.exp(z).sum(axis=-1)) - np.take_along_axis(z, targets[..., None], axis=-1)[..., 0]
+
+    eps = 1e-4  # the loss with eps × the write added: its slope is expected − target (to O(eps))
+    slope = (nll(run.final_residual[:, positions] + eps * write) - nll(run.final_residual[:, positions])) / eps
+    np.testing.assert_allclose(slope, got["expected"] - got["target"], atol=1e-3)
+    assert np.abs(got["target"]).max() > 1e-3  # not trivially zero
+    with pytest.raises(ValueError, match="head"):
+        la.direct_logit_shift(model, ids, run.layer_inputs, run.final_residual, (2, 0), positions)

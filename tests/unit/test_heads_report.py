@@ -33,6 +33,7 @@ def test_random_set_lines_list_every_random_set_that_hurts_more(scan):
         value, draws = scan.set_change("induction", k).mean(), scan.draw_change(k).mean(axis=-1)
         header = next(line for line in lines if line.startswith(f"k = {k}："))
         assert f"有 {int((draws > value).sum())} 组比前 {k} 个归纳头伤得更重" in header
+        assert ("组都含的概率" in header) == (int((draws > value).sum()) > 1)
     assert sum(line.startswith("  第 ") for line in lines) == sum(
         int((scan.draw_change(k).mean(axis=-1) > scan.set_change("induction", k).mean()).sum()) for k in scan.draw_ks)
     side = heads.set_side_lines(scan)

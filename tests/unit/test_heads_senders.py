@@ -91,7 +91,8 @@ def test_between_change_is_the_run_without_the_sender_minus_its_write(studies):
 
 @pytest.mark.slow
 def test_stored_senders_recompute_with_the_real_model(smollm2):
-    """Every stored screen, 16.0, 17.8 and four random senders recomputed one by one. Measured on
+    """Every stored screen, 16.0, 17.8 and four random senders recomputed one by one (and the stored
+    random-direction control of 17.8 and two random senders, each input and removal). Measured on
     an AMD EPYC, the file written with the pinned Nehalem kernels and recomputed with Haswell's:
     |recomputed − stored| ≤ 9.0e-7 over these 43 entries (the clean scores included); the
     tolerance, 1e-5, is 11 times that, and the notebook prints three decimals."""
@@ -111,6 +112,14 @@ def test_stored_senders_recompute_with_the_real_model(smollm2):
                     got = senders.recompute(study, sender, senders.RECEIVER, (inputs,), kind)
                     np.testing.assert_allclose(got, table[sender], rtol=0, atol=senders.RECOMPUTE_TOLERANCE,
                                                err_msg=f"{name} {inputs} {kind} {sender}")
+                if name == "study":  # the random-direction control of three of them
+                    for sender in picks[1:4]:
+                        got = heads.same_size_directions(study, sender, senders.RECEIVER, inputs=(inputs,), kind=kind,
+                                                         draws=senders.CONTROL_DRAWS, seed=senders.CONTROL_SEED,
+                                                         within=senders.CONTROL_WITHIN)
+                        np.testing.assert_allclose(got, stored.directions(inputs, kind)[sender], rtol=0,
+                                                   atol=senders.RECOMPUTE_TOLERANCE,
+                                                   err_msg=f"directions {inputs} {kind} {sender}")
 
 
 @pytest.mark.slow
@@ -171,3 +180,62 @@ def test_same_size_directions_within_the_head_lie_in_its_rows_of_o_proj(studies,
     np.testing.assert_allclose((rows.T @ coef).T, removed.reshape(-1, rows.shape[1]), atol=1e-9)
     with pytest.raises(ValueError, match="sender must sit in an earlier layer"):
         heads.same_size_directions(study, (1, 1), RECEIVER)
+
+
+def test_the_control_can_take_the_queries_and_the_mean_removal(studies, monkeypatch):
+    """inputs=("q",) subtracts the random directions from the queries' stream only; kind="mean" makes
+    them as long as the write minus the write of the sender's mean output."""
+    study = studies["study"]
+    seen = []
+    head_attention = real_model.head_attention
+
+    def spy(model, layer, head, x, **streams):
+        seen.append({"x_q": x, **streams})
+        return head_attention(model, layer, head, x, **streams)
+
+    monkeypatch.setattr(real_model, "head_attention", spy)
+    heads.same_size_directions(study, (0, 1), RECEIVER, inputs=("q",), kind="mean", draws=2)
+    last = seen[-1]
+    assert last["x_k"] is last["x_v"] and last["x_q"] is not last["x_k"]
+    removed = (last["x_k"] - last["x_q"]).reshape(2, *study.layer_inputs[1].shape)
+    mean = study.replacements([(0, 1)], "mean")[(0, 1)]
+    z = head_attention(study.model, 0, 1, study.layer_inputs[0]).z
+    taken = heads.head_write(study.model, 0, 1, z) - heads.head_write(study.model, 0, 1, mean)
+    np.testing.assert_allclose(np.linalg.norm(removed, axis=-1),
+                               np.broadcast_to(np.linalg.norm(taken, axis=-1), removed.shape[:-1]), rtol=1e-9,
+                               atol=1e-12)  # x − (x − r) in float64: the stream's ulps, where r is ~0 (position 0)
+    with pytest.raises(ValueError, match="kind"):
+        heads.same_size_directions(study, (0, 1), RECEIVER, kind="resample")
+
+
+def test_the_stored_control_and_the_explorers_view(studies):
+    """compute() stores direction_controls (every sender's same_size_directions with the stored
+    draws, seed and space); removal_view reads the screen and the control for q and k, recomputes
+    the pattern of one sequence, and leaves everything clean for the values."""
+    study = studies["study"]
+    stored = senders.Senders(senders.compute(studies, receiver=RECEIVER))
+    for inputs in senders.SCREENED:
+        for kind in senders.KINDS:
+            control = stored.directions(inputs, kind)
+            assert control.shape == (1, study.shape[1], senders.CONTROL_DRAWS)
+            np.testing.assert_array_equal(control[0, 1], heads.same_size_directions(
+                study, (0, 1), RECEIVER, inputs=(inputs,), kind=kind, draws=senders.CONTROL_DRAWS,
+                seed=senders.CONTROL_SEED, within=senders.CONTROL_WITHIN))
+            view = heads.removal_view(study, stored, (0, 1), inputs, kind, sequence=2)
+            screen = stored.scores(inputs, kind).mean(axis=-1)
+            np.testing.assert_array_equal(view["screen"], screen)
+            assert view["score"] == screen[0, 1] and view["rank"] == int((screen < screen[0, 1]).sum()) + 1
+            np.testing.assert_array_equal(view["directions"], control[0, 1])
+            mean = None if kind == "zero" else study.replacements([(0, 1)], "mean")[(0, 1)]
+            whole = heads.receiver_pattern(study.model, study.layer_inputs, (0, 1), RECEIVER, inputs=(inputs,),
+                                           replacement=mean)
+            same_pattern(view["pattern"], whole[2], study.model)  # one sequence vs the batch
+    values = heads.removal_view(study, stored, (0, 1), "v", "mean")
+    clean = real_model.head_attention(study.model, *RECEIVER, study.layer_inputs[1][:1]).weights[0]
+    np.testing.assert_array_equal(values["pattern"], clean)  # values do not enter the weights
+    assert values["score"] == values["clean"] == stored.clean().mean() and values["rank"] == 1
+    assert values["directions"].size == 0 and np.all(values["screen"] == values["clean"])
+    with pytest.raises(ValueError, match="inputs must be one of"):
+        heads.removal_view(study, stored, (0, 1), "x")
+    with pytest.raises(ValueError, match="sender must sit in an earlier layer"):
+        heads.removal_view(study, stored, (1, 1))

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 import pytest
+import runaways
 from unfolded import Unfolded
 
 from helpers import grading
@@ -94,59 +95,16 @@ def test_the_reference_sets_the_limit_of_each_case():
             pass
         return _double(x)
     assert grading.run(exercise, three_times_slower)[0] is True
-    ok, message, mistake = grading.run(exercise, _loop)
+    ok, message, mistake = grading.run(exercise, runaways.loop)
     message = _flat(message)
     assert (ok, mistake) == (False, "timeout")
     assert "参考写法这一组在这台机器上刚用了" in message and "上限是它的 20 倍、至少 0.01 秒" in message
 
 
 # ---- runaways: stopped within the stated bound of their own CPU time ------------------------------------
-def _loop(x):
-    while True:
-        pass
-
-
-def _swallows(x):
-    while True:
-        try:
-            while True:
-                pass
-        except BaseException:  # noqa: BLE001 — what the test is about
-            pass
-
-
-def _recurses_in_handler(x):
-    try:
-        return _recurses_in_handler(x)
-    except BaseException:  # noqa: BLE001
-        return _recurses_in_handler(x)
-
-
-def _grows(x):
-    keep = []
-    while True:
-        keep.append([0] * 1000)
-        if len(keep) >= 400:
-            keep.clear()
-
-
-def _ignores_the_alarm(x):
-    signal.signal(signal.SIGALRM, signal.SIG_IGN)
-    _loop(x)
-
-
-def _ignores_the_alarm_and_swallows(x):
-    signal.signal(signal.SIGALRM, signal.SIG_IGN)
-    _swallows(x)
-
-
-def _cancels_the_timer(x):
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    _loop(x)
-
-
-@pytest.mark.parametrize("fn", [_loop, _swallows, _recurses_in_handler, _grows, _ignores_the_alarm,
-                                _ignores_the_alarm_and_swallows, _cancels_the_timer])
+@pytest.mark.parametrize("fn", [runaways.loop, runaways.swallows, runaways.recurses_in_handler, runaways.grows,
+                                runaways.ignores_the_alarm, runaways.ignores_the_alarm_and_swallows,
+                                runaways.cancels_the_timer])
 def test_a_runaway_stops_within_the_stated_bound_of_its_cpu_time(fn):
     before = _state()
     start = time.thread_time()
@@ -164,7 +122,7 @@ def test_a_recursion_in_its_handler_stops_within_the_bound_at_the_real_floor():
     takes longer the longer it ran (0.45–0.6 s past a 4 s limit here), inside STOP_SHARE of the limit."""
     exercise = dataclasses.replace(TOY, time_floor=grading.TIME_FLOOR)
     start = time.thread_time()
-    ok, message, mistake = grading.run(exercise, _recurses_in_handler)
+    ok, message, mistake = grading.run(exercise, runaways.recurses_in_handler)
     assert (ok, mistake) == (False, "timeout")
     assert time.thread_time() - start < watch.stop_bound(grading.TIME_FLOOR) + CHECKER
 
@@ -220,7 +178,7 @@ def test_off_the_main_thread_the_tracer_stops_a_loop_within_the_bound():
 
     def graded():
         start = time.thread_time()
-        results.append(grading.run(TOY, _loop))
+        results.append(grading.run(TOY, runaways.loop))
         used.append(time.thread_time() - start)
     worker = threading.Thread(target=graded)
     worker.start()
@@ -247,9 +205,9 @@ def test_a_loop_is_named_with_its_line_and_the_times_measured():
 
 
 def test_a_recursion_is_named_with_its_depth():
-    ok, message, _ = grading.run(TOY, _recurses_in_handler)
+    ok, message, _ = grading.run(TOY, runaways.recurses_in_handler)
     message = _flat(message)
-    assert ("刚进入 _recurses_in_handler" in message or "：return _recurses_in_handler(x)" in message) \
+    assert ("刚进入 recurses_in_handler" in message or "：return recurses_in_handler(x)" in message) \
         and "（递归）" in message
     depth = int("".join(message.split()).split("同一个函数在栈上有")[1].split("层")[0])
     assert depth >= stopped.RECURSION_NAMED
@@ -295,6 +253,7 @@ def test_where_reads_the_frames_of_a_running_function():
     worker.join()
     first = learner.__code__.co_firstlineno
     assert seen["loop"].loop_line == first + 2 and seen["loop"].line in (first + 2, first + 3)
+    assert not seen["loop"].loop_for  # a while loop
     assert seen["sleep"] == stopped.Where(first + 4, "time.sleep(0.5)", "time.sleep(0.5)", True, True, 0, 1, "learner")
 
 
@@ -310,7 +269,7 @@ def _replaces_everything_then_loops(x):
     signal.setitimer(signal.ITIMER_REAL, 100.0)
     sys.setrecursionlimit(5000)
     sys.settrace(None)
-    _swallows(x)
+    runaways.swallows(x)
 
 
 def _replaces_everything_and_returns(x):
@@ -331,7 +290,7 @@ def learners_kernel():
     signal.signal(signal.SIGINT, previous)
 
 
-@pytest.mark.parametrize("fn", [_double, _loop, _replaces_everything_then_loops, _replaces_everything_and_returns])
+@pytest.mark.parametrize("fn", [_double, runaways.loop, _replaces_everything_then_loops, _replaces_everything_and_returns])
 def test_everything_is_restored_after_a_check(fn, learners_kernel):
     before = _state()
     grading.run(TOY, fn)

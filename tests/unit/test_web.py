@@ -202,7 +202,7 @@ def renderer_fields(js: str) -> dict:
     start = code.index("var DRAW = {") + len("var DRAW = ")
     table = code[start:_closing(code, start) + 1]
     out = {}
-    for m in re.finditer(r"(\w+)\s*:\s*function\s*\(svg,\s*p\)\s*\{", table):
+    for m in re.finditer(r"(\w+)\s*:\s*function\s*\(svg,\s*p(?:,\s*\w+)*\)\s*\{", table):  # (svg, p, narrow)
         body = table[m.end() - 1:_closing(table, m.end() - 1) + 1]
         out[m.group(1)] = panel_reads(body)
         if m.group(1) == "lines":
@@ -261,7 +261,7 @@ def test_each_producer_writes_exactly_its_declared_fields_in_order():
 
 @pytest.mark.parametrize("edit, named", [
     (("p.visible", "p.shown"), ["bars", "'visible'", "'shown'"]),
-    (("    tiles: function (svg, p) {", "    tile: function (svg, p) {"), ["DRAW.tiles", "DRAW.tile"]),
+    (("    tiles: function (svg, p, narrow) {", "    tile: function (svg, p, narrow) {"), ["DRAW.tiles", "DRAW.tile"]),
     (("s.dash ?", "s.dashed ?"), ["DRAW.series", "'dashed'"]),
     (("if (p.colorbar) colorbar(svg, p, box.x", "if (p.colorbar) colorbar(svg, {}, box.x"), ["heatmap", "'vmin'"]),
 ])

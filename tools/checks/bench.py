@@ -5,7 +5,8 @@ For every live explorer: the time from a control's new value to the finished fig
 (compute + render, kernel side), median and p95 over >= 32 moves, side by side with the naive
 way (a new figure per move) in the same run. Then the wall time to execute notebooks 00–08
 (09 on its own line, if present), cold ``import helpers``, the growth exponent of naive
-attention time on this CPU (07_cost_of_length), and the time to build the site and the PDF
+attention time on this CPU (07_cost_of_length), how long each graded code exercise takes to check
+its reference solution (target: under 2 s each, the model's first load aside), and the time to build the site and the PDF
 (``make site``, ``make pdf``; target: both within 120 s). The last line has a fixed form:
 
 bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, import I s
@@ -16,6 +17,7 @@ bench: worst median X ms, worst p95 Y ms, worst ratio to naive Z, series S s, im
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import statistics
 import subprocess
@@ -31,10 +33,33 @@ from tools.series import NOTEBOOKS, REAL_MODEL
 MOVES = 32
 
 
+def sample_texts() -> list:
+    """What a text box is set to here: the series' sentences, Chinese and English, short and near
+    the 64-token cap (each new text is a new forward pass of the real model)."""
+    from helpers import texts
+
+    return [texts.CHINESE_PROMPT, texts.PROMPT, texts.HEATMAP_TEXT, texts.PARAGRAPH[:120], texts.PARAGRAPH[:280],
+            texts.CHINESE_PROMPT * 3, texts.LONG_TEXT[:200]]
+
+
+@functools.lru_cache(maxsize=1)
+def random_texts(count: int = 32, seed: int = 5) -> tuple:
+    """:func:`sample_texts` and ``count`` texts of 1–40 characters drawn from their characters
+    (seeded): more texts than a text box's caches keep, few enough that a move often returns to one."""
+    rng = np.random.default_rng(seed)
+    pool = sorted(set("".join(sample_texts())) - {"\n"})
+    drawn = ["".join(pool[int(i)] for i in rng.integers(len(pool), size=int(rng.integers(1, 41)))) for _ in range(count)]
+    return tuple(sample_texts() + drawn)
+
+
 def candidate_values(widget, k: int = 12) -> list:
-    """Distinct values a control can take, spread over its range."""
+    """Distinct values a control can take, spread over its range (a text box: :func:`sample_texts`)."""
+    import ipywidgets
+
     options = getattr(widget, "options", None)
-    if options is not None and not isinstance(widget.value, bool):
+    if isinstance(widget, ipywidgets.Text):
+        values = sample_texts()
+    elif options is not None and not isinstance(widget.value, bool):
         values = [o[1] if isinstance(o, tuple) else o for o in options]
     elif isinstance(widget.value, bool):
         values = [not widget.value, widget.value]
@@ -197,8 +222,14 @@ def rss_mib() -> float:
 
 
 def random_value(control, rng):
-    """A random value ``control`` can take now (its current options, or a step of its range)."""
+    """A random value ``control`` can take now (its current options, or a step of its range; a text
+    box: one of :func:`random_texts`)."""
+    import ipywidgets
+
     options = getattr(control, "options", None)
+    if isinstance(control, ipywidgets.Text):
+        pool = random_texts()
+        return pool[int(rng.integers(len(pool)))]
     if isinstance(control.value, bool):
         return bool(rng.integers(2))
     if options is not None:
@@ -257,6 +288,28 @@ def bench_site() -> float:
     return total
 
 
+GRADER_TARGET_S = 2.0
+
+
+def bench_graders() -> None:
+    """Each code exercise's check of its own reference solution: wall and CPU time, against the target
+    a learner waits for (the exercise's data, and the model where one is used, loaded first as the
+    notebook has loaded them by then)."""
+    from helpers.exercises import CODE_EXERCISES
+    from helpers.grading import code_check
+
+    for key, exercise in CODE_EXERCISES.items():
+        exercise.every_case()
+        namespace = {}
+        exec(exercise.solution, namespace)  # noqa: S102  (the exercise's own reference solution)
+        wall, cpu = time.perf_counter(), time.process_time()
+        ok, _, _ = code_check.run(exercise, namespace[exercise.signature.split("(")[0]])
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        verdict = "met" if wall < GRADER_TARGET_S else "MISSED"
+        print(f"grader {key}: {wall:.2f} s wall, {cpu:.2f} s CPU, right answer accepted: {ok} "
+              f"(target < {GRADER_TARGET_S:.0f} s: {verdict})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-notebooks", action="store_true", help="do not time notebook execution")
@@ -281,6 +334,7 @@ def main():
     print(f"naive attention time growth exponent (n = 512…4096): {exponent:.2f}")
     import_s = cold_import_seconds()
     print(f"cold import helpers: {import_s:.3f} s")
+    bench_graders()
     series = float("nan")
     if not args.skip_notebooks:
         light = [ROOT / "notebooks" / f"{name}.ipynb" for name in NOTEBOOKS if name not in REAL_MODEL]

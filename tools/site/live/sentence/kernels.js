@@ -147,14 +147,16 @@
         if (want === "wasm") return Promise.reject(E.error("no-simd", E.MESSAGES.noSimd()));
         return Promise.resolve(fallback());
       }
-      var reserved = 1 << 20;  // the kernel's stack lives below 1 MiB (checked against __heap_base)
+      // below 1 MiB: the kernel's stack, then its table of every half's float (256 KB, kernel.c's init)
+      var reserved = 1 << 20;
       var memory = new WebAssembly.Memory({ initial: Math.ceil((bytes + reserved) / PAGE) });
     } catch (err) {  // an ArrayBuffer or Memory this large refused: the caller says so
       return Promise.reject(err);
     }
     return WebAssembly.instantiate(wasmBytes(), { env: { memory: memory } }).then(function (made) {
       var x = made.instance.exports;
-      if (x.__heap_base && x.__heap_base.value > reserved) throw new Error("kernel stack above 1 MiB");
+      if (x.__heap_base.value + 65536 * 4 + 16 > reserved) throw new Error("kernel stack and table above 1 MiB");
+      x.init();
       return { heap: memory.buffer, base: reserved, kind: "wasm-simd", k: x };
     }, function () {
       if (want === "wasm") throw E.error("no-simd", E.MESSAGES.noSimd());

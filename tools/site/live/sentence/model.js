@@ -35,7 +35,7 @@
     out.X = alloc(cap * H * 8); out.HN = alloc(cap * H * 8); out.Q = alloc(cap * H * 8); out.Z = alloc(cap * H * 8);
     out.O = alloc(cap * H * 8); out.H32 = alloc(cap * H * 4); out.G = alloc(cap * F * 4); out.U = alloc(cap * F * 4);
     out.DOWN = alloc(cap * H * 4); out.FINAL = alloc(cap * H * 4); out.LOGITS = alloc(cfg.vocab * 4);
-    out.ROW = alloc(F * 4 + F * 8 + 8);  // kernel scratch: a row as float32, then as float64
+    out.ROW = alloc(cap * F * 8 + F * 8);  // kernel scratch: the input rows in its tile order, then a row
     for (var l = 0; l < cfg.layers; l++) { out.KC.push(alloc(cap * KV * 8)); out.VC.push(alloc(cap * KV * 8)); }
     out.end = Math.ceil(at / 64) * 64;
     return out;

@@ -43,7 +43,7 @@
    * A tokenizer from the GGUF's tokenizer.ggml.tokens, .merges and .token_type:
    * {encode(text) → ids, pieces(ids) → vocabulary strings, bytes(id) → Uint8Array,
    *  decode(ids) → text (a cut character as U+FFFD, as the `tokenizers` library decodes),
-   *  spell(ids) → {labels, runs, texts}, specials}.
+   *  spell(ids, keepSpace) → {labels, runs, texts}, specials}.
    */
   E.Tokenizer = function (tokens, merges, types) {
     var vocab = new Map(), ranks = new Map(), cache = new Map(), specials = [];
@@ -136,8 +136,8 @@
       return { all: out, parts: parts };
     }
 
-    function visible(text) {  // helpers.readable_tokens.visible(text, keep_space=False)
-      if (!PY_SPACE.test(text)) text = text.replace(/^ +| +$/g, "");
+    function visible(text, keepSpace) {  // helpers.readable_tokens.visible(text, keep_space=keepSpace)
+      if (!keepSpace && !PY_SPACE.test(text)) text = text.replace(/^ +| +$/g, "");
       return Array.from(text).map(function (c) {
         var code = c.codePointAt(0);
         if (CONTROL[c]) return CONTROL[c];
@@ -147,8 +147,9 @@
       }).join("");
     }
 
-    /** helpers.readable_tokens.spell_ids(...): runs of pieces spelling whole characters, and labels. */
-    function spell(ids) {
+    /** helpers.readable_tokens.spell_ids(...): runs of pieces spelling whole characters, and labels
+     *  (Spelling.piece_labels(keep_space=keepSpace): a word's leading space kept as ␣ when keepSpace). */
+    function spell(ids, keepSpace) {
       var j = join(ids), runs = [], texts = [], start = 0, from = 0, at = 0;
       j.parts.forEach(function (p, i) {
         at += p.length;
@@ -168,7 +169,7 @@
       });
       var labels = [];
       runs.forEach(function (r, u) {
-        var k = r[1] - r[0], label = visible(texts[u]);
+        var k = r[1] - r[0], label = visible(texts[u], keepSpace);
         for (var i = 0; i < k; i++) labels.push(k === 1 ? label : label + "\u00b7" + (i + 1) + "/" + k);
       });
       return { labels: labels, runs: runs, texts: texts };

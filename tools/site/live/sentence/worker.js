@@ -55,7 +55,7 @@
     if (ids.length) {
       out.attn = m.model.attention();
       out.top = m.model.nextTokens(5).map(function (t) {
-        return { id: t.id, p: t.p, text: m.tokenizer.decode([t.id]), label: m.tokenizer.spell([t.id]).labels[0] };
+        return { id: t.id, p: t.p, text: m.tokenizer.decode([t.id]), label: m.tokenizer.spell([t.id], true).labels[0] };  // sentence.next_label: ␣ kept
       });
     } else {
       out.attn = new Float32Array(0);

@@ -16,7 +16,7 @@ in load order (:data:`SCRIPTS`, joined into ``attnlab_sentence_page.js``):
 - ``page.js``: the page: the text box, the engine, what is shown, and ``AttnLabSentencePage.view()``
   (the numbers on screen, for the tests and the benchmark).
 
-Built by ``tools/site_build.py`` at two places: :func:`source` is the page's MyST source, staged beside
+Built by ``tools/site/build.py`` at two places: :func:`source` is the page's MyST source, staged beside
 the notebooks (the prose, the page's HTML and its data: the palette, the model file's name, size and
 SHA-256, and the article's sentence run through ``helpers.real_model`` at build time, shown before the
 model is loaded); :func:`install` puts the engine's bundle, this folder's scripts and style into the
@@ -48,8 +48,10 @@ BUNDLE = "attnlab_sentence_page.js"
 STYLE = "attnlab_sentence_page.css"
 #: where the model file is served, relative to the site's root
 MODEL_DIR = "downloads"
+#: the notebook whose text box this page is (it prints this page's address; the page links it back)
+NOTEBOOK = "09_real_model"
 #: the notebook pages that link here (a line under their title, tools/site/attnlab_site.py)
-LINKED_FROM = ("09_real_model",)
+LINKED_FROM = (NOTEBOOK,)
 #: a built page's data is kept between builds while its inputs are unchanged
 CACHE = ROOT / "build" / "site" / "sentence"
 
@@ -100,6 +102,7 @@ def sample_run(text: str) -> dict:
     import numpy as np
 
     from helpers import readable_tokens, real_model
+    from helpers.real_model import sentence
 
     model = real_model.load_model()
     ids = real_model.encode(model, text)
@@ -114,7 +117,7 @@ def sample_run(text: str) -> dict:
             "layers": int(attn.shape[0]), "heads": int(attn.shape[1]),
             "attn": base64.b64encode(attn.tobytes()).decode("ascii"),
             "top": [{"id": i, "p": float(p[i]), "text": real_model.decode(model, [i]),
-                     "label": real_model.token_labels(model, [i])[0]} for i in top],
+                     "label": sentence.next_label(model, i)} for i in top],
             "tokens": {"ids": [int(i) for i in ids], "pieces": [model.tokens[i] for i in ids],
                        "labels": spelling.piece_labels(), "runs": [list(r) for r in spelling.runs],
                        "texts": list(spelling.texts), "notes": []}}
@@ -178,7 +181,7 @@ def source(data: dict | None = None) -> str:
     sample = data["sample"]["text"]
     return "\n".join([
         f"# {TITLE}", "",
-        "在下面的框里输入任何文字——中文、英文、数字、标点都行——就能看到笔记本 09 的真实模型 SmolLM2-135M-Instruct "
+        f"在下面的框里输入任何文字——中文、英文、数字、标点都行——就能看到[笔记本 09]({NOTEBOOK}.ipynb)的真实模型 SmolLM2-135M-Instruct "
         "的 30 层 × 9 个头怎样读它：每个头的注意力图、按分数排好的头、模型猜的下一个 token。"
         "模型在你的浏览器里运行（不经过服务器、不用 Python、离线也行），数字与笔记本 09 用 `helpers.real_model` 算出的相同。", "",
         f"打开页面时显示的是文章里的句子“{sample}”，是构建网站时用 Python（`helpers.real_model`）算好的；"
@@ -192,7 +195,9 @@ def source(data: dict | None = None) -> str:
         "## 一个头，放大", "",
         "点（或轻触）下面网格里的任何一个小图，这里就放大那个头。行是正在读的 token（查询），列是被看的 token（键）；"
         "右上方的浅灰格子是还没读到的 token（因果掩码）。一个汉字被切成几个 token 时，图上把它们合成一个字："
-        "被看的几块权重相加、正在读的几块取平均（`helpers.readable_tokens.group_attention`，与笔记本 09 相同），每行加起来仍是 1。", "",
+        "被看的几块权重相加、正在读的几块取平均（`helpers.readable_tokens.group_attention`，与笔记本 09 相同），每行加起来仍是 1。"
+        "分数却算在 token 上（见“按分数排序的头”）：一个看前一个 token 的头，在一个字的几块之间看的是同一个字的前一块，"
+        "合到字上这些权重落在对角线上，所以中文句子上它的图在对角线正下方可以比它的分数暗得多。", "",
         *_raw(head_html()),
         "## 全部 270 个头", "",
         "每行是一层（0 = 最靠近输入），每列是一个查询头；每 3 个查询头共用一个 KV 头（GQA）。所有小图用同一个颜色刻度（0 到 1）。", "",
@@ -306,7 +311,7 @@ def install(site: Path) -> Path:
     site = Path(site)
     page = site / f"{PAGE}.html"
     if not page.exists():
-        raise SystemExit(f"{page} was not built: tools/site_build.py stages {PAGE}.md with the notebooks")
+        raise SystemExit(f"{page} was not built: tools/site/build.py stages {PAGE}.md with the notebooks")
     static = site / "_static"
     (static / sentence.BUNDLE).write_text(sentence.bundle(), encoding="utf-8")
     (static / BUNDLE).write_text(bundle(), encoding="utf-8")
@@ -326,15 +331,16 @@ def install(site: Path) -> Path:
 
 def is_model_file(site_path: str) -> bool:
     """Whether ``site_path`` (relative to a site's root, ``/``-separated) is the model file the page serves:
-    the one file the offline book and the site's size budget leave out."""
+    the one file the offline book leaves out."""
     from helpers.real_model import GGUF_NAME
 
     return site_path == f"{MODEL_DIR}/{GGUF_NAME}"
 
 
 def site_bytes(site: Path) -> int:
-    """A built site's size without the model file (the site's budget counts what every reader loads or
-    downloads with the book; the model is an opt-in download beside it)."""
+    """A built site's pages: every file but the opt-in downloads under ``downloads/`` (the model file,
+    the offline book, the notebooks' zip, the wheel, the PDF), which a reader fetches only by choosing
+    to. The model file is never elsewhere (:func:`is_model_file` says where it may be)."""
     site = Path(site)
     return sum(p.stat().st_size for p in site.rglob("*")
-               if p.is_file() and not is_model_file(p.relative_to(site).as_posix()))
+               if p.is_file() and p.relative_to(site).parts[0] != "downloads")

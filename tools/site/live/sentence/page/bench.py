@@ -6,7 +6,7 @@ page's button, text typed into its text box.
 
 Prints, against the budgets of :data:`BUDGETS`:
 
-- the site without the model file, and the offline book (``make site``'s zip) if it is there;
+- the site's pages (its opt-in downloads aside), and the offline book (``make site``'s zip) if it is there;
 - ready: the model's bytes downloaded into the page (a Blob in memory) → the engine has loaded them
   (header checked, weights copied into the kernel's heap, tokenizer built; the engine's own clock);
 - 30 tokens: a 30-token text put in the text box (after a text sharing no token with it) → its 270
@@ -114,7 +114,7 @@ def report(r: dict) -> bool:
     print(f"你自己的句子, the page (headless Chromium, 2×, http; engine {r['kernel']}), {r['cpus']} CPUs, load average "
           f"{r['load before'][0]:.2f} before, {r['load after'][0]:.2f} after; other work kept {r['others']:.1f} CPUs "
           "busy meanwhile (wall times below include waiting for them; the renderer's CPU time is the step's own)")
-    rows = [("site without the model file", r["site"] / 1e6, "MB", None, "site", 1e6),
+    rows = [("site's pages (downloads aside)", r["site"] / 1e6, "MB", None, "site", 1e6),
             ("offline book (zip; no model file)", None if r["offline"] is None else r["offline"] / 1e6, "MB", None,
              "offline", 1e6),
             ("ready (model bytes in memory → loaded)", r["ready"], "ms", None, "ready", 1),
