@@ -16,7 +16,7 @@ from .figures.attention_layer import (
 )
 from .figures.causal_mask import causal_heatmaps
 from .figures.cost_of_length import cost_curves_figure, decode_reads_figure, timing_figure
-from .figures.fixed_state import chunk_figure, kept_figure, ledger_figure, recall_figure
+from .figures.fixed_state import kept_figure, ledger_figure, recall_figure
 from .figures.heads_at_work import copy_loss_figure, null_figure, patterns_figure, score_maps_figure
 from .figures.learning_a_circuit import patterns_at_figure, phase_change_figure, sweep_figure
 from .figures.learning_to_attend import curves_figure, score_tables_figure, weights_at_steps_figure
@@ -54,5 +54,5 @@ __all__ = [
     "score_maps_figure", "patterns_figure", "copy_loss_figure", "null_figure",
     "phase_change_figure", "sweep_figure", "patterns_at_figure",
     "cache_widths_figure", "streaming_figure", "sink_rows_figure",
-    "kept_figure", "chunk_figure", "recall_figure", "ledger_figure",
+    "kept_figure", "recall_figure", "ledger_figure",
 ]

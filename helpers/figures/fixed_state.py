@@ -1,5 +1,6 @@
 """``15_fixed_state``: what a layer keeps against the length (a growing KV cache, a fixed state), how the
-chunkwise form splits the table, recall against distance for both attention cores, and the KV-bytes ledger."""
+chunkwise form splits the table (the roles its explorer colours), recall against distance for both attention
+cores, and the KV-bytes ledger."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,7 @@ from matplotlib.colors import ListedColormap
 
 from ..linear_attention import forms, ledger, recall
 from ..render.format import fmt_bytes
-from ..render.palette import ACCENT, BASE, MARKER, MASKED, MUTED
+from ..render.palette import ACCENT, BASE, MARKER, MUTED
 from ..render.png import new_figure
 from ..render.validation import positive_int
 
@@ -42,19 +43,6 @@ def chunk_roles(n: int, chunk: int) -> np.ndarray:
 
 
 ROLE_CMAP = ListedColormap([MUTED, ACCENT])
-
-
-def chunk_figure(n: int = 16, chunk: int = 4):
-    """The ``n × n`` table of the parallel form, coloured by how the chunkwise form computes each cell."""
-    fig = new_figure(3.8, 3.6)
-    ax = fig.add_subplot()
-    roles = np.ma.masked_invalid(chunk_roles(n, chunk))
-    cmap = ROLE_CMAP.with_extremes(bad=MASKED)
-    ax.imshow(roles, cmap=cmap, vmin=0, vmax=1)
-    ax.set_xlabel("键的位置")
-    ax.set_ylabel("查询的位置")
-    ax.set_title(f"块大小 {chunk}：橙 = 块内用表算，紫 = 经由状态", fontsize=10)
-    return fig
 
 
 def recall_figure():
