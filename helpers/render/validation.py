@@ -326,6 +326,16 @@ def nonneg_int(name: str, value, *, maximum: int = MAX_SIZE) -> int:
     return integer(name, value, low=0, high=maximum)
 
 
+def whole_numbers(name: str, value, *, maximum: int = MAX_SIZE) -> np.ndarray:
+    """A flat list or array of whole numbers in ``0 … maximum`` (positions, counts, steps; empty
+    allowed) as an int64 array; ``3.0`` is accepted as 3, ``2.5`` or ``-1`` is a ``ValueError``."""
+    arr = as_real_array(name, value, ndim=1, allow_empty=True)
+    bad = (arr < 0) | (arr > maximum) | (arr != np.floor(arr))
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers in 0…{maximum:,}, got {preview(arr[bad])}")
+    return arr.astype(np.int64)
+
+
 def index(name: str, value, length: int) -> int:
     """A position in a sequence of ``length`` items; negative counts from the end (Python's
     convention). Returns the non-negative position."""

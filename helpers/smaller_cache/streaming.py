@@ -32,7 +32,23 @@ from ..layer import LayerWeights, apply_rope, repeat_kv
 from ..reading import window_mask
 from ..real_model.block import rms_norm, silu
 from ..real_model.model import Block, Model, check_model
-from ..render.validation import choice, float_dtype, nonneg_int, positive_int, token_ids
+from ..render.validation import (
+    as_real_array,
+    boolean,
+    check_elements,
+    choice,
+    entries,
+    finite_result,
+    float_dtype,
+    instance,
+    nonneg_int,
+    positive_float,
+    positive_int,
+    quiet_overflow,
+    token_ids,
+    whole_numbers,
+)
+from ..render.validation import positions as check_positions
 from ..render.validation import seed as check_seed
 
 POSITIONS = ("cache", "text")
@@ -43,8 +59,12 @@ def _window(window, n: int):
 
 
 def cache_position(t, window: int, sinks: int):
-    """Where query ``t`` sits in a cache of ``sinks`` + ``window`` tokens: ``min(t, sinks + window − 1)``."""
-    return np.minimum(t, sinks + window - 1)
+    """Where query ``t`` (a position, or a flat array of them) sits in a cache of ``sinks`` + ``window``
+    tokens: ``min(t, sinks + window − 1)``."""
+    window, sinks = positive_int("window", window, maximum=1 << 20), nonneg_int("sinks", sinks, maximum=1 << 20)
+    if isinstance(t, (int, np.integer)) or (isinstance(t, np.ndarray) and t.ndim == 0):
+        return min(nonneg_int("t", t), sinks + window - 1)
+    return np.minimum(whole_numbers("t", t), sinks + window - 1)
 
 
 def distances(t: int, window: int, sinks: int, positions: str = "cache") -> dict:
@@ -120,12 +140,18 @@ def rolling_step(q, k_cache, v_cache, theta: float) -> np.ndarray:
     window, the new token's own key last), ``v_cache`` ``(m, kv_heads, d)``. The keys are turned by
     their positions in the cache, ``0 … m − 1``, the query by its own, ``m − 1``; every key is seen.
     Returns ``(heads, d)``."""
-    m = len(k_cache)
+    q = as_real_array("q", q, ndim=2)
+    k_cache, v_cache = as_real_array("k_cache", k_cache, ndim=3), as_real_array("v_cache", v_cache, ndim=3)
+    theta = positive_float("theta", theta)
+    (h, d), (m, kv, _) = q.shape, k_cache.shape
+    if k_cache.shape[2] != d or v_cache.shape != k_cache.shape or h % kv or d % 2:
+        raise ValueError(f"q (heads, d) and k_cache, v_cache (m, kv_heads, d) must share an even d, with heads a "
+                         f"multiple of kv_heads, got q {q.shape}, k_cache {k_cache.shape} and v_cache {v_cache.shape}")
     place = np.arange(m)
-    out = _attend(apply_rope(np.asarray(q, dtype=float)[None], place[-1:], theta),
-                  apply_rope(np.asarray(k_cache, dtype=float), place, theta), np.asarray(v_cache, dtype=float),
-                  np.zeros((1, m)))
-    return out.reshape(np.shape(q))
+    with quiet_overflow():
+        out = _attend(apply_rope(q[None], place[-1:], theta), apply_rope(k_cache, place, theta), v_cache,
+                      np.zeros((1, m)))
+    return finite_result(out, "q, k_cache and v_cache", "a score or the weighted sum").reshape(q.shape)
 
 
 @dataclass
@@ -137,6 +163,19 @@ class RollingRun:
     logits: np.ndarray
     kept: list
     keys: list
+
+    def __post_init__(self):
+        self.logits = as_real_array("logits", self.logits, ndim=2, keep_float_dtype=True)
+        self.kept = [whole_numbers(f"kept[{i}]", k) for i, k in enumerate(entries("kept", self.kept, "arrays of positions"))]
+        keys = entries("keys", self.keys, "arrays of keys")
+        if len(keys) != len(self.kept):
+            raise ValueError(f"keys and kept must have one entry per layer each, got {len(keys)} and {len(self.kept)}")
+        self.keys = [as_real_array(f"keys[{i}]", k, ndim=3, allow_empty=True, keep_float_dtype=True)
+                     for i, k in enumerate(keys)]
+        for i, (k, pos) in enumerate(zip(self.keys, self.kept)):
+            if len(k) != len(pos):
+                raise ValueError(f"keys[{i}] must hold one key per position of kept[{i}], got {len(k)} keys "
+                                 f"for {len(pos)} positions")
 
 
 def rolling_decode(model: Model, ids, *, window: int, sinks: int, mlp_dtype=np.float32) -> RollingRun:
@@ -175,7 +214,7 @@ def recomputed_keys(model: Model, ids, kept) -> list:
     re-computation, the baseline StreamingLLM compares with."""
     model = check_model(model)
     ids = token_ids("ids", ids, model.config.vocab_size)
-    kept = np.asarray(kept, dtype=np.int64)
+    kept = check_positions("kept", kept, len(ids))
     sub = ids[kept]
     n, cfg = len(sub), model.config
     d = cfg.head_dim
@@ -202,7 +241,10 @@ SMALL_CONFIG = ModelConfig(name="tiny-llama", hidden_size=32, num_layers=3, num_
 def random_decoder(seed: int = 0, config: ModelConfig = SMALL_CONFIG) -> Model:
     """A Llama-style decoder with random float64 weights (no tokenizer): what the exactness checks run on."""
     rng = np.random.default_rng([check_seed("seed", seed), 1414])
-    c = config
+    c = instance("config", config, ModelConfig)
+    per_layer = c.hidden_size * (2 * c.q_dim + 2 * c.kv_dim + 3 * c.intermediate_size + 2)
+    check_elements("config's sizes", c.num_layers * per_layer + (c.vocab_size + 1) * c.hidden_size,
+                   why="random float64 weights for the exactness checks; a real model's sizes take gigabytes")
     hid, d = c.hidden_size, c.head_dim
 
     def w(n_in, n_out):
@@ -239,8 +281,10 @@ def variants() -> list:
 
 def key(window, sinks: int, positions: str) -> str:
     """The entry of a run in the stored file: ``loss/full``, ``loss/w64/s0``, ``loss/w64/s4/cache`` …"""
+    sinks, positions = nonneg_int("sinks", sinks, maximum=1 << 20), choice("positions", positions, POSITIONS)
     if window is None:
         return "loss/full"
+    window = positive_int("window", window, maximum=1 << 20)
     return f"loss/w{window}/s{sinks}" + (f"/{positions}" if sinks else "")
 
 
@@ -259,6 +303,20 @@ class StoredLosses:
     ids: np.ndarray
     losses: dict
     unpinned: bool
+
+    def __post_init__(self):
+        object.__setattr__(self, "ids", whole_numbers("ids", self.ids))
+        if len(self.ids) < 2:
+            raise ValueError(f"ids must hold the text's tokens (at least two: one loss per next token), got {len(self.ids)}")
+        if not isinstance(self.losses, dict):
+            raise TypeError(f"losses must be a dict {{(window, sinks, positions): losses}}, got {type(self.losses).__name__}")
+        losses = {}
+        for run, found in self.losses.items():
+            if not isinstance(run, tuple) or len(run) != 3:
+                raise TypeError(f"losses' keys must be (window, sinks, positions) triples, got {run!r:.60}")
+            losses[run] = as_real_array(f"losses[{run!r}]", found, shape=(len(self.ids) - 1,), keep_float_dtype=True)
+        object.__setattr__(self, "losses", losses)
+        object.__setattr__(self, "unpinned", boolean("unpinned", self.unpinned))
 
     def perplexity(self, window=None, sinks: int = 0, positions: str = "text", *, start: int = 0) -> float:
         """exp(mean loss) of one run over the predictions from position ``start`` on."""

@@ -297,6 +297,19 @@ def test_seeds_are_a_non_empty_list_of_distinct_seeds_named_as_the_learner_wrote
         validation.seeds("seeds", [0, 1, 2], limit=2, why="each is a forward pass")
 
 
+
+def test_whole_numbers_are_a_flat_int64_array_named_as_the_caller_wrote_it():
+    got = validation.whole_numbers("kept", [0, 3.0, 7])
+    assert got.dtype == np.int64 and got.tolist() == [0, 3, 7]
+    assert validation.whole_numbers("kept", []).shape == (0,)
+    for bad in ([1.5], [-1], [10 ** 7]):
+        with pytest.raises(ValueError, match=r"kept must hold whole numbers in 0…1,000,000"):
+            validation.whole_numbers("kept", bad)
+    with pytest.raises(ValueError, match="kept must have rank 1"):
+        validation.whole_numbers("kept", [[1, 2]])
+    with pytest.raises(ValueError, match="kept contains NaN"):
+        validation.whole_numbers("kept", [1.0, float("nan")])
+
 def test_the_experiment_s_initial_draws_go_through_the_one_seed_list_check():
     with pytest.raises(ValueError, match="init_seeds must be distinct"):
         training.sqrt_d_experiment((2,), steps=3, init_seeds=(0, 0))
