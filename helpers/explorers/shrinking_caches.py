@@ -12,6 +12,7 @@ from ..render import web
 from ..render.explorer import Explorer
 from ..render.format import fmt_bytes
 from ..render.palette import BASE, MARKER, MUTED, REFERENCE
+from ..render.validation import positive_int
 from ..smaller_cache import latent, streaming
 from ..smaller_cache.latent import DEEPSEEK_V3
 
@@ -68,6 +69,10 @@ class LatentCacheExplorer(Explorer):
 
 def latent_shape(latent_width: int, rope: int, heads: int) -> latent.MLAShape:
     """DeepSeek-V3's attention with another latent width, rope part and head count."""
+    latent_width = positive_int("latent_width", latent_width, maximum=1 << 20)
+    rope, heads = positive_int("rope", rope, maximum=1 << 20), positive_int("heads", heads, maximum=1 << 20)
+    if rope % 2:
+        raise ValueError(f"rope must be even (RoPE turns pairs of numbers), got {rope}")
     return latent.MLAShape(hidden=DEEPSEEK_V3.hidden, num_heads=heads, q_lora_rank=DEEPSEEK_V3.q_lora_rank,
                            kv_lora_rank=latent_width, qk_nope_head_dim=DEEPSEEK_V3.qk_nope_head_dim,
                            qk_rope_head_dim=rope, v_head_dim=DEEPSEEK_V3.v_head_dim)

@@ -33,7 +33,14 @@ import numpy as np
 from ..attention import causal_mask, scaled_dot_product_attention, softmax
 from ..layer import apply_rope, repeat_kv
 from ..real_model.block import rms_norm
-from ..render.validation import as_real_array, instance, positive_int
+from ..render.validation import (
+    as_real_array,
+    finite_result,
+    instance,
+    positive_float,
+    positive_int,
+    quiet_overflow,
+)
 from ..render.validation import seed as check_seed
 
 #: RMSNorm's epsilon in DeepSeek-V3's config.json (``rms_norm_eps``)
@@ -111,6 +118,10 @@ class MLAWeights:
     w_ukv: np.ndarray
     w_o: np.ndarray
 
+    def __post_init__(self):
+        for name in ("w_dq", "q_norm", "w_uq", "w_dkv", "kv_norm", "w_ukv", "w_o"):
+            object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=1 if name.endswith("norm") else 2))
+
     def check(self, shape: MLAShape) -> None:
         """Every matrix has the shape ``shape`` asks for."""
         instance("shape", shape, MLAShape)
@@ -122,7 +133,7 @@ class MLAWeights:
                 "w_ukv": (shape.kv_lora_rank, h * (shape.qk_nope_head_dim + shape.v_head_dim)),
                 "w_o": (h * shape.v_head_dim, shape.hidden)}
         for name, expected in want.items():
-            got = as_real_array(f"weights.{name}", getattr(self, name)).shape
+            got = getattr(self, name).shape
             if got != expected:
                 raise ValueError(f"weights.{name} must have shape {expected} for {shape}, got {got}")
 
@@ -164,6 +175,15 @@ class Projected:
     c_kv: np.ndarray
     k_pe: np.ndarray
 
+    def __post_init__(self):
+        for name, ndim in (("q_nope", 3), ("q_pe", 3), ("c_kv", 2), ("k_pe", 2)):
+            object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=ndim))
+        n, h = self.q_nope.shape[:2]
+        if self.q_pe.shape[:2] != (n, h) or len(self.c_kv) != n or self.k_pe.shape != (n, self.q_pe.shape[2]):
+            raise ValueError(f"q_nope (n, heads, qk_nope), q_pe (n, heads, qk_rope), c_kv (n, kv_lora_rank) and k_pe "
+                             f"(n, qk_rope) must agree on n, heads and qk_rope, got q_nope {self.q_nope.shape}, q_pe "
+                             f"{self.q_pe.shape}, c_kv {self.c_kv.shape} and k_pe {self.k_pe.shape}")
+
 
 def _checked(x, weights, shape):
     instance("shape", shape, MLAShape)
@@ -192,10 +212,20 @@ def project(x, weights: MLAWeights, shape: MLAShape, positions=None) -> Projecte
 def expand(p: Projected, weights: MLAWeights, shape: MLAShape) -> tuple:
     """Every head's key ``[W_UK_h c, k_pe]`` ``(n, heads, qk_head_dim)`` and value ``W_UV_h c``
     ``(n, heads, v_head_dim)``: what the naive form builds, and would cache."""
+    instance("p", p, Projected)
+    instance("weights", weights, MLAWeights)
+    weights.check(shape)
+    if p.c_kv.shape[1] != shape.kv_lora_rank or p.k_pe.shape[1] != shape.qk_rope_head_dim:
+        raise ValueError(f"p must be projected with {shape}: c_kv (n, {shape.kv_lora_rank}) and k_pe "
+                         f"(n, {shape.qk_rope_head_dim}), got c_kv {p.c_kv.shape} and k_pe {p.k_pe.shape}")
     w_uk, w_uv = weights.up_projections(shape)
-    k_nope = np.einsum("hdr,nr->nhd", w_uk, p.c_kv)
+    with quiet_overflow():
+        k_nope = np.einsum("hdr,nr->nhd", w_uk, p.c_kv)
+        v = np.einsum("hdr,nr->nhd", w_uv, p.c_kv)
+    finite_result(k_nope, "p and weights", "a key read from the latent")
+    finite_result(v, "p and weights", "a value read from the latent")
     k_pe = np.broadcast_to(p.k_pe[:, None, :], (len(p.c_kv), shape.num_heads, shape.qk_rope_head_dim))
-    return np.concatenate([k_nope, k_pe], axis=-1), np.einsum("hdr,nr->nhd", w_uv, p.c_kv)
+    return np.concatenate([k_nope, k_pe], axis=-1), v
 
 
 def mla_naive(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
@@ -212,7 +242,13 @@ def mla_naive(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
 def absorbed_query(q_nope, w_uk) -> np.ndarray:
     """``W_UK_hᵀ q_nope_h`` for every position and head: ``(n, heads, kv_lora_rank)``, the part of the
     query that compares directly with the cached latent."""
-    return np.einsum("nhd,hdr->nhr", q_nope, w_uk)
+    q_nope, w_uk = as_real_array("q_nope", q_nope, ndim=3), as_real_array("w_uk", w_uk, ndim=3)
+    if q_nope.shape[1:] != w_uk.shape[:2]:
+        raise ValueError(f"q_nope (n, heads, qk_nope) and w_uk (heads, qk_nope, kv_lora_rank) must have the same heads "
+                         f"and qk_nope, got q_nope {q_nope.shape} and w_uk {w_uk.shape}")
+    with quiet_overflow():
+        folded = np.einsum("nhd,hdr->nhr", q_nope, w_uk)
+    return finite_result(folded, "q_nope and w_uk", "the absorbed query")
 
 
 def absorbed_heads(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv, scale: float) -> tuple:
@@ -220,11 +256,23 @@ def absorbed_heads(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv, scale: float) -> tuple:
     v_head_dim)`` before ``W_O``, ``weights`` ``(heads, n, n)``. The query's ``q_nope`` part is folded
     through ``W_UK`` (:func:`absorbed_query`) and compared with the latent ``c_kv``; its ``q_pe`` part
     with ``k_pe``; the weighted sum of latents goes through ``W_UV`` last."""
+    q_pe = as_real_array("q_pe", q_pe, ndim=3)
+    c_kv, k_pe = as_real_array("c_kv", c_kv, ndim=2), as_real_array("k_pe", k_pe, ndim=2)
+    w_uv, scale = as_real_array("w_uv", w_uv, ndim=3), positive_float("scale", scale)
     q_latent = absorbed_query(q_nope, w_uk)
-    scores = (np.einsum("ihr,jr->hij", q_latent, c_kv) + np.einsum("ihd,jd->hij", q_pe, k_pe)) * scale
-    attn = softmax(scores + causal_mask(len(c_kv)), axis=-1)
-    latent_out = np.einsum("hij,jr->ihr", attn, c_kv)
-    return np.einsum("ihr,hdr->ihd", latent_out, w_uv), attn
+    n, h, r = q_latent.shape
+    if q_pe.shape[:2] != (n, h) or c_kv.shape != (n, r) or k_pe.shape != (n, q_pe.shape[2]) or w_uv.shape[::2] != (h, r):
+        raise ValueError(f"q_nope (n, heads, qk_nope), q_pe (n, heads, qk_rope), c_kv (n, r), k_pe (n, qk_rope), w_uk "
+                         f"(heads, qk_nope, r) and w_uv (heads, v_head_dim, r) must agree, got q_nope {np.shape(q_nope)}, "
+                         f"q_pe {q_pe.shape}, c_kv {c_kv.shape}, k_pe {k_pe.shape}, w_uk {np.shape(w_uk)} and "
+                         f"w_uv {w_uv.shape}")
+    with quiet_overflow():
+        scores = (np.einsum("ihr,jr->hij", q_latent, c_kv) + np.einsum("ihd,jd->hij", q_pe, k_pe)) * scale
+    finite_result(scores, "q_nope, q_pe, c_kv, k_pe, w_uk and scale", "a score")
+    attn = softmax(scores + causal_mask(n), axis=-1)
+    with quiet_overflow():
+        out = np.einsum("ihr,hdr->ihd", np.einsum("hij,jr->ihr", attn, c_kv), w_uv)
+    return finite_result(out, "c_kv and w_uv", "a head's output"), attn
 
 
 def mla_absorbed(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
