@@ -77,6 +77,13 @@ class State:
     S: np.ndarray
     z: np.ndarray
 
+    def __post_init__(self):
+        object.__setattr__(self, "S", as_real_array("S", self.S, ndim=3))
+        object.__setattr__(self, "z", as_real_array("z", self.z, ndim=2))
+        if self.S.shape[:2] != self.z.shape:
+            raise ValueError(f"S (heads, d_k, d_v) and z (heads, d_k) must have the same heads and d_k, got S "
+                             f"{self.S.shape} and z {self.z.shape}")
+
     @property
     def numbers(self) -> int:
         """How many numbers the state holds (all heads)."""

@@ -38,7 +38,16 @@ from ..circuit.trainer import BATCH_SIZE, LEARNING_RATE
 from ..reading import previous_token_score
 from ..render.npz import read_npz, write_npz
 from ..render.threads import one_blas_thread
-from ..render.validation import choice, positive_int, quiet_overflow
+from ..render.validation import (
+    as_real_array,
+    choice,
+    entries,
+    finite_scalar,
+    instance,
+    positive_int,
+    quiet_overflow,
+    whole_numbers,
+)
 from ..render.validation import seed as check_seed
 from ..training import Adam
 from .model import KINDS, backward, forward, init
@@ -69,7 +78,8 @@ def config_of(setting: str) -> Config:
 class Run:
     """One training run: ``steps`` evaluated and the repeated tokens' loss there, the recall per
     distance bin at the end (``bins`` the bins' first distances, ``counts`` their positions), the
-    best layer-0 previous-token score at the end, and the final parameters."""
+    best layer-0 previous-token score at the end (``None`` for a prefix run, stopped before the
+    recall), and the final parameters."""
 
     setting: str
     kind: str
@@ -79,8 +89,26 @@ class Run:
     bins: np.ndarray
     recall: np.ndarray
     counts: np.ndarray
-    previous: float
+    previous: float | None
     params: dict
+
+    def __post_init__(self):
+        choice("setting", self.setting, SETTINGS)
+        choice("kind", self.kind, KINDS)
+        check_seed("seed", self.seed)
+        for name in ("steps", "bins", "counts"):
+            object.__setattr__(self, name, whole_numbers(name, getattr(self, name)))
+        for name in ("repeat_loss", "recall"):
+            object.__setattr__(self, name, as_real_array(name, getattr(self, name), ndim=1, allow_empty=True))
+        if not len(self.steps) or len(self.repeat_loss) != len(self.steps):
+            raise ValueError(f"steps and repeat_loss must hold one loss per evaluated step (at least one), got "
+                             f"{len(self.steps)} steps and {len(self.repeat_loss)} losses")
+        if not len(self.bins) == len(self.recall) == len(self.counts):
+            raise ValueError(f"bins, recall and counts must have one entry per distance bin each, got "
+                             f"{len(self.bins)}, {len(self.recall)} and {len(self.counts)}")
+        if self.previous is not None:
+            object.__setattr__(self, "previous", finite_scalar("previous", self.previous, low=0.0, high=1.0))
+        instance("params", self.params, dict)
 
     @property
     def overall(self) -> float:
@@ -144,7 +172,7 @@ def train(setting: str, kind: str, seed: int = 0, *, steps: int = STEPS, prefix:
         if prefix:
             empty = np.zeros(0)
             return Run(setting, kind, seed, np.array(evaluated), np.array(losses), empty, empty, empty.astype(int),
-                       float("nan"), params)
+                       None, params)
         bins, recall, counts = recall_by_distance(params, setting, kind)
         previous = _previous(params, config, held_out, kind)
     return Run(setting, kind, seed, np.array(evaluated), np.array(losses), bins, recall, counts, previous, params)
@@ -161,6 +189,16 @@ def _name(setting, kind, seed) -> str:
 
 def save(path, runs: list, prefixes: dict) -> None:
     """Store ``runs`` (:class:`Run`) and the prefix parameters ``{(setting, kind): params}``."""
+    runs = [instance(f"runs[{i}]", r, Run, "helpers.linear_attention.recall.Run")
+            for i, r in enumerate(entries("runs", runs, "runs"))]
+    if not runs:
+        raise ValueError("runs must hold at least one Run, got none")
+    instance("prefixes", prefixes, dict)
+    for found in prefixes:
+        if not isinstance(found, tuple) or len(found) != 2 or found[0] not in SETTINGS or found[1] not in KINDS:
+            raise ValueError(f"prefixes' keys must be (setting, kind) pairs of {list(SETTINGS)} and {list(KINDS)}, "
+                             f"got {found!r:.60}")
+        instance(f"prefixes[{found!r}]", prefixes[found], dict)
     arrays = {"format": np.array(FORMAT)}
     meta = []
     for r in runs:
@@ -213,12 +251,15 @@ def _load_path(path) -> dict:
 
 def table(setting: str, kind: str) -> list:
     """The stored runs of one setting and core, by seed."""
+    setting, kind = choice("setting", setting, SETTINGS), choice("kind", kind, KINDS)
     runs = load()["runs"]
     return [runs[(setting, kind, seed)] for seed in SEEDS if (setting, kind, seed) in runs]
 
 
 def mean_recall(setting: str, kind: str) -> tuple:
     """``(bins, recall averaged over the seeds, lowest, highest)`` of one setting and core."""
-    runs = table(choice("setting", setting, SETTINGS), choice("kind", kind, KINDS))
+    runs = table(setting, kind)
+    if not runs:
+        raise ValueError(f"the stored file holds no run of setting={setting!r} and kind={kind!r}; run make fixed-state-data")
     stack = np.stack([r.recall for r in runs])
     return runs[0].bins, stack.mean(axis=0), stack.min(axis=0), stack.max(axis=0)
