@@ -42,15 +42,15 @@ class ChunkExplorer(Explorer):
 
     def build(self, fig):
         self.ax = fig.add_subplot()
-        self.image = self.ax.imshow(np.ma.masked_invalid(chunk_roles(CHUNK_N, 4)), cmap=ROLE_CMAP.with_extremes(bad=MASKED),
+        self.roles = self.ax.imshow(np.ma.masked_invalid(chunk_roles(CHUNK_N, 4)), cmap=ROLE_CMAP.with_extremes(bad=MASKED),
                                     vmin=0, vmax=1)
         self.ax.set_xlabel("键的位置")
         self.ax.set_ylabel("查询的位置")
         self.ax.set_title("橙 = 块内用表算，紫 = 经由状态", fontsize=10)
-        self.animate(self.image)
+        self.animate(self.roles)
 
     def draw(self, s):
-        self.image.set_data(np.ma.masked_invalid(s["roles"]))
+        self.roles.set_data(np.ma.masked_invalid(s["roles"]))
 
     def describe(self, s):
         same = "是" if s["error"] < TOLERANCE else "否"
