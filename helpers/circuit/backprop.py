@@ -119,13 +119,14 @@ def _backward(p: dict, cache: Cache) -> dict:
 
 
 def split_heads(flat: np.ndarray, b: int, h: int) -> np.ndarray:
-    """``(B·n, H·d)`` → ``(B, H, n, d)`` (the inverse of :func:`helpers.circuit.model.merge_heads`)."""
+    """``(B·n, H·d)`` → ``(B, H, n, d)`` (the inverse of :func:`helpers.circuit.model.merge_heads`; unchecked,
+    as it is)."""
     n = flat.shape[0] // b
     return np.ascontiguousarray(flat.reshape(b, n, h, flat.shape[1] // h).transpose(0, 2, 1, 3))
 
 
 def flatten_positions(a: np.ndarray) -> np.ndarray:
-    """``(B, n, …)`` → ``(B·n, …)``."""
+    """``(B, n, …)`` → ``(B·n, …)`` (unchecked, as :func:`helpers.circuit.model.merge_heads`)."""
     return a.reshape(a.shape[0] * a.shape[1], *a.shape[2:])
 
 

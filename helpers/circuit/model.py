@@ -312,7 +312,8 @@ class HeadHook:
 
 def head_projection(x: np.ndarray, p: dict, config: Config, layer: int, name: str) -> np.ndarray:
     """Every head's ``name`` projection (``"q"``, ``"k"``, ``"v"``) of the stream ``x``, positions
-    added to queries and keys when ``config.positions == "qk"``: ``(B, H, n, d)``."""
+    added to queries and keys when ``config.positions == "qk"``: ``(B, H, n, d)``. Unchecked (the training
+    loops' plumbing, several calls a layer a step): its callers check their arguments."""
     source = x + p["W_pos"][:x.shape[1]] if config.positions == "qk" and name != "v" else x
     return _heads(source, p["W_" + name.upper()][layer])
 
@@ -328,7 +329,8 @@ def _softmax_in_place(scores: np.ndarray) -> np.ndarray:
 
 
 def merge_heads(z: np.ndarray) -> np.ndarray:
-    """``(B, H, n, d)`` → ``(B·n, H·d)``: every head's vector side by side, one row per position."""
+    """``(B, H, n, d)`` → ``(B·n, H·d)``: every head's vector side by side, one row per position (unchecked,
+    as :func:`head_projection`)."""
     b, h, n, dh = z.shape
     return z.transpose(0, 2, 1, 3).reshape(b * n, h * dh)
 

@@ -70,6 +70,12 @@ EXEMPT = {
                                                    "through head_attention's x_q/x_k/x_v and forward's Patch streams",
     "helpers.real_model.one_head.head_output": "takes the caller's argument name first (like helpers.render.validation) "
                                                "and names that in every message; walked through forward's Replace(z)",
+    **{name: "array plumbing of the training loops of helpers.circuit and helpers.linear_attention (public so "
+             "both units share it, which the layout rule asks): called several times a layer every step, unchecked "
+             "like the loop's softmax; their arguments are checked where forward and backward are entered, which "
+             "are walked" for name in ("helpers.circuit.model.head_projection", "helpers.circuit.model.merge_heads",
+                                       "helpers.circuit.backprop.split_heads",
+                                       "helpers.circuit.backprop.flatten_positions")},
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
