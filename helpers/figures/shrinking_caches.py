@@ -33,13 +33,15 @@ def cache_widths_figure(shape: latent.MLAShape = latent.DEEPSEEK_V3):
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     values = [v for _, v in rows]
-    ax.barh(y, values, color=[MUTED, REFERENCE, BASE])
+    low = 100  # the log axis' left end: each bar starts there, a bar from 0 would reach past the axes
+    ax.barh(y, np.subtract(values, low), left=low, color=[MUTED, REFERENCE, BASE])
     for yi, v in zip(y, values):
         ax.text(v * 1.1, yi, f"{v:,}", va="center", fontsize=9)
     ax.set_yticks(y, [label for label, _ in rows])
     ax.set_xscale("log")
-    ax.set_xlim(100, 4e5)
+    ax.set_xlim(low, 4e5)
     ax.set_xlabel("每个 token、每层缓存的数（个，对数刻度）")
+    ax.set_ylabel("缓存的方式")
     ax.set_title("缓存里存什么：DeepSeek-V3 的一层")
     return fig
 
@@ -66,7 +68,7 @@ def streaming_figure(stored: streaming.StoredLosses, window: int = 32):
     """SmolLM2's loss along the text (smoothed over :data:`SMOOTH` predictions) for full attention, the
     window alone, and the window with 4 sinks at text and at cache positions; the window's end dotted."""
     instance("stored", stored, streaming.StoredLosses)
-    fig = new_figure(7.2, 3.2)
+    fig = new_figure(7.2, 3.8)
     ax = fig.add_subplot()
     for label, colour, dash, losses in loss_curves(stored, window):
         x, y = smoothed(losses)
@@ -75,7 +77,8 @@ def streaming_figure(stored: streaming.StoredLosses, window: int = 32):
     ax.set_xlabel("文中的位置（token）")
     ax.set_ylabel(f"前 {SMOOTH} 个预测的平均损失（nats）")
     ax.set_title(f"SmolLM2-135M 读 {len(stored.ids):,} 个 token 的故事：窗口 {window}")
-    ax.legend(fontsize=8, loc="upper right")
+    # below the axes: the curves fill the whole plot, any corner inside has a line through the labels
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     return fig
 
 
@@ -106,5 +109,5 @@ def sink_rows_figure(sinks=(0.0, 2.0, 4.0)):
     ax.set_xlabel("键的位置")
     ax.set_ylabel("权重")
     ax.set_title("同一行分数，加上汇聚 logit s 以后")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
