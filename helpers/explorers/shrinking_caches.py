@@ -21,6 +21,8 @@ ROPES = (32, 64, 128)
 HEADS = (16, 32, 64, 128)
 #: the layers the readout counts over (DeepSeek-V3's 61)
 LAYERS = 61
+#: the log axis' left end, where the cache bars start (a bar from 0 would reach past the axes)
+LOW = 100
 
 
 class LatentCacheExplorer(Explorer):
@@ -42,17 +44,18 @@ class LatentCacheExplorer(Explorer):
 
     def build(self, fig):
         self.ax = fig.add_subplot()
-        self.bars = self.ax.barh([1, 0], [1, 1], color=[MUTED, BASE])
+        self.bars = self.ax.barh([1, 0], [1, 1], left=LOW, color=[MUTED, BASE])
         self.ax.set_yticks([1, 0], ["展开成每头 K、V", "MLA 的潜在向量"])
         self.ax.set_xscale("log")
-        self.ax.set_xlim(100, 1e6)
+        self.ax.set_xlim(LOW, 1e6)
         self.ax.set_xlabel("每个 token、每层缓存的数（个，对数刻度）")
+        self.ax.set_ylabel("缓存的方式")
         self.ax.set_title("缓存多少个数")
         self.animate(*self.bars)
 
     def draw(self, s):
-        self.bars[0].set_width(s["expanded"])
-        self.bars[1].set_width(s["small"])
+        self.bars[0].set_width(s["expanded"] - LOW)
+        self.bars[1].set_width(s["small"] - LOW)
 
     def describe(self, s):
         return (f"{s['heads']} 头 × ({s['key_width']} + 128) = <span class='expanded'>{s['expanded']:,}</span> 个数 vs "
@@ -109,7 +112,8 @@ class StreamingExplorer(Explorer):
         self.ax.set_ylim(1.5, 6.5)
         self.ax.set_xlabel("文中的位置（token）")
         self.ax.set_ylabel(f"前 {SMOOTH} 个预测的平均损失")
-        self.ax.legend(fontsize=8, loc="upper right")
+        # above the axes: the selected curve climbs into every corner (no sinks: the whole upper right)
+        self.ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
         self.animate(self.line, self.marker)
 
     def draw(self, s):
@@ -159,7 +163,7 @@ class SinkLogitExplorer(Explorer):
         self.ax.set_ylim(0, 0.4)
         self.ax.set_xlabel("键的位置")
         self.ax.set_ylabel("权重")
-        self.ax.legend(fontsize=8, loc="upper right")
+        self.ax.legend(loc="upper right")
         self.animate(*self.bars)
 
     def draw(self, s):
