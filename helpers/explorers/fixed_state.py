@@ -89,10 +89,11 @@ class RecallExplorer(Explorer):
         (self.soft_line,) = self.ax.plot([8, 56], [0, 0], color=ACCENT, marker="o", label="softmax 注意力")
         (self.lin_line,) = self.ax.plot([8, 56], [0, 0], color=BASE, marker="o", label="线性注意力")
         self.ax.set_xlim(0, 64)
-        self.ax.set_ylim(0, 1)
+        self.ax.set_ylim(-0.04, 1.04)  # markers at 0 or 1 stay whole
         self.ax.set_xlabel("两段副本的距离（token）")
         self.ax.set_ylabel("召回")
-        self.ax.legend(fontsize=8, loc="lower left")
+        # above the axes: inside, a curve anywhere from 0 to 1 could run through the labels
+        self.ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
         self.animate(self.soft_line, self.lin_line)
 
     def draw(self, s):
@@ -108,11 +109,13 @@ class RecallExplorer(Explorer):
         panel = web.lines([web.series(s["x"], s["softmax"], color=ACCENT, marker=True, label="softmax 注意力"),
                            web.series(s["x"], s["linear"], color=BASE, marker=True, label="线性注意力")],
                           title="召回与两段副本的距离", xlabel="两段副本的距离（token）", ylabel="召回", xlim=(0, 64),
-                          ylim=(0.0, 1.0))
+                          ylim=(-0.04, 1.04))
         return {"title": "", "panels": [panel]}
 
 
 LENGTH_OPTIONS = [(f"{int(n) // 1024}K", int(n)) for n in LENGTHS]
+#: the ledger's log axis' left end, where its bars start (a bar from 0 would reach past the axes)
+LOW = 1e6
 
 
 class LedgerExplorer(Explorer):
@@ -130,16 +133,17 @@ class LedgerExplorer(Explorer):
     def build(self, fig):
         self.ax = fig.add_subplot()
         y = np.arange(len(ledger.MODELS))[::-1]
-        self.bars = self.ax.barh(y, np.ones(len(y)), color=[ACCENT, ACCENT, BASE, MUTED, BASE, BASE])
-        self.ax.set_yticks(y, [m.name for m in ledger.MODELS], fontsize=8)
+        self.bars = self.ax.barh(y, np.ones(len(y)), left=LOW, color=[ACCENT, ACCENT, BASE, MUTED, BASE, BASE])
+        self.ax.set_yticks(y, [m.name for m in ledger.MODELS])
         self.ax.set_xscale("log")
-        self.ax.set_xlim(1e6, 1e13)
+        self.ax.set_xlim(LOW, 1e13)
         self.ax.set_xlabel("一条序列的缓存（字节，BF16，对数刻度）")
+        self.ax.set_ylabel("模型")
         self.animate(*self.bars)
 
     def draw(self, s):
         for bar, total in zip(self.bars, s["totals"]):
-            bar.set_width(total)
+            bar.set_width(total - LOW)
 
     def describe(self, s):
         rows = "；".join(f"{name.split('（')[0]} {fmt_bytes(t)}" for name, t in zip(s["names"], s["totals"]))

@@ -29,7 +29,7 @@ def kept_figure(heads: int = 8, d: int = 64):
     ax.set_xlabel("上下文长度 n（token）")
     ax.set_ylabel("一层保存的数（个）")
     ax.set_title("随长度增长的缓存，和不增长的状态")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     return fig
 
 
@@ -48,7 +48,7 @@ ROLE_CMAP = ListedColormap([MUTED, ACCENT])
 def recall_figure():
     """Recall against the distance between the two copies, averaged over the seeds (the band: lowest to
     highest seed), for both cores in both settings."""
-    fig = new_figure(7.6, 3.2)
+    fig = new_figure(7.6, 3.6)
     axes = fig.subplots(1, 2, sharey=True)
     titles = {"plain": "笔记本 11 的模型和任务（32 个 token）", "conv": "加上短卷积，64 个 token、重复 8 个"}
     for ax, setting in zip(axes, recall.SETTINGS):
@@ -58,33 +58,34 @@ def recall_figure():
             ax.fill_between(x, low, high, color=colour, alpha=0.2, lw=0)
             ax.plot(x, mean, color=colour, marker="o", label=label)
         ax.axhline(1 / recall.SETTINGS[setting][0].vocab, color=MARKER, ls=":", lw=1)
-        ax.set_ylim(0, 1)
+        ax.set_ylim(-0.04, 1.04)  # markers at 0 or 1 stay whole
         ax.set_title(titles[setting], fontsize=10)
         ax.set_xlabel("两段副本的距离（token）")
     axes[0].set_ylabel("召回：下一个 token 猜中的比例")
-    axes[0].legend(fontsize=8, loc="lower left")
+    # below both panels: inside, a curve anywhere from 0 to 1 could run through the labels
+    fig.legend(handles=axes[0].lines[:2], loc="outside lower center", ncol=2)
     return fig
 
 
 def ledger_figure(n: int = ledger.CONTEXT):
     """Each ledger row's bytes after ``n`` tokens (log scale), the part that grows and the part that stops."""
     rows = ledger.MODELS
-    fig = new_figure(7.6, 3.0)
+    fig = new_figure(7.6, 3.4)
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
-    for yi, model in zip(y, rows):
+    low = 1e7  # the log axis' left end: the bars start there, a bar from 0 would reach past the axes
+    for i, (yi, model) in enumerate(zip(y, rows)):
         f = model.closed_form()
-        growing = n * f["per_token"]
-        fixed = model.total(n) - growing
-        ax.barh(yi, growing, color=ACCENT)
-        ax.barh(yi, fixed, left=growing, color=BASE)
-        ax.text(model.total(n) * 1.15, yi, fmt_bytes(model.total(n)), va="center", fontsize=8)
-    ax.set_yticks(y, [m.name for m in rows], fontsize=8)
+        start = max(n * f["per_token"], low)  # where the growing part ends and the fixed part begins
+        ax.barh(yi, start - low, left=low, color=ACCENT, label=None if i else "随长度增长的部分")
+        ax.barh(yi, model.total(n) - start, left=start, color=BASE, label=None if i else "不再增长的部分（窗口、状态）")
+        ax.text(model.total(n) * 1.15, yi, fmt_bytes(model.total(n)), va="center", fontsize=9)
+    ax.set_yticks(y, [m.name for m in rows])
     ax.set_xscale("log")
-    ax.set_xlim(1e7, 1e13)
+    ax.set_xlim(low, 1e13)
+    ax.set_ylabel("模型")
     ax.set_xlabel(f"一条序列的缓存（字节，BF16，{n // 1024}K 个 token，对数刻度）")
-    ax.barh([], [], color=ACCENT, label="随长度增长的部分")
-    ax.barh([], [], color=BASE, label="不再增长的部分（窗口、状态）")
-    ax.legend(fontsize=8, loc="lower right")
+    # below the axes: inside, it would cover the short bars' byte labels
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
     ax.set_title("KV 字节账本")
     return fig
