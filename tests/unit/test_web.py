@@ -299,6 +299,7 @@ def test_a_view_with_a_field_the_declaration_lacks_is_refused_naming_it(change, 
     (lambda: web.lines([{"x": 1}]), "curves"),
     (lambda: web.cmap_stops("no such map"), "name"),
     (lambda: web.heatmap([[0.5]], ["a"], ["r"], cmap="no such map"), "cmap"),
+    (lambda: web.heatmap([[0.5]], ["a"], ["r"], cmap=3), "cmap"),
     (lambda: web.control_spec("x", 1.5), "control"),
     (lambda: web.heatmap([[0.5]], ["a"], ["r"], marks=[(1, 0)]), "marks"),
     (lambda: web.heatmap([[0.5]], ["a"], ["r"], hatch_rows=[2]), "hatch_rows"),
@@ -328,3 +329,11 @@ def test_figure_marks_travel_to_the_page():
 def test_ties_are_all_largest():
     assert largest([0.25, 0.25, 0.25, 0.25]) == [0, 1, 2, 3]
     assert largest([0.1, 0.6, 0.3]) == [1]
+
+
+def test_a_heatmap_takes_a_figures_own_colormap():
+    """A ListedColormap the still draws with (15's chunk roles) gives the page the same two colours."""
+    from matplotlib.colors import ListedColormap
+
+    stops = web.heatmap([[0.0, 1.0]], ["a", "b"], ["r"], cmap=ListedColormap(["#123456", "#abcdef"]))["stops"]
+    assert (stops[0], stops[-1]) == ("#123456", "#abcdef")

@@ -27,7 +27,7 @@ from pathlib import Path
 import ipywidgets as widgets
 import matplotlib
 import numpy as np
-from matplotlib.colors import to_hex
+from matplotlib.colors import Colormap, to_hex
 
 from ..palette import ACCENT, BASE, HATCH_GREY, MASKED, REFERENCE, WHITE
 from ..validation import (
@@ -169,9 +169,11 @@ def _pairs(name: str, value, second) -> list:
 
 
 def _cmap(name: str, value):
-    text(name, value)
-    if value not in matplotlib.colormaps:
-        raise ValueError(f"{name} must be a matplotlib colormap name such as 'viridis', got {short_preview(value)}")
+    if isinstance(value, Colormap):  # a figure's own map, not a registered name (15's two-colour roles)
+        return value
+    if not isinstance(value, str) or value not in matplotlib.colormaps:
+        raise ValueError(f"{name} must be a matplotlib colormap name such as 'viridis' or a Colormap, "
+                         f"got {short_preview(value)}")
     return matplotlib.colormaps[value]
 
 
