@@ -50,12 +50,21 @@ class LatentCacheExplorer(Explorer):
         self.ax.set_xlim(LOW, 1e6)
         self.ax.set_xlabel("每个 token、每层缓存的数（个，对数刻度）")
         self.ax.set_ylabel("缓存的方式")
-        self.ax.set_title("缓存多少个数")
-        self.animate(*self.bars)
+        # the settings in the title (the static preview shows them too); the widest text for the layout
+        self.title = self.ax.set_title(self.title_text(1024, 128, 128))
+        self.labels = [self.ax.text(LOW, y, "", va="center", fontsize=9) for y in (1, 0)]
+        self.animate(*self.bars, self.title, *self.labels)
+
+    @staticmethod
+    def title_text(latent, rope, heads) -> str:
+        return f"缓存多少个数（潜在向量 {latent}、RoPE 部分 {rope}、{heads} 个头）"
 
     def draw(self, s):
-        self.bars[0].set_width(s["expanded"] - LOW)
-        self.bars[1].set_width(s["small"] - LOW)
+        for bar, text, value in zip(self.bars, self.labels, (s["expanded"], s["small"])):
+            bar.set_width(value - LOW)
+            text.set_position((value * 1.1, text.get_position()[1]))
+            text.set_text(f"{value:,}")
+        self.title.set_text(self.title_text(s["latent"], s["rope"], s["heads"]))
 
     def describe(self, s):
         return (f"{s['heads']} 头 × ({s['key_width']} + 128) = <span class='expanded'>{s['expanded']:,}</span> 个数 vs "
@@ -67,7 +76,7 @@ class LatentCacheExplorer(Explorer):
         panel = web.bars(["展开成每头 K、V", "MLA 的潜在向量"], [np.log10(s["expanded"]), np.log10(s["small"])],
                          title="缓存多少个数（log₁₀）", ylabel="log₁₀（每 token 每层的数）", ylim=(0.0, 6.0),
                          colors=[MUTED, BASE])
-        return {"title": "", "panels": [panel]}
+        return {"title": self.title_text(s["latent"], s["rope"], s["heads"]), "panels": [panel]}
 
 
 def latent_shape(latent_width: int, rope: int, heads: int) -> latent.MLAShape:
@@ -111,14 +120,22 @@ class StreamingExplorer(Explorer):
         self.marker = self.ax.axvline(streaming.WINDOWS[0] + 4, color=MARKER, ls=":", lw=1)
         self.ax.set_ylim(1.5, 6.5)
         self.ax.set_xlabel("文中的位置（token）")
-        self.ax.set_ylabel(f"前 {SMOOTH} 个预测的平均损失")
-        # above the axes: the selected curve climbs into every corner (no sinks: the whole upper right)
+        self.ax.set_ylabel(f"前 {SMOOTH} 个预测的平均损失（nats）")
+        # above the axes: the selected curve climbs into every corner (no sinks: the whole upper right);
+        # the settings beside it, right-aligned (the static preview shows them too)
         self.ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.2)
-        self.animate(self.line, self.marker)
+        self.title = self.ax.set_title(self.title_text(streaming.WINDOWS[0], 4, "text"), loc="right", fontsize=10)
+        self.animate(self.line, self.marker, self.title)
+
+    @staticmethod
+    def title_text(window, sinks, positions) -> str:
+        how = {"cache": "按缓存位置", "text": "按原文位置"}[positions]
+        return f"窗口 {window}、{sinks} 个汇聚" + (f"，{how}" if sinks else "")
 
     def draw(self, s):
         self.line.set_ydata(s["y"])
         self.marker.set_xdata([s["window"] + s["sinks"]] * 2)
+        self.title.set_text(self.title_text(s["window"], s["sinks"], s["positions"]))
 
     def describe(self, s):
         how = "按缓存位置" if s["positions"] == "cache" else "按原文位置"
@@ -130,9 +147,9 @@ class StreamingExplorer(Explorer):
         panel = web.lines([web.series(s["x"], s["full"], color=REFERENCE, label="完整注意力"),
                            web.series(s["x"], s["y"], color=BASE, label="所选的窗口与汇聚")],
                           title="SmolLM2-135M 的损失，沿着文字", xlabel="文中的位置（token）",
-                          ylabel=f"前 {SMOOTH} 个预测的平均损失", xlim=(0, len(s["full"]) + SMOOTH), ylim=(1.5, 6.5),
-                          vlines=[(s["window"] + s["sinks"], True)], vline_color=MARKER)
-        return {"title": "", "panels": [panel]}
+                          ylabel=f"前 {SMOOTH} 个预测的平均损失（nats）", xlim=(0, len(s["full"]) + SMOOTH),
+                          ylim=(1.5, 6.5), vlines=[(s["window"] + s["sinks"], True)], vline_color=MARKER)
+        return {"title": self.title_text(s["window"], s["sinks"], s["positions"]), "panels": [panel]}
 
 
 @lru_cache(maxsize=1)
