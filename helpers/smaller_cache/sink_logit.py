@@ -2,9 +2,10 @@
 
 Each head of gpt-oss has one learned number ``s`` that enters every row's softmax as one more
 logit, and carries no value: the row's weights are ``e^(score_j) / (Σ_k e^(score_k) + e^s)`` and the
-output is ``Σ_j weight_j · v_j``. Transformers' eager path appends ``s`` as a column, takes the
-softmax, and drops the column before multiplying by V (so does fla-org/flash-linear-attention#831);
-a fused kernel adds ``e^(s − m)`` to the denominator only (sgl-project/sgl-kernel-npu#216, which a
+output is ``Σ_j weight_j · v_j``. Transformers' eager path (``eager_attention_forward`` in
+``transformers/models/gpt_oss/modeling_gpt_oss.py``) appends ``s`` as a column, takes the softmax,
+and drops the column before multiplying by V (so does fla-org/flash-linear-attention PR #831); a
+fused kernel adds ``e^(s − m)`` to the denominator only (sgl-project/sgl-kernel-npu PR #216, which a
 review bot wrongly flagged for not adding "the sink's value").
 
 What it does to a row: with ``Z = Σ_k e^(score_k)``, every weight is the plain softmax weight times
