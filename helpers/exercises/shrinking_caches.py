@@ -1,8 +1,9 @@
-"""``14_shrinking_caches``: its self-checking exercises — three predictions taken from public threads
-(how many KV heads absorbed MLA attends with, whether a rolling cache's keys beyond layer 0 are what
-recomputing the kept tokens gives, whether gpt-oss's sink adds a value) — and two code exercises:
-14-2, absorbed MLA from the cached latent, and 14-4, one StreamingLLM step with the keys turned by
-their positions in the cache (:data:`CODE_EXERCISES`, :mod:`helpers.grading.code_check`).
+"""``14_shrinking_caches``: its self-checking exercises, numbered in reading order — three predictions
+asked in the body and taken from public threads (14-1 how many KV heads absorbed MLA attends with, 14-2
+whether a rolling cache's keys from layer 1 on are what recomputing the kept tokens gives, 14-3 whether
+gpt-oss's sink adds a value) — and two code exercises after the summary: 14-4, absorbed MLA from the
+cached latent, and 14-5, one StreamingLLM step with the keys turned by their positions in the cache
+(:data:`CODE_EXERCISES`, :mod:`helpers.grading.code_check`).
 
 Registered in :data:`helpers.exercises.EXERCISES` by their keys; each solve function computes the
 expected answer and its working at check time (vocabulary: :mod:`helpers.grading.answers`).
@@ -20,7 +21,7 @@ from ..smaller_cache import latent, sink_logit, streaming
 EQUAL = 1e-10
 
 
-# ---- 14-1, 14-3, 14-5: predictions from the threads -----------------------------------------------
+# ---- 14-1, 14-2, 14-3: predictions from the threads -----------------------------------------------
 def _mqa_heads():
     shape = latent.SMALL
     w = latent.random_mla(shape, seed=3)
@@ -64,15 +65,15 @@ def _sink_value():
 
 EXERCISES = {
     "14-1": Exercise("吸收以后，MLA 的核心注意力有几个 KV 头？", Number(digits=0), _mqa_heads),
-    "14-3": Exercise("滚动缓存里第 1 层（从 0 数）以后的 k，和只用留下的 token 从头重算的一样吗？", YES_NO, _rolling_keys),
-    "14-5": Exercise("gpt-oss 的汇聚 logit 会给输出加上一个值向量吗？", WILL, _sink_value),
+    "14-2": Exercise("滚动缓存里从第 1 层起（从 0 数）的 k，和只用留下的 token 从头重算的一样吗？", YES_NO, _rolling_keys),
+    "14-3": Exercise("gpt-oss 的汇聚 logit 会给输出加上一个值向量吗？", WILL, _sink_value),
 }
 
 
 REFERENCES: dict = {}
 
 
-# ---- 14-2: absorbed MLA (a code exercise) ------------------------------------------------------------
+# ---- 14-4: absorbed MLA (a code exercise) ------------------------------------------------------------
 # What it asserts: from the cache as it is (c_kv, k_pe), q_nope folded through W_UK (per head, W_UK_hᵀ q),
 # scores = (q_latent·c + q_pe·k_pe)·scale with scale 1/√(qk_nope + qk_rope) — the head's key width, not
 # the absorbed width —, causal softmax, latent outputs Σ p c turned into values by W_UV. Proof cases: a
@@ -88,7 +89,7 @@ MLA_SPECS = (
 
 
 def mla_inputs(n, heads, nope, rope, r, dv, seed) -> tuple:
-    """The arguments of 14-2 for one case: random queries, a latent cache and up-projections, the rope
+    """The arguments of 14-4 for one case: random queries, a latent cache and up-projections, the rope
     parts turned by their positions."""
     rng = np.random.default_rng([seed, 1402])
     pos = np.arange(n)
@@ -148,7 +149,7 @@ def absorbed_mla(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv):
     return np.einsum("ihr,hdr->ihd", latent_out, w_uv), q_latent   # 最后才用 W_UV 变成值
 '''
 
-# ---- 14-4: one StreamingLLM step, keys turned by their positions in the cache -------------------------
+# ---- 14-5: one StreamingLLM step, keys turned by their positions in the cache -------------------------
 # What it asserts: the cached keys, kept before RoPE, are turned by 0 … m − 1 (their places in the cache),
 # the new query by m − 1, scale 1/√d, no mask (every cached key is older or the token itself); not by
 # the text positions `kept`. Proof cases: a cache before any eviction (both agree there), sinks and a window
@@ -166,7 +167,7 @@ STREAM_SPECS = (
 
 
 def stream_inputs(kept, heads, d, theta, seed) -> tuple:
-    """The arguments of 14-4: the new query, the cache before RoPE, the text positions, θ."""
+    """The arguments of 14-5: the new query, the cache before RoPE, the text positions, θ."""
     rng = np.random.default_rng([seed, 1404])
     m = len(kept)
     return (rng.standard_normal((heads, d)), rng.standard_normal((m, heads, d)), rng.standard_normal((m, heads, d)),
@@ -229,7 +230,7 @@ def streaming_attention(q, k_cache, v_cache, kept, theta):
 '''
 
 CODE_EXERCISES = {
-    "14-2": CodeExercise("吸收的 MLA：直接用缓存里的潜在向量算注意力", "absorbed_mla(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv)",
+    "14-4": CodeExercise("吸收的 MLA：直接用缓存里的潜在向量算注意力", "absorbed_mla(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv)",
                          ("q_nope", "q_pe", "c_kv", "k_pe", "w_uk", "w_uv"), ("每个头的输出", "吸收后的查询"),
                          _mla_cases, _mla_reference, _mla_mistakes(), MLA_SOLUTION,
                          returns="按顺序返回 2 个数组：每个头的输出 (n, 头数, d_v)（W_O 之前），和吸收后的查询 "
@@ -239,7 +240,7 @@ CODE_EXERCISES = {
                                     "helpers.smaller_cache.latent.mla_absorbed", "helpers.smaller_cache.latent.mla_as_mqa",
                                     "helpers.smaller_cache.latent.mla_naive", "helpers.smaller_cache.latent.expand"),
                          forbidden_hint="这道题练的就是吸收本身：把 W_UK 折进查询、和潜在向量比、最后乘 W_UV，只用 numpy 写。"),
-    "14-4": CodeExercise("StreamingLLM 的一步：按缓存里的位置重新转键", "streaming_attention(q, k_cache, v_cache, kept, theta)",
+    "14-5": CodeExercise("StreamingLLM 的一步：按缓存里的位置重新转键", "streaming_attention(q, k_cache, v_cache, kept, theta)",
                          ("q", "k_cache", "v_cache", "kept", "theta"), ("新 token 的输出",),
                          _stream_cases, _stream_reference, _stream_mistakes(), STREAM_SOLUTION,
                          returns="返回一个数组：新 token 每个头的注意力输出，形状 (头数, d)",

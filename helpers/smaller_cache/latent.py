@@ -22,7 +22,9 @@ Two ways to compute it, equal up to rounding:
 
 Why RoPE is *decoupled* (a separate ``k_pe``): were the position rotated into ``W_UK_h c_j``, the
 matrix between ``q_i`` and ``c_j`` would be ``R_iᵀ R_j W_UK_h``, different for every pair of
-positions, and no single fold into the query exists (:func:`coupled_rope_gap` measures it).
+positions, while what is folded into the query is one fixed matrix per head: it cannot apply the key's
+rotation ``R_j`` for every key ``j``. :func:`coupled_rope_outputs` tries the direct fold (the query
+turned by its own position, then ``W_UK_h`` folded in) and shows how far it lands.
 """
 from __future__ import annotations
 
@@ -275,12 +277,21 @@ def absorbed_heads(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv, scale: float) -> tuple:
     return finite_result(out, "c_kv and w_uv", "a head's output"), attn
 
 
-def mla_absorbed(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
+def mla_absorbed(x, weights: MLAWeights, shape: MLAShape, positions=None, *, scale=None) -> tuple:
     """``(y, p)`` as :func:`mla_naive`, computed from the cache as it is (``c_kv``, ``k_pe``):
-    ``W_UK`` folded into the query, ``W_UV`` applied to the heads' latent outputs (:func:`absorbed_heads`)."""
+    ``W_UK`` folded into the query, ``W_UV`` applied to the heads' latent outputs (:func:`absorbed_heads`).
+    ``scale`` defaults to the layer's own ``1/√qk_head_dim``; another one shows what a wrong scale changes."""
     p = project(x, weights, shape, positions)
-    out, attn = absorbed_heads(p.q_nope, p.q_pe, p.c_kv, p.k_pe, *weights.up_projections(shape), shape.scale)
+    scale = shape.scale if scale is None else scale
+    out, attn = absorbed_heads(p.q_nope, p.q_pe, p.c_kv, p.k_pe, *weights.up_projections(shape), scale)
     return out.reshape(len(out), -1) @ weights.w_o, attn
+
+
+def mqa_key_value(p: Projected) -> tuple:
+    """``(k, v)`` of absorbed MLA seen as multi-query attention: the one key ``[c_kv, k_pe]`` ``(n,
+    kv_lora_rank + qk_rope)`` and the one value ``c_kv`` ``(n, kv_lora_rank)``, the key's first numbers."""
+    instance("p", p, Projected)
+    return np.concatenate([p.c_kv, p.k_pe], axis=-1), p.c_kv
 
 
 def mla_as_mqa(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple:
@@ -290,8 +301,7 @@ def mla_as_mqa(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple
     p = project(x, weights, shape, positions)
     w_uk, w_uv = weights.up_projections(shape)
     q = np.concatenate([absorbed_query(p.q_nope, w_uk), p.q_pe], axis=-1)      # (n, H, r + rope)
-    k = np.concatenate([p.c_kv, p.k_pe], axis=-1)[:, None, :]                  # (n, 1, r + rope)
-    v = p.c_kv[:, None, :]                                                     # (n, 1, r): the key's first r numbers
+    k, v = (a[:, None, :] for a in mqa_key_value(p))  # (n, 1, r + rope) and (n, 1, r): the key's first r numbers
     h = shape.num_heads
     k_rep, v_rep = repeat_kv(k, h), repeat_kv(v, h)
     out, attn = scaled_dot_product_attention(*(np.swapaxes(a, 0, 1) for a in (q, k_rep, v_rep)), causal=True,
@@ -300,11 +310,12 @@ def mla_as_mqa(x, weights: MLAWeights, shape: MLAShape, positions=None) -> tuple
     return out.reshape(len(out), -1) @ weights.w_o, attn
 
 
-def coupled_rope_gap(x, weights: MLAWeights, shape: MLAShape) -> float:
-    """Largest difference between the outputs of an MLA whose RoPE turns the whole key ``W_UK_h c_j``
-    (no decoupled ``k_pe``; the queries turned alike) computed by expanding, and the same layer
-    "absorbed" by folding ``W_UK_h`` into the query once: not the same, because the rotation sits
-    between ``W_UK_h`` and ``c_j`` and differs from position to position."""
+def coupled_rope_outputs(x, weights: MLAWeights, shape: MLAShape) -> tuple:
+    """``(expanded, folded)``: every head's output ``(heads, n, v_head_dim)`` (before ``W_O``) of an MLA
+    whose RoPE turns the whole key ``W_UK_h c_j`` (no decoupled ``k_pe``; the queries turned alike),
+    computed by expanding, and by the direct fold: the query turned by its own position ``i``, then
+    ``W_UK_h`` folded in, compared with the cached ``c_j``. The fold leaves out the key's rotation
+    ``R_j``, which changes from key to key, so the two differ."""
     p = project(x, weights, shape)
     n = len(p.c_kv)
     w_uk, w_uv = weights.up_projections(shape)
@@ -318,5 +329,4 @@ def coupled_rope_gap(x, weights: MLAWeights, shape: MLAShape) -> float:
         np.swapaxes(v, 0, 1), causal=True, scale=scale)
     folded = np.einsum("ihr,jr->hij", absorbed_query(q_turned, w_uk), p.c_kv) * scale
     attn = softmax(folded + causal_mask(n), axis=-1)
-    out_folded = np.einsum("hij,jhd->hid", attn, v)
-    return float(np.abs(out_expanded - out_folded).max())
+    return out_expanded, np.einsum("hij,jhd->hid", attn, v)

@@ -13,7 +13,7 @@ from tools.series import NOTEBOOKS
 def test_the_notebook_is_listed_and_its_exercises_carry_its_number():
     assert "14_shrinking_caches" in NOTEBOOKS
     assert all(key.startswith("14-") for key in shrinking_caches.EXERCISES), sorted(shrinking_caches.EXERCISES)
-    assert set(shrinking_caches.CODE_EXERCISES) == {"14-2", "14-4"}
+    assert set(shrinking_caches.CODE_EXERCISES) == {"14-4", "14-5"}
 
 
 def test_latent_cache_explorer_each_control():
@@ -61,10 +61,10 @@ def test_cache_widths_are_the_lessons_numbers():
 
 def test_predictions_are_answered_from_computation(capsys):
     assert exercises.check("14-1", 1).ok is True and exercises.check("14-1", 8).ok is False
-    assert exercises.check("14-3", "否").ok is True
+    assert exercises.check("14-2", "否").ok is True
     out = capsys.readouterr().out
     assert "第 0 层 < 1e-10" in out
-    assert exercises.check("14-5", "不会").ok is True and exercises.check("14-5", "会").ok is False
+    assert exercises.check("14-3", "不会").ok is True and exercises.check("14-3", "会").ok is False
 
 
 def test_the_code_exercises_inputs_match_their_labels():
@@ -81,7 +81,7 @@ def test_the_mla_reference_is_the_lessons_absorbed_layer():
     w = latent.random_mla(shape, seed=2)
     x = np.random.default_rng(3).standard_normal((5, shape.hidden))
     p = latent.project(x, w, shape)
-    out, q_latent = shrinking_caches.CODE_EXERCISES["14-2"].reference(p.q_nope, p.q_pe, p.c_kv, p.k_pe,
+    out, q_latent = shrinking_caches.CODE_EXERCISES["14-4"].reference(p.q_nope, p.q_pe, p.c_kv, p.k_pe,
                                                                        *w.up_projections(shape))
     naive, _ = latent.mla_naive(x, w, shape)
     # float64 sums of a few hundred products: the two orders differ by rounding only

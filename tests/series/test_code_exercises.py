@@ -238,10 +238,10 @@ CHEATS = {
                                                       c.rope_scaling).reshape(x.shape), "helpers.layer.apply_rope"),
     "09-4": (lambda x, cache, p, w: helpers.exercises.real_model._decode_reference(x, cache, p, w),
              "helpers.layer.attention_layer"),
-    "14-2": (lambda qn, qp, c, kp, uk, uv: (
+    "14-4": (lambda qn, qp, c, kp, uk, uv: (
         helpers.smaller_cache.latent.absorbed_heads(qn, qp, c, kp, uk, uv, (uk.shape[1] + qp.shape[-1]) ** -0.5)[0],
         np.einsum("nhd,hdr->nhr", qn, uk)), "helpers.smaller_cache.latent.absorbed_heads"),
-    "14-4": (lambda q, k, v, kept, theta: helpers.smaller_cache.streaming.rolling_step(q, k, v, theta),
+    "14-5": (lambda q, k, v, kept, theta: helpers.smaller_cache.streaming.rolling_step(q, k, v, theta),
              "helpers.smaller_cache.streaming.rolling_step"),
     "15-2": (lambda q, k, v: _recurrent_with_helpers(q, k, v), "helpers.linear_attention.forms.recurrent"),
 }

@@ -1019,7 +1019,7 @@ DECODE_WRONG = [
 ]
 
 
-# ---- 14-2 absorbed MLA ------------------------------------------------------------------------------
+# ---- 14-4 absorbed MLA ------------------------------------------------------------------------------
 def _mla(q_nope, q_pe, c_kv, k_pe, w_uk, w_uv, *, width=None, rope=True, causal=True, up=True, one_head=False,
          query_axis=False, shift=0, dtype=float):
     """A learner's absorbed MLA, vectorised with einsum (the slips as keywords)."""
@@ -1100,7 +1100,7 @@ MLA_WRONG = [
 ]
 
 
-# ---- 14-4 one StreamingLLM step -----------------------------------------------------------------------
+# ---- 14-5 one StreamingLLM step -----------------------------------------------------------------------
 def _turn_rows(x, positions, theta, pairs="halves"):
     """A learner's RoPE of rows ``(m, H, d)`` each at its own position (pairs (i, i + d/2) or (2i, 2i + 1))."""
     d = x.shape[-1]
@@ -1268,8 +1268,8 @@ CORPUS = {
     "11-4": (INDUCTION_HAND_WRONG, INDUCTION_HAND_RIGHT),
     "12-2": (INDUCTION_WRONG, INDUCTION_RIGHT),
     "13-3": (PATTERN_WRONG, PATTERN_RIGHT),
-    "14-2": (MLA_WRONG, MLA_RIGHT),
-    "14-4": (STREAM_WRONG, STREAM_RIGHT),
+    "14-4": (MLA_WRONG, MLA_RIGHT),
+    "14-5": (STREAM_WRONG, STREAM_RIGHT),
     "15-2": (RECURRENT_WRONG, RECURRENT_RIGHT),
 }
 

@@ -43,10 +43,26 @@ def test_the_forms_agree_at_other_positions_and_shapes():
     assert np.abs(latent.mla_naive(x, w, shape, positions)[0] - latent.mla_absorbed(x, w, shape, positions)[0]).max() < EQUAL
 
 
-def test_rope_on_the_whole_key_cannot_be_absorbed(mla):
+def test_the_direct_fold_of_rope_on_the_whole_key_misses(mla):
     # the gap is of the size of the outputs themselves (~1), nothing like rounding
     shape, w, x = mla
-    assert latent.coupled_rope_gap(x, w, shape) > 0.1
+    expanded, folded = latent.coupled_rope_outputs(x, w, shape)
+    assert expanded.shape == folded.shape == (shape.num_heads, len(x), shape.v_head_dim)
+    assert np.abs(expanded - folded).max() > 0.1
+
+
+def test_a_wrong_scale_is_not_the_layer(mla):
+    # the scale is the head's key width: the absorbed query's width changes every weight
+    shape, w, x = mla
+    naive, _ = latent.mla_naive(x, w, shape)
+    assert np.abs(latent.mla_absorbed(x, w, shape, scale=shape.scale)[0] - naive).max() < EQUAL
+    assert np.abs(latent.mla_absorbed(x, w, shape, scale=1 / np.sqrt(shape.latent_numbers()))[0] - naive).max() > 0.1
+
+
+def test_the_one_kv_head_s_value_is_the_start_of_its_key(mla):
+    shape, w, x = mla
+    key, value = latent.mqa_key_value(latent.project(x, w, shape))
+    assert key.shape == (len(x), shape.latent_numbers()) and np.array_equal(value, key[:, :shape.kv_lora_rank])
 
 
 def test_the_scale_is_the_heads_key_width():
