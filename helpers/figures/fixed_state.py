@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
 from ..linear_attention import forms, ledger, recall
 from ..render.format import fmt_bytes
-from ..render.palette import ACCENT, BASE, MARKER, MUTED
+from ..render.palette import ACCENT, BASE, MARKER, MUTED, REFERENCE, colour_word
 from ..render.png import new_figure
 from ..render.validation import positive_int
 
@@ -46,46 +47,53 @@ ROLE_CMAP = ListedColormap([MUTED, ACCENT])
 
 
 def recall_figure():
-    """Recall against the distance between the two copies, averaged over the seeds (the band: lowest to
-    highest seed), for both cores in both settings."""
-    fig = new_figure(7.6, 3.6)
+    """Recall against the distance between the two copies for both cores in both settings: the dot is
+    the mean over the seeds, the band runs from the lowest seed to the highest, the dotted line is
+    chance (one token in ``vocab``)."""
+    fig = new_figure(7.6, 3.8)
     axes = fig.subplots(1, 2, sharey=True)
     titles = {"plain": "笔记本 11 的模型和任务（32 个 token）", "conv": "加上短卷积，64 个 token、重复 8 个"}
     for ax, setting in zip(axes, recall.SETTINGS):
         for kind, colour, label in (("softmax", ACCENT, "softmax 注意力"), ("linear", BASE, "线性注意力")):
             bins, mean, low, high = recall.mean_recall(setting, kind)
-            x = bins + recall.BIN[setting] / 2
+            x = recall.bin_centres(setting, bins)
             ax.fill_between(x, low, high, color=colour, alpha=0.2, lw=0)
-            ax.plot(x, mean, color=colour, marker="o", label=label)
-        ax.axhline(1 / recall.SETTINGS[setting][0].vocab, color=MARKER, ls=":", lw=1)
+            ax.plot(x, mean, color=colour, marker="o", label=f"{label}（点：{len(recall.SEEDS)} 个种子的平均）")
+        vocab = recall.SETTINGS[setting][0].vocab
+        ax.axhline(1 / vocab, color=MARKER, ls=":", lw=1, label=f"瞎猜：1/{vocab}")
         ax.set_ylim(-0.04, 1.04)  # markers at 0 or 1 stay whole
         ax.set_title(titles[setting], fontsize=10)
-        ax.set_xlabel("两段副本的距离（token）")
-    axes[0].set_ylabel("召回：下一个 token 猜中的比例")
+        ax.set_xlabel("两段副本的距离（token，每格的中点）")
+    axes[0].set_ylabel("召回（比例）")
+    band = Patch(color=REFERENCE, alpha=0.5, lw=0, label="色带：种子里最低到最高")
     # below both panels: inside, a curve anywhere from 0 to 1 could run through the labels
-    fig.legend(handles=axes[0].lines[:2], loc="outside lower center", ncol=2)
+    fig.legend(handles=[*axes[0].lines[:3], band], loc="outside lower center", ncol=2, fontsize=9)
     return fig
 
 
 def ledger_figure(n: int = ledger.CONTEXT):
-    """Each ledger row's bytes after ``n`` tokens (log scale), the part that grows and the part that stops."""
+    """Each ledger row after ``n`` tokens (log scale): the part that grows with the length and the part
+    that stops growing, each as its own bar from the axis' left end (stacked on a log axis, a fixed part
+    hundreds of times smaller than the growing one would be a sliver), and the total written beside them."""
     rows = ledger.MODELS
-    fig = new_figure(7.6, 3.4)
+    fig = new_figure(7.6, 3.8)
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
-    low = 1e7  # the log axis' left end: the bars start there, a bar from 0 would reach past the axes
+    low = 1e5  # the log axis' left end: the bars start there, a bar from 0 would reach past the axes
     for i, (yi, model) in enumerate(zip(y, rows)):
         f = model.closed_form()
-        start = max(n * f["per_token"], low)  # where the growing part ends and the fixed part begins
-        ax.barh(yi, start - low, left=low, color=ACCENT, label=None if i else "随长度增长的部分")
-        ax.barh(yi, model.total(n) - start, left=start, color=BASE, label=None if i else "不再增长的部分（窗口、状态）")
-        ax.text(model.total(n) * 1.15, yi, fmt_bytes(model.total(n)), va="center", fontsize=9)
+        growing, fixed = n * f["per_token"], f["fixed"] + f["window"] * f["window_per_token"]
+        ax.barh(yi + 0.18, max(growing - low, 0), left=low, height=0.34, color=ACCENT,
+                label=None if i else f"随长度增长（{colour_word(ACCENT)}）")
+        ax.barh(yi - 0.18, max(fixed - low, 0), left=low, height=0.34, color=BASE,
+                label=None if i else f"不再增长（{colour_word(BASE)}：存满的窗口、线性层的状态）")
+        ax.text(max(growing, fixed) * 1.3, yi, f"一共 {fmt_bytes(model.total(n))}", va="center", fontsize=9)
     ax.set_yticks(y, [m.name for m in rows])
     ax.set_xscale("log")
-    ax.set_xlim(low, 1e13)
+    ax.set_xlim(low, 1e14)  # room for the longest bar's total on its right
     ax.set_ylabel("模型")
     ax.set_xlabel(f"一条序列的缓存（字节，BF16，{n // 1024}K 个 token，对数刻度）")
     # below the axes: inside, it would cover the short bars' byte labels
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
-    ax.set_title("KV 字节账本")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=9)
+    ax.set_title(f"KV 字节账本：{n // 1024}K 个 token 时增长的部分和不再增长的部分", fontsize=10)
     return fig

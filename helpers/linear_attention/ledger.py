@@ -74,11 +74,14 @@ class Layer:
 
 @dataclass(frozen=True)
 class Model:
-    """A row of the ledger: ``name``, its ``layers`` (:class:`Layer`, in order) and ``source``."""
+    """A row of the ledger: ``name``, its ``layers`` (:class:`Layer`, in order) and ``source``;
+    ``counterfactual`` marks a row no released model stores (DeepSeek-V3's latent expanded into per-head
+    K and V, the cache MLA saves)."""
 
     name: str
     layers: tuple
     source: str
+    counterfactual: bool = False
 
     def counted(self, n: int, *, bytes_per_number: int = BYTES) -> int:
         """Bytes of every array every layer keeps after ``n`` tokens, added up array by array."""
@@ -160,7 +163,7 @@ MODELS = (
     Model("DeepSeek-V3（展开成每头 K、V）",
           tuple(Layer("full", kv_heads=DEEPSEEK_V3.num_heads, head_dim=DEEPSEEK_V3.qk_head_dim,
                       v_head_dim=DEEPSEEK_V3.v_head_dim) for _ in range(DEEPSEEK_V3_LAYERS)),
-          "deepseek-ai/DeepSeek-V3, inference/configs/config_671B.json"),
+          "deepseek-ai/DeepSeek-V3, inference/configs/config_671B.json", counterfactual=True),
     Model("Gemma-3-27B（5 层窗口 : 1 层全局）", _gemma3(), "google-deepmind/gemma, gemma/gm/nn/_gemma.py (Gemma3_27B)"),
     Model("Qwen3-Next-80B-A3B（3 层线性 : 1 层全局）", _qwen3_next(),
           "huggingface/transformers, src/transformers/models/qwen3_next/configuration_qwen3_next.py"),
@@ -181,3 +184,21 @@ def rows(n: int = CONTEXT) -> list:
         fixed = f["fixed"] + f["window"] * f["window_per_token"]
         out.append([m.name, f["per_token"], fixed, m.total(n), m.source])
     return out
+
+
+def notes() -> dict:
+    """The numbers the lesson adds under the ledger: SmolLM2-135M's published context
+    (``smollm2_context``), the bytes of Qwen3-Next's short-convolution inputs inside its fixed part
+    (``qwen_conv_bytes``), the numbers one layer caches per token under MLA and under Llama-3.1-8B's GQA
+    (``mla_per_layer``, ``gqa_per_layer``), how many times MLA's per-token bytes fit in the expanded row's
+    (``expanded_over_mla``), and Gemma-3-27B's and Llama-3.1-8B's layers (``gemma_window_layers``,
+    ``gemma_full_layers``, ``gemma_window``, ``llama_layers``)."""
+    qwen = model("Qwen3-Next-80B-A3B（3 层线性 : 1 层全局）")
+    conv = sum(BYTES * int(np.prod(layer.arrays(0)["conv"])) for layer in qwen.layers if layer.kind == "linear")
+    mla, expanded = model("DeepSeek-V3（MLA）"), model("DeepSeek-V3（展开成每头 K、V）")
+    gemma = model("Gemma-3-27B（5 层窗口 : 1 层全局）").kinds()
+    return {"smollm2_context": SMOLLM2_135M.max_position_embeddings, "qwen_conv_bytes": conv,
+            "mla_per_layer": mla.layers[0].latent, "gqa_per_layer": 2 * LLAMA_3_1_8B.num_kv_heads * LLAMA_3_1_8B.head_dim,
+            "expanded_over_mla": expanded.closed_form()["per_token"] / mla.closed_form()["per_token"],
+            "gemma_window_layers": gemma["window"], "gemma_full_layers": gemma["full"],
+            "gemma_window": GEMMA3_27B["window"], "llama_layers": LLAMA_3_1_8B.num_layers}

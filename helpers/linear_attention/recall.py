@@ -15,7 +15,9 @@ recipe (:data:`helpers.circuit.trainer` — Adam, learning rate, batch, 2000 ste
 **Recall** of a model at a distance: over the evaluation sequences, the fraction of second-copy
 positions whose next token (the predictable one) is the model's top prediction, counting only the
 positions whose token occurs once before them (its earlier occurrence is then the one copy it must
-find; where the token came twice, no model can tell which occurrence is meant, 11 showed).
+find; where the token came twice, no model can tell which occurrence is meant, 11 showed). The distances
+are binned :data:`BIN` wide; a bin of fewer than :data:`MIN_COUNT` positions is merged into its neighbour
+(:func:`merge_sparse`), so no plotted recall rests on a handful of positions.
 
 Training every run takes tens of minutes of CPU, so the results are stored in
 ``helpers/data/fixed_state_recall.npz`` (``make fixed-state-data`` regenerates it under the pinned
@@ -62,8 +64,10 @@ PREFIX_STEP = 100
 LONG_TASK = Task(length=64, min_repeat=8, max_repeat=8)
 #: name → (task, short convolution)
 SETTINGS = {"plain": (TASK, False), "conv": (LONG_TASK, True)}
-#: the distance bins' width, per setting (every bin holds several thousand positions)
+#: the distance bins' width, per setting (before :func:`merge_sparse`)
 BIN = {"plain": 4, "conv": 8}
+#: the fewest positions a distance bin keeps; a sparser bin joins its neighbour (:func:`merge_sparse`)
+MIN_COUNT = 100
 DATA = "fixed_state_recall.npz"
 FORMAT = 1
 
@@ -130,7 +134,43 @@ def recall_by_distance(params: dict, setting: str, kind: str) -> tuple:
     counts = np.bincount(which, minlength=len(bins))
     recall = np.bincount(which, weights=hits[seq, query][keep], minlength=len(bins)) / np.maximum(counts, 1)
     used = counts > 0
-    return bins[used], recall[used], counts[used]
+    return merge_sparse(bins[used], recall[used], counts[used])
+
+
+def merge_sparse(bins, recall, counts, minimum: int = MIN_COUNT) -> tuple:
+    """``(bins, recall, counts)`` with every bin of fewer than ``minimum`` positions merged into the bin
+    before it (the first bin into the one after it). Recall is hits / count, so the merged bin's recall
+    is the pooled hits over the pooled count: the same number measuring with the wider bin gives."""
+    bins, counts = whole_numbers("bins", bins), whole_numbers("counts", counts)
+    recall = as_real_array("recall", recall, ndim=1, allow_empty=True)
+    minimum = positive_int("minimum", minimum)
+    if not len(bins) == len(recall) == len(counts):
+        raise ValueError(f"bins, recall and counts must have one entry per distance bin each, got "
+                         f"{len(bins)}, {len(recall)} and {len(counts)}")
+    starts, hits, sizes = [], [], []
+    for start, r, c in zip(bins.tolist(), recall, counts.tolist()):
+        if starts and (c < minimum or sizes[-1] < minimum and len(starts) == 1):
+            hits[-1] += round(r * c)   # recall × count is a whole number of hits, up to rounding
+            sizes[-1] += c
+        else:
+            starts.append(start)
+            hits.append(round(r * c))
+            sizes.append(c)
+    sizes_arr = np.array(sizes, dtype=int)
+    return np.array(starts, dtype=int), np.array(hits) / np.maximum(sizes_arr, 1), sizes_arr
+
+
+def bin_ends(setting: str, bins) -> np.ndarray:
+    """The last distance (inclusive) each bin of ``bins`` (their first distances) covers: one before the
+    next bin's start; the last bin runs to the setting's longest distance, ``length − min_repeat``."""
+    task, _ = SETTINGS[choice("setting", setting, SETTINGS)]
+    bins = whole_numbers("bins", bins)
+    return np.append(bins[1:] - 1, task.length - task.min_repeat).astype(int)
+
+
+def bin_centres(setting: str, bins) -> np.ndarray:
+    """Where the figures draw each bin: halfway between its first and last distance."""
+    return (whole_numbers("bins", bins) + bin_ends(setting, bins)) / 2
 
 
 def _hits(params, config, batch: Batch, kind: str) -> np.ndarray:
@@ -236,9 +276,10 @@ def _load_path(path) -> dict:
     for m in meta["runs"]:
         name = _name(m["setting"], m["kind"], m["seed"])
         final = {k.split("/")[-1]: v for k, v in arrays.items() if k.startswith(f"{name}/final/")}
+        # merged on reading as well: a file may hold bins finer than MIN_COUNT allows (merging twice changes nothing)
+        bins = merge_sparse(*(arrays[f"{name}/{f}"] for f in ("bins", "recall", "counts")))
         runs[(m["setting"], m["kind"], m["seed"])] = Run(
-            m["setting"], m["kind"], m["seed"], *(arrays[f"{name}/{f}"] for f in ("steps", "repeat_loss", "bins",
-                                                                                   "recall", "counts")),
+            m["setting"], m["kind"], m["seed"], arrays[f"{name}/steps"], arrays[f"{name}/repeat_loss"], *bins,
             float(m["previous"]), final)
     prefixes = {}
     for setting in SETTINGS:
@@ -263,3 +304,37 @@ def mean_recall(setting: str, kind: str) -> tuple:
         raise ValueError(f"the stored file holds no run of setting={setting!r} and kind={kind!r}; run make fixed-state-data")
     stack = np.stack([r.recall for r in runs])
     return runs[0].bins, stack.mean(axis=0), stack.min(axis=0), stack.max(axis=0)
+
+
+def facts() -> dict:
+    """The numbers the lesson quotes about the stored runs: the recipe (``learning_rate``, ``batch``,
+    ``steps``), how many ``settings``, ``kinds``, ``seeds`` and ``models``, the ``prefix_seed`` and
+    ``prefix_step`` the tests retrain, the ``recall_sequences``, and per setting (``per_setting``) its
+    task's ``length``, ``repeat`` (``"8–14"`` or ``"8"``), ``distances`` (``"8–24"``), the
+    ``parameters`` of each core and the ``positions`` recall counts."""
+    runs = load()["runs"]
+    per_setting = {}
+    for setting, (task, _) in SETTINGS.items():
+        first = runs[(setting, KINDS[0], SEEDS[0])]
+        repeat = f"{task.min_repeat}" if task.min_repeat == task.max_repeat else f"{task.min_repeat}–{task.max_repeat}"
+        per_setting[setting] = {
+            "length": task.length, "repeat": repeat,
+            "distances": f"{first.bins[0]}–{bin_ends(setting, first.bins)[-1]}",
+            "parameters": {kind: sum(int(p.size) for p in runs[(setting, kind, SEEDS[0])].params.values())
+                           for kind in KINDS},
+            "positions": int(first.counts.sum())}
+    return {"learning_rate": LEARNING_RATE, "batch": BATCH_SIZE, "steps": STEPS, "settings": len(SETTINGS),
+            "kinds": len(KINDS), "seeds": len(SEEDS), "models": len(runs_wanted()), "prefix_seed": SEEDS[0],
+            "prefix_step": PREFIX_STEP, "recall_sequences": RECALL_SIZE, "per_setting": per_setting}
+
+
+def bin_rows(setting: str) -> list:
+    """One row per distance bin of ``setting``: ``(first distance, last distance, positions,
+    {kind: (mean recall over the seeds, lowest seed, highest seed)})``."""
+    setting = choice("setting", setting, SETTINGS)
+    means = {kind: mean_recall(setting, kind) for kind in KINDS}
+    first = table(setting, KINDS[0])[0]
+    ends = bin_ends(setting, first.bins)
+    return [(int(start), int(end), int(count), {kind: tuple(float(m[j][i]) for j in (1, 2, 3))
+                                                for kind, m in means.items()})
+            for i, (start, end, count) in enumerate(zip(first.bins, ends, first.counts))]

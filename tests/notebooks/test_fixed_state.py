@@ -42,6 +42,7 @@ def test_recall_explorer_each_control():
             np.testing.assert_array_equal(e.state["linear"], lin.recall)
             assert f"{soft.overall:.3f}" in e.readout.value and f"{lin.overall:.3f}" in e.readout.value
             np.testing.assert_array_equal(e.soft_line.get_ydata(), soft.recall)
+            assert f"种子 {seed}" in e.title.get_text()   # the still says which run it shows
 
 
 def test_ledger_explorer_each_control():
@@ -50,7 +51,7 @@ def test_ledger_explorer_each_control():
         e.controls["n"].value = n
         assert list(e.state["totals"]) == [m.total(n) for m in ledger.MODELS]
         assert e.bars[0].get_x() + e.bars[0].get_width() == ledger.MODELS[0].total(n)   # the bar ends at the total
-        assert f"n = {n // 1024}K" in e.readout.value
+        assert f"n = {n // 1024}K" in e.readout.value and f"n = {n // 1024}K" in e.title.get_text()
 
 
 def test_exercises_are_answered_from_computation(capsys):
@@ -76,6 +77,18 @@ def test_stored_runs_cover_every_setting_core_and_seed():
     for run in stored["runs"].values():
         assert len(run.bins) == len(run.recall) == len(run.counts) and run.counts.min() > 100
         assert (0 <= run.recall).all() and (run.recall <= 1).all() and run.steps[-1] == recall.STEPS
+
+
+def test_sparse_bins_merge_into_their_neighbour_keeping_every_hit():
+    bins, counts = np.array([8, 12, 16, 20, 24]), np.array([50, 3000, 400, 335, 9])
+    hits = np.array([10, 2900, 300, 300, 6])
+    merged = recall.merge_sparse(bins, hits / counts, counts)
+    # the sparse first bin joins the second, the sparse last bin the one before it
+    assert merged[0].tolist() == [8, 16, 20] and merged[2].tolist() == [3050, 400, 344]
+    np.testing.assert_allclose(merged[1], [2910 / 3050, 300 / 400, 306 / 344], rtol=1e-15)  # pooled hits / count
+    again = recall.merge_sparse(*merged)
+    assert all(np.array_equal(a, b) for a, b in zip(again, merged))   # merging twice changes nothing
+    assert recall.bin_ends("plain", merged[0]).tolist() == [15, 19, 24]   # the last runs to length − min_repeat
 
 
 def test_plain_softmax_runs_are_notebook_11s_runs():
