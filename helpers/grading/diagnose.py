@@ -28,6 +28,8 @@ _GENERIC_ERRORS = {
     "NameError": "用到了一个没定义的名字（np 需要先 import numpy as np；变量名拼写？）。",
     "AttributeError": "对象上没有这个属性或方法：检查拼写，或者它是不是 numpy 数组。",
     "ZeroDivisionError": "除以了 0：用 numpy 数组运算，而不是 Python 的 int/float。",
+    # helpers.tiled.FastMemory refusing an array (07-4): its message gives the sizes
+    "FastMemoryFull": "快速内存放不下这个数组（错误信息里有大小）：一次读的块太大，或者用完的数组还留着（存在列表里、没有被新值替换）。",
 }
 
 
@@ -69,7 +71,7 @@ def error_hint(exercise: CodeExercise, case: Case, call: Call, fn=None, earlier=
             return mistake.hint
     if isinstance(exc, SystemExit):
         return "函数里调用了 exit() / sys.exit()：用 return 把结果交回来。"
-    if isinstance(exc, ValueError) and _SHAPE_ERROR.search(str(exc)):
+    if type(exc) is ValueError and _SHAPE_ERROR.search(str(exc)):  # numpy's own (a subclass is not)
         return "两个形状对不上（广播、矩阵乘法、拼接或 reshape 做不了）：打印一下中间结果的 .shape。"
     return _GENERIC_ERRORS.get(type(exc).__name__, "读一读这条错误信息，在出错的那一行前后打印中间结果的形状和值。")
 

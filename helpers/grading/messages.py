@@ -139,13 +139,16 @@ def case_lines(exercise: CodeExercise, case: Case, index: int, total: int) -> li
     return [f"第 {index} 组（共 {total} 组）：{case.label}", f"  输入：{inputs}"]
 
 
-def notes(exercise: CodeExercise, printed_chars: int, printed: str, warning: str) -> list:
-    """What follows every verdict: how much the function printed (and its first line), numpy's warning."""
+def notes(exercise: CodeExercise, printed_chars: int, printed: str, warning: str, others: bool = False) -> list:
+    """What follows every verdict: how much the function printed (and its first line), numpy's warning.
+    ``others``: threads besides the kernel's were running (stdout is the process's: their printing
+    lands in the same place), so the text is not said to be the function's alone."""
     notes = []
     if printed_chars:
         first = printed.strip().splitlines()[0] if printed.strip() else ""
         first = first[:PREVIEW_CHARS] + "…" if len(first) > PREVIEW_CHARS else first
-        notes.append(f"（你的函数打印了 {printed_chars} 个字符，判分时不显示"
+        who = "你的函数或同时在运行的别的线程" if others else "你的函数"
+        notes.append(f"（{who}打印了 {printed_chars} 个字符，判分时不显示"
                      + (f"；第一行是：{first}" if first else "") + "。调试完记得删掉 print。）")
     if warning:
         notes.append(f"（运行时 numpy 给出了警告：{warning}）")
@@ -207,6 +210,9 @@ def duration(seconds: float) -> str:
 def _timeout_head(index: int, total: int, call, late: float) -> str:
     """What was measured: the learner's CPU time (and the wall time when it waited), or the reading's."""
     stop, at = call.stopped, f"第 {index} 组（共 {total} 组）"
+    if stop.phase == "reading" and call.raised:
+        return (f"✘ 超时：{at}你的函数抛出了 {call.raised}（用了 {duration(call.seconds)}的 CPU 时间），但判分读这个异常"
+                f"的说明（调用它的 __str__）用了 {duration(call.read_seconds)}还没读完，已经停下。")
     if stop.phase == "reading":
         return (f"✘ 超时：{at}你的函数返回了（用了 {duration(call.seconds)}的 CPU 时间），但判分读它返回的东西"
                 f"（调用返回值的 __array__、__len__ 这类方法）用了 {duration(call.read_seconds)}还没读完，已经停下。")
@@ -246,7 +252,8 @@ def _where_line(where) -> str:
     else:
         text = f"停下时它在第 {where.line} 行" + (f"：{where.text}" if where.text else "")
     if where.loop_line:
-        text += f"（在第 {where.loop_line} 行开始的循环里）"
+        outer = "、".join(str(line) for line, _ in where.loops[1:])
+        text += f"（在第 {where.loop_line} 行开始的循环里" + (f"；外面还有第 {outer} 行开始的循环）" if outer else "）")
     if where.recursion:
         text += f"；同一个函数在栈上有 {where.depth} 层（递归）"
     return text + "。"
@@ -255,6 +262,8 @@ def _where_line(where) -> str:
 def _seen_hint(call, late: float) -> str:
     """A hint about what the clock saw, and nothing it did not see."""
     stop, where = call.stopped, call.stopped.where
+    if stop.phase == "reading" and call.raised:
+        return "异常的说明（__str__）里不要做耗时的事：出错时 raise ValueError(\"……\") 这样的内置异常就好。"
     if stop.phase == "reading":
         return "返回普通的 numpy 数组（或数），不要返回自己定义的对象。"
     if stop.by == "idle":
@@ -267,12 +276,26 @@ def _seen_hint(call, late: float) -> str:
     if late > LATE_STOP and where is not None and where.operating and where.step:
         return (f"上限到时，第 {where.line} 行的 {where.step} 这一步正在 C 代码里算，不回到 Python 代码就停不下来，"
                 f"它又算了 {duration(late)}：这一步要算的太多。")
-    if where is not None and where.loop_line and where.loop_for:
-        return ("这个 for 循环没有在上限内走完：它要走的圈数太多（in 后面的序列有多长？循环里它还在变长吗？），"
-                "或者每一圈做得太多——一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
     if where is not None and where.loop_line:
-        return "这个 while 循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+        return _loop_hint(where.loops or ((where.loop_line, where.loop_for),))
     return ""
+
+
+def _loop_hint(loops: tuple) -> str:
+    """The hint for a stop inside loops (innermost first): a ``while`` asks whether its condition turns
+    false; ``for`` loops end with their sequences, so they ask how many rounds and how much each does."""
+    whiles = [line for line, is_for in loops if not is_for]
+    if len(loops) == 1:
+        return ("这个 while 循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+                if whiles else
+                "这个 for 循环没有在上限内走完：它要走的圈数太多（in 后面的序列有多长？循环里它还在变长吗？），"
+                "或者每一圈做得太多——一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
+    if whiles:
+        lines = "、".join(str(line) for line in whiles)
+        return (f"这几层循环没有在上限内走完。第 {lines} 行的 while 循环：它的条件会变成假吗（循环变量有没有更新）？"
+                "也可能里面每一圈做得太多。")
+    return ("这几层 for 循环没有在上限内走完：它们一共要走的圈数太多（in 后面的序列有多长？），或者每一圈做得太多——"
+            "一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
 
 
 def _why_float32(result: Result) -> str:
