@@ -302,13 +302,19 @@ def _why_float32(result: Result) -> str:
     return "输入是 float32" if input_is_float32(result.case) else "你的结果是 float32"
 
 
-def float32_note(results: list) -> list:
+def float32_note(results: list, outputs: tuple = ()) -> list:
     """One line naming the cases judged at float32 precision, why, and the tolerance used there
-    (nothing when every case listed was judged at float64)."""
+    (nothing when every case listed was judged at float64); where a case's ``outputs`` were judged
+    some at float32 and some at float64, the ones at float32 by name."""
     judged = [r for r in results if np.float32 in r.precisions]
     if not judged:
         return []
     worst = max(t[0] for r in judged for t, p in zip(r.tols, r.precisions) if p is np.float32)
+    if outputs and any(len(set(r.precisions)) > 1 for r in judged):
+        each = "；".join(f"第 {r.index} 组的" + "、".join(o for o, p in zip(outputs, r.precisions) if p is np.float32)
+                        for r in judged)
+        return [f"（{each} 按 float32 的精度判（你返回的是 float32）：允许的相对误差约 {worst:.2g}"
+                "（同一算法用 float32 算时自身的误差再留余量）；其余的按 float64 判。）"]
     groups = "、".join(str(r.index) for r in judged)
     whys = "；".join(dict.fromkeys(_why_float32(r) for r in judged))
     return [f"（第 {groups} 组按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}"
@@ -320,7 +326,7 @@ def float32_note(results: list) -> list:
 
 def _tolerance_words(exercise: CodeExercise, results: list) -> str:
     """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
-    if all(np.float32 in r.precisions for r in results):
+    if all(set(r.precisions) == {np.float32} for r in results):
         return "误差在 float32 的精度以内，见下一行"
     if exercise.output_tolerances:  # judged output by output: each with its own tolerance
         return "；".join(f"{label}：" + "、".join(part for part in (f"相对误差 ≤ {r:g}" if r else "",
@@ -381,7 +387,7 @@ def _wrong(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
             if miss:
                 lines.append(f"  {label} {miss}")
     lines.append(f"  提示：{outcome.hint}")
-    return lines + float32_note([first])
+    return lines + float32_note([first], exercise.outputs)
 
 
 def _timed_out(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
@@ -454,7 +460,7 @@ def _right(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """Every case right: at which tolerance (and which cases were judged at float32)."""
     results = list(outcome.evidence)
     return ([f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
-            + float32_note(results))
+            + float32_note(results, exercise.outputs))
 
 
 #: each outcome's own lines (:data:`~helpers.grading.verdict.OUTCOMES` names them; a test holds the two lists equal)

@@ -523,3 +523,20 @@ def test_helpers_imported_inside_catch_warnings_tells_of_no_change():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_outputs_of_mixed_precision_are_each_judged_and_told_at_their_own():
+    """float32 arithmetic with one output promoted to float64 (a float32 array times a float64 number is
+    float64): the float64 output's miss is within float32's precision and told as such, and the note names
+    only the output judged at float32, not the whole result."""
+    def attention(q, k, v):
+        q, k, v = (np.asarray(a, np.float32) for a in (q, k, v))
+        s = q @ k.T / np.float32(np.sqrt(q.shape[-1]))
+        s = np.where(np.triu(np.ones(s.shape, bool), 1), -np.inf, s)
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w = w / w.sum(-1, keepdims=True)
+        return (w @ v).astype(np.float64), w
+    ok, message, mistake = code_check.run(CODE_EXERCISES["05-3"], attention)
+    message = Unfolded(message)
+    assert (ok, mistake) == (False, "small_difference") and "你返回的输出 out 是 float64，其余的是 float32" in message
+    assert "第 1 组的权重 weights 按 float32 的精度判" in message and "你的结果是 float32" not in message
