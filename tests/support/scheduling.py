@@ -17,8 +17,18 @@ from xdist.scheduler import LoadFileScheduling
 
 #: the test files that read the session's built book (the ``site`` fixture)
 BOOK = ("tests/series/test_site.py", "tests/series/test_live_site.py", "tests/series/test_sentence_page.py")
-#: seconds of the slowest units in one sequential run of make test (2-core Xeon): only their order matters
-SECONDS: dict = {}
+#: seconds of the slowest units in one sequential run of make test (2-core Xeon at load ≈ 5, so about 1.5 times
+#: a quiet machine's): only their order matters
+SECONDS = {
+    "book": 890, "tests/series/test_figures.py": 520, "tests/series/test_browser.py": 330,
+    "tests/series/test_sentence_engine.py": 160, "tests/series/test_install_from_index.py": 105,
+    "tests/series/test_readable_text.py": 95, "tests/series/test_colab_stack.py": 80,
+    "notebooks/13_induction_circuit.ipynb": 70, "tests/series/test_api_fuzz.py": 65, "tests/unit/test_heads_scan.py": 65,
+    "tests/series/test_wheel_notebooks.py": 60, "tests/series/test_explorers.py": 60,
+    "tests/series/test_code_exercises.py": 50, "tests/series/test_grader_mutations.py": 50,
+    "tests/notebooks/test_induction_circuit.py": 45, "tests/series/test_setup_cell.py": 45,
+    "notebooks/09_real_model.ipynb": 40, "notebooks/12_heads_at_work.ipynb": 30,
+}
 #: seconds per test of a unit not in SECONDS
 PER_TEST = 0.2
 
