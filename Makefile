@@ -42,8 +42,11 @@ lab: setup
 		--ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/00_index.ipynb $(ROOT_FLAG)
 
 # Every test: lint, unit, widget, notebook pairing/audit, browser, and nbval strict over notebooks/.
+# On TEST_WORKERS processes (pytest-xdist): a file is one unit (a notebook's cells run in order in one
+# kernel), the files that read the built book are one unit, the longest go first (tests/support/scheduling.py).
+TEST_WORKERS ?= 2
 test: setup-test lint
-	$(PY) -m pytest tests notebooks $(PYTEST_NBVAL) -v -rs --durations=10
+	$(PY) -m pytest tests notebooks $(PYTEST_NBVAL) -v -rs --durations=10 -n $(TEST_WORKERS) --dist loadfile
 
 # Only ruff.
 lint: setup-test

@@ -62,6 +62,17 @@ def as_in_a_kernel():
     sys.setrecursionlimit(limit)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` (make test's two workers): files as units, the book's files as one, longest
+    first (tests/support/scheduling.py). Every other mode is xdist's own."""
+    if config.getvalue("dist") == "loadfile":
+        from scheduling import SeriesScheduling
+
+        return SeriesScheduling(config, log)
+    return None
+
+
 # ---- the book, built once per session for every test that reads it ------------------------------------
 @pytest.fixture(scope="session")
 def work(tmp_path_factory):

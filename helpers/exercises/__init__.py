@@ -38,6 +38,9 @@ import pkgutil
 from types import MappingProxyType
 
 from ..grading import Verdict, code_check, originals
+
+#: ``print`` as it was when helpers was imported: a cell that replaced ``builtins.print`` hides no verdict
+_say = originals.original("builtins", "print")
 from ..grading.answers import judge, shown_answer
 from .reading_attention import QUIZ, closing_quiz
 from .real_model import previous_token_ranking
@@ -76,21 +79,21 @@ def check(key: str, answer, **context):
     """Check ``answer`` to exercise ``key`` (``"03-1"`` …) and print the verdict and working."""
     if not isinstance(key, str) or key not in EXERCISES:
         message = f"⚠ 没有编号为 {shown_answer(key)} 的练习。可选：{'、'.join(EXERCISES)}。"
-        print(message)
+        _say(message)
         return Verdict(None, message)
     ok, message = judge(EXERCISES[key], answer, **context)
-    print(message)
+    _say(message)
     return Verdict(ok, message)
 
 
 def reference(key: str, show: bool = False) -> None:
     """The reference answer of discussion question ``key``, printed only when ``show`` is true."""
     if not isinstance(key, str) or key not in REFERENCES:
-        print(f"⚠ 没有编号为 {shown_answer(key)} 的讨论题。可选：{'、'.join(REFERENCES)}。")
+        _say(f"⚠ 没有编号为 {shown_answer(key)} 的讨论题。可选：{'、'.join(REFERENCES)}。")
     elif not show:
-        print("先自己想一想（需要时做个实验），写下结论；想对照参考答案时，把 show 改成 True 再运行。")
+        _say("先自己想一想（需要时做个实验），写下结论；想对照参考答案时，把 show 改成 True 再运行。")
     else:
-        print("参考答案：" + REFERENCES[key])
+        _say("参考答案：" + REFERENCES[key])
 
 
 def check_code(key: str, function, **options):
@@ -101,12 +104,12 @@ def check_code(key: str, function, **options):
     case's time limit: :mod:`helpers.grading.clock`)."""
     if not isinstance(key, str) or key not in _GRADED:
         message = f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(_GRADED)}。"
-        print(message)
+        _say(message)
         return Verdict(None, message)
     ignored = () if CODE_EXERCISES.get(key) is _GRADED[key] else (f"CODE_EXERCISES[{key!r}]",)
     exercise, options, message = _chosen(key, _GRADED[key], options)
     if message:
-        print(message)
+        _say(message)
         return Verdict(None, message)
     return _verdict(_RUN, exercise, function, ignored, options)
 
@@ -138,7 +141,7 @@ def _verdict(run, exercise, function, ignored, options) -> Verdict:
         ok, message, mistake = run(exercise, function, ignored=ignored, **options)
     except Exception as exc:  # noqa: BLE001 — a last guard: the learner sees a sentence, not a traceback
         ok, mistake, message = None, None, _grader_failed(exercise, exc)
-    print(message)
+    _say(message)
     return Verdict(ok, message, mistake)
 
 
@@ -158,10 +161,10 @@ def _grader_failed(exercise, exc: Exception) -> str:
 def solution(key: str) -> None:
     """Print the reference solution of code exercise ``key`` (readable code, written for the learner)."""
     if not isinstance(key, str) or key not in CODE_EXERCISES:
-        print(f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
+        _say(f"⚠ 没有编号为 {shown_answer(key)} 的写代码练习。可选：{'、'.join(CODE_EXERCISES)}。")
         return
-    print(f"参考写法（{CODE_EXERCISES[key].title}）：\n")
-    print(CODE_EXERCISES[key].solution)
+    _say(f"参考写法（{CODE_EXERCISES[key].title}）：\n")
+    _say(CODE_EXERCISES[key].solution)
 
 
 __all__ = ["Verdict", "check", "check_code", "solution", "reference", "closing_quiz", "previous_token_ranking", "EXERCISES", "REFERENCES", "CODE_EXERCISES", "QUIZ"]

@@ -183,6 +183,10 @@ def _flash_cases():
         _flash_case(12, 2, 4, 4, 512, 8, negative=True),
         # long enough that a whole row of scores computed outside the count is far past the allowance
         _flash_case(512, 2, 32, 32, 8192, 7),
+        # wide and in small blocks: all the keys and values a row needs (2 × 256 × 256 floats), gathered
+        # as plain arrays the count does not see (.view(np.ndarray), np.asarray), are three times what
+        # the allowance lets pass, so a forward that skips the online softmax this way is caught
+        _flash_case(256, 256, 4, 4, 12288, 10),
     ]
 
 
@@ -263,8 +267,9 @@ def _wrong_flashes():
     return (
         Mistake("outside", "函数运行时占的内存远超快速内存的容量，而这些数 mem 没有记到：多半是把读进来的块变成了普通数组"
                            "（np.asarray、np.array、.view(np.ndarray)、.tolist()）或直接用了 mem 内部的数据，再在上面"
-                           "算了整行的分数（也可能是函数里建了别的很大的对象）。快速内存只认 mem.load 读进来的块和从它们"
-                           "算出来的数组：每个块算完就并进 m、l、acc。",
+                           "算了整行的分数、把整行的键和值拼在了一起（也可能是函数里建了别的很大的对象）。上面“你的”读入"
+                           "里加上了这些 mem 没记到的数。快速内存只认 mem.load 读进来的块和从它们算出来的数组：每个块算完"
+                           "就并进 m、l、acc。",
                 test=_escaped, seen=("Dao et al. 2022, FlashAttention §3.1 (the n×n scores never leave SRAM-sized tiles)",)),
         Mistake("no_rescale", "l 和 acc 都没有重新缩放：" + rescale, variant(rescale_l=False, rescale_acc=False),
                 seen=("https://github.com/tile-ai/tilelang/pull/1148", "https://github.com/Dao-AILab/flash-attention/issues/333")),

@@ -89,7 +89,8 @@ def _run(exercise: CodeExercise, fn, use_alarm, world: Pristine, cases: list) ->
             break
     printed = next((c.printed for c in calls if c.printed), "")
     warning = next((c.warning for c in calls if c.warning), "")
-    notes = tuple(messages.notes(exercise, sum(c.printed_chars for c in calls), printed, warning))
+    notes = tuple(messages.notes(exercise, sum(c.printed_chars for c in calls), printed, warning,
+                                 others=any(c.other_threads for c in calls if c.printed_chars)))
     last, index = calls[-1], len(calls)
     case = cases[index - 1]
 

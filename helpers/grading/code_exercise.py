@@ -72,7 +72,9 @@ class CodeExercise:
     solution: str = ""
     #: a float64 result is held to what float64 itself allows: another correct order of the same sums
     #: (a few thousand terms at most here) moves a value by ~1e-13 relative, so 1e-9 leaves four orders
-    #: of margin and still rejects an epsilon or a 1e-7 nudge; float32 results get their own bound
+    #: of margin and still rejects an epsilon of 1e-8 or more in a denominator (one of 1e-9 and below moves a
+    #: softmax, whose denominator is at least 1, by less than 1e-9 relative: it passes, as an answer
+    #: no printed digit of the series tells apart) or a 1e-7 nudge; float32 results get their own bound
     #: (:func:`helpers.grading.compare.tolerances`)
     rtol: float = 1e-9
     atol: float = 1e-12

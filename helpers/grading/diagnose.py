@@ -28,6 +28,8 @@ _GENERIC_ERRORS = {
     "NameError": "用到了一个没定义的名字（np 需要先 import numpy as np；变量名拼写？）。",
     "AttributeError": "对象上没有这个属性或方法：检查拼写，或者它是不是 numpy 数组。",
     "ZeroDivisionError": "除以了 0：用 numpy 数组运算，而不是 Python 的 int/float。",
+    # helpers.tiled.FastMemory refusing an array (07-4): its message gives the sizes
+    "FastMemoryFull": "快速内存放不下这个数组（错误信息里有大小）：一次读的块太大，或者用完的数组还留着（存在列表里、没有被新值替换）。",
 }
 
 
@@ -69,7 +71,7 @@ def error_hint(exercise: CodeExercise, case: Case, call: Call, fn=None, earlier=
             return mistake.hint
     if isinstance(exc, SystemExit):
         return "函数里调用了 exit() / sys.exit()：用 return 把结果交回来。"
-    if isinstance(exc, ValueError) and _SHAPE_ERROR.search(str(exc)):
+    if type(exc) is ValueError and _SHAPE_ERROR.search(str(exc)):  # numpy's own (a subclass is not)
         return "两个形状对不上（广播、矩阵乘法、拼接或 reshape 做不了）：打印一下中间结果的 .shape。"
     return _GENERIC_ERRORS.get(type(exc).__name__, "读一读这条错误信息，在出错的那一行前后打印中间结果的形状和值。")
 
@@ -164,15 +166,20 @@ def _generic(result: Result, exercise: CodeExercise | None = None) -> tuple:
     if not np.isfinite(g).all():
         return "nonfinite", ("结果里有 nan 或 inf：打印中间结果，找出是哪一步先出现的。可能是 e 的大数次方溢出、0 / 0、"
                              "∞ − ∞，也可能是把 −∞ 这样的初始值原样返回了（哪个变量没有更新？）。")
-    if exercise is not None and np.float32 not in result.precisions and all(
+    failing = [i for i, fine in enumerate(result.ok) if not fine]
+    if exercise is not None and all(result.precisions[i] is not np.float32 for i in failing) and all(
             close_each(result.got, result.exact, tolerances(exercise, result.case, result.exact,
-                                                               (np.float32,) * len(result.exact)))):
+                                                               (np.float32,) * len(result.exact)))[i]
+            for i in failing):
         # within float32's precision: the size of the miss is rounding, whose digits change with the CPU,
         # so the hint says where it lies, not its digits
-        return "small_difference", ("差别很小（在 float32 的精度以内），但超过了允许的误差（这一组的输入和你的结果都是 float64："
-                                    f"相对误差 ≤ {exercise.rtol:g}）："
+        whose = ("这一组的输入和你的结果都是 float64" if np.float32 not in result.precisions else
+                 "你返回的" + "、".join(exercise.outputs[i] for i in failing) + " 是 float64，其余的是 float32")
+        return "small_difference", (f"差别很小（在 float32 的精度以内），但超过了允许的误差（{whose}：float64 按"
+                                    f"相对误差 ≤ {exercise.rtol:g} 判）："
                                     "找一找哪里多出了一个很小的数（比如分母上加的 ε、clip 的下限）；如果有一步转成了 float32 "
-                                    "又转回 float64，就整个函数都用 float32、返回 float32（那样按 float32 的精度判）。")
+                                    "又转回 float64（float32 的数组乘上一个 float64 的数，结果就是 float64），就整个函数都用 "
+                                    "float32、返回 float32（那样按 float32 的精度判）。")
     return "values", "形状对，数值不对：拿这一组输入一步一步打印中间结果，和题目里的公式逐项对照。"
 
 

@@ -139,13 +139,16 @@ def case_lines(exercise: CodeExercise, case: Case, index: int, total: int) -> li
     return [f"第 {index} 组（共 {total} 组）：{case.label}", f"  输入：{inputs}"]
 
 
-def notes(exercise: CodeExercise, printed_chars: int, printed: str, warning: str) -> list:
-    """What follows every verdict: how much the function printed (and its first line), numpy's warning."""
+def notes(exercise: CodeExercise, printed_chars: int, printed: str, warning: str, others: bool = False) -> list:
+    """What follows every verdict: how much the function printed (and its first line), numpy's warning.
+    ``others``: threads besides the kernel's were running (stdout is the process's: their printing
+    lands in the same place), so the text is not said to be the function's alone."""
     notes = []
     if printed_chars:
         first = printed.strip().splitlines()[0] if printed.strip() else ""
         first = first[:PREVIEW_CHARS] + "…" if len(first) > PREVIEW_CHARS else first
-        notes.append(f"（你的函数打印了 {printed_chars} 个字符，判分时不显示"
+        who = "你的函数或同时在运行的别的线程" if others else "你的函数"
+        notes.append(f"（{who}打印了 {printed_chars} 个字符，判分时不显示"
                      + (f"；第一行是：{first}" if first else "") + "。调试完记得删掉 print。）")
     if warning:
         notes.append(f"（运行时 numpy 给出了警告：{warning}）")
@@ -207,6 +210,9 @@ def duration(seconds: float) -> str:
 def _timeout_head(index: int, total: int, call, late: float) -> str:
     """What was measured: the learner's CPU time (and the wall time when it waited), or the reading's."""
     stop, at = call.stopped, f"第 {index} 组（共 {total} 组）"
+    if stop.phase == "reading" and call.raised:
+        return (f"✘ 超时：{at}你的函数抛出了 {call.raised}（用了 {duration(call.seconds)}的 CPU 时间），但判分读这个异常"
+                f"的说明（调用它的 __str__）用了 {duration(call.read_seconds)}还没读完，已经停下。")
     if stop.phase == "reading":
         return (f"✘ 超时：{at}你的函数返回了（用了 {duration(call.seconds)}的 CPU 时间），但判分读它返回的东西"
                 f"（调用返回值的 __array__、__len__ 这类方法）用了 {duration(call.read_seconds)}还没读完，已经停下。")
@@ -246,7 +252,8 @@ def _where_line(where) -> str:
     else:
         text = f"停下时它在第 {where.line} 行" + (f"：{where.text}" if where.text else "")
     if where.loop_line:
-        text += f"（在第 {where.loop_line} 行开始的循环里）"
+        outer = "、".join(str(line) for line, _ in where.loops[1:])
+        text += f"（在第 {where.loop_line} 行开始的循环里" + (f"；外面还有第 {outer} 行开始的循环）" if outer else "）")
     if where.recursion:
         text += f"；同一个函数在栈上有 {where.depth} 层（递归）"
     return text + "。"
@@ -255,6 +262,8 @@ def _where_line(where) -> str:
 def _seen_hint(call, late: float) -> str:
     """A hint about what the clock saw, and nothing it did not see."""
     stop, where = call.stopped, call.stopped.where
+    if stop.phase == "reading" and call.raised:
+        return "异常的说明（__str__）里不要做耗时的事：出错时 raise ValueError(\"……\") 这样的内置异常就好。"
     if stop.phase == "reading":
         return "返回普通的 numpy 数组（或数），不要返回自己定义的对象。"
     if stop.by == "idle":
@@ -267,25 +276,45 @@ def _seen_hint(call, late: float) -> str:
     if late > LATE_STOP and where is not None and where.operating and where.step:
         return (f"上限到时，第 {where.line} 行的 {where.step} 这一步正在 C 代码里算，不回到 Python 代码就停不下来，"
                 f"它又算了 {duration(late)}：这一步要算的太多。")
-    if where is not None and where.loop_line and where.loop_for:
-        return ("这个 for 循环没有在上限内走完：它要走的圈数太多（in 后面的序列有多长？循环里它还在变长吗？），"
-                "或者每一圈做得太多——一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
     if where is not None and where.loop_line:
-        return "这个 while 循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+        return _loop_hint(where.loops or ((where.loop_line, where.loop_for),))
     return ""
+
+
+def _loop_hint(loops: tuple) -> str:
+    """The hint for a stop inside loops (innermost first): a ``while`` asks whether its condition turns
+    false; ``for`` loops end with their sequences, so they ask how many rounds and how much each does."""
+    whiles = [line for line, is_for in loops if not is_for]
+    if len(loops) == 1:
+        return ("这个 while 循环没有在上限内走完：它的条件会变成假吗（循环变量有没有更新）？也可能每一圈做得太多。"
+                if whiles else
+                "这个 for 循环没有在上限内走完：它要走的圈数太多（in 后面的序列有多长？循环里它还在变长吗？），"
+                "或者每一圈做得太多——一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
+    if whiles:
+        lines = "、".join(str(line) for line in whiles)
+        return (f"这几层循环没有在上限内走完。第 {lines} 行的 while 循环：它的条件会变成假吗（循环变量有没有更新）？"
+                "也可能里面每一圈做得太多。")
+    return ("这几层 for 循环没有在上限内走完：它们一共要走的圈数太多（in 后面的序列有多长？），或者每一圈做得太多——"
+            "一个数一个数地算的 Python 循环，比 numpy 一次算一整块慢几十到几百倍。")
 
 
 def _why_float32(result: Result) -> str:
     return "输入是 float32" if input_is_float32(result.case) else "你的结果是 float32"
 
 
-def float32_note(results: list) -> list:
+def float32_note(results: list, outputs: tuple = ()) -> list:
     """One line naming the cases judged at float32 precision, why, and the tolerance used there
-    (nothing when every case listed was judged at float64)."""
+    (nothing when every case listed was judged at float64); where a case's ``outputs`` were judged
+    some at float32 and some at float64, the ones at float32 by name."""
     judged = [r for r in results if np.float32 in r.precisions]
     if not judged:
         return []
     worst = max(t[0] for r in judged for t, p in zip(r.tols, r.precisions) if p is np.float32)
+    if outputs and any(len(set(r.precisions)) > 1 for r in judged):
+        each = "；".join(f"第 {r.index} 组的" + "、".join(o for o, p in zip(outputs, r.precisions) if p is np.float32)
+                        for r in judged)
+        return [f"（{each} 按 float32 的精度判（你返回的是 float32）：允许的相对误差约 {worst:.2g}"
+                "（同一算法用 float32 算时自身的误差再留余量）；其余的按 float64 判。）"]
     groups = "、".join(str(r.index) for r in judged)
     whys = "；".join(dict.fromkeys(_why_float32(r) for r in judged))
     return [f"（第 {groups} 组按 float32 的精度判（{whys}）：允许的相对误差约 {worst:.2g}"
@@ -297,7 +326,7 @@ def float32_note(results: list) -> list:
 
 def _tolerance_words(exercise: CodeExercise, results: list) -> str:
     """The float64 tolerance as it is applied (``np.allclose``: |你的 − 参考| ≤ atol + rtol·|参考|)."""
-    if all(np.float32 in r.precisions for r in results):
+    if all(set(r.precisions) == {np.float32} for r in results):
         return "误差在 float32 的精度以内，见下一行"
     if exercise.output_tolerances:  # judged output by output: each with its own tolerance
         return "；".join(f"{label}：" + "、".join(part for part in (f"相对误差 ≤ {r:g}" if r else "",
@@ -358,7 +387,7 @@ def _wrong(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
             if miss:
                 lines.append(f"  {label} {miss}")
     lines.append(f"  提示：{outcome.hint}")
-    return lines + float32_note([first])
+    return lines + float32_note([first], exercise.outputs)
 
 
 def _timed_out(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
@@ -431,7 +460,7 @@ def _right(exercise: CodeExercise, outcome: Outcome, total: int) -> list:
     """Every case right: at which tolerance (and which cases were judged at float32)."""
     results = list(outcome.evidence)
     return ([f"✔ 全部 {total} 组都对了：{exercise.signature} 和参考实现的结果一致（{_tolerance_words(exercise, results)}）。"]
-            + float32_note(results))
+            + float32_note(results, exercise.outputs))
 
 
 #: each outcome's own lines (:data:`~helpers.grading.verdict.OUTCOMES` names them; a test holds the two lists equal)

@@ -12,19 +12,28 @@ for their own call and after the check, never undone.
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import importlib
 import inspect
 import math
 import sys
+import threading
 import types
 import warnings
+import weakref
 
 import numpy as np
 
 #: modules whose functions the checker and the references use, besides every loaded helpers.* module
-WATCHED_MODULES = ("numpy", "numpy.linalg", "numpy.random", "copy", "math", "inspect", "warnings")
+WATCHED_MODULES = ("numpy", "numpy.linalg", "numpy.random", "copy", "math", "inspect", "warnings", "contextlib")
+#: the built-in functions the checker computes and speaks with (``print`` shows every verdict). Not the whole
+#: module: IPython puts its own ``input``, ``display`` and ``get_ipython`` there for each cell, which is
+#: no change of the learner's
+WATCHED_BUILTINS = ("abs", "all", "any", "enumerate", "float", "getattr", "hasattr", "int", "isinstance", "iter",
+                    "len", "list", "map", "max", "min", "next", "print", "range", "repr", "round", "sorted", "str",
+                    "sum", "tuple", "type", "zip")
 #: ``{(module name, attribute): value}`` of every function and class of :data:`WATCHED_MODULES`,
 #: then of ``helpers`` and the modules :func:`remember_originals` names (first value kept)
 SNAPSHOT: dict = {}
@@ -58,8 +67,26 @@ def record(*module_names: str, into: dict = SNAPSHOT) -> dict:
     return into
 
 
-_IMPORTED = (np, np.linalg, np.random, copy, math, inspect, warnings)  # the watched modules, loaded
+_IMPORTED = (np, np.linalg, np.random, copy, math, inspect, warnings, contextlib)  # the watched modules, loaded
+
+
+def _record_builtins(into: dict = SNAPSHOT) -> None:
+    for attr in WATCHED_BUILTINS:
+        into.setdefault(("builtins", attr), getattr(builtins, attr))
+
+
 record(*WATCHED_MODULES)
+_record_builtins()
+
+
+#: the threads alive when helpers was imported (the kernel's own, which do not print); a thread started
+#: since, by a cell of the learner's, may print while another function of theirs is checked
+THREADS_AT_IMPORT = weakref.WeakSet(threading.enumerate())
+
+
+def original(module: str, attr: str):
+    """``module.attr`` as recorded when ``helpers`` was imported (the current one if it was never recorded)."""
+    return SNAPSHOT.get((module, attr), getattr(sys.modules[module], attr))
 
 
 def remember_originals(*module_names: str) -> None:
@@ -71,6 +98,7 @@ def remember_originals(*module_names: str) -> None:
         importlib.import_module(name)
     loaded = [m for m in list(sys.modules) if m == "helpers" or m.startswith("helpers.")]
     record(*WATCHED_MODULES, *module_names, *loaded)
+    _record_builtins()
 
 
 def first_time(names) -> list:

@@ -19,6 +19,7 @@ import dataclasses
 import io
 import linecache
 import sys
+import threading
 import tracemalloc
 import types
 import warnings
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .clock import Limit
+from .originals import THREADS_AT_IMPORT
 from .stopped import where_raised
 from .watch import Stopped, TimeUp, Watch, guarded
 
@@ -97,6 +99,8 @@ class Call:
 
     result: object = None
     error: BaseException | None = None
+    #: the type of the exception the learner's function raised (kept when reading that exception timed out)
+    raised: str = ""
     error_line: str = ""
     error_text: str = ""
     timed_out: bool = False
@@ -113,6 +117,8 @@ class Call:
     recursion_limit: tuple = ()
     printed: str = ""
     printed_chars: int = 0
+    #: whether threads other than the kernel's were alive (what was printed may be theirs)
+    other_threads: bool = False
     warning: str = ""
     mutated: tuple = ()
     #: ``{name: value after the call}`` of every argument the call modified
@@ -192,6 +198,7 @@ def call_learner(fn, args: tuple, names: tuple, limit: Limit | None, *, read_lim
             result, error = None, exc
         watch.lap("reading", read_limit)
         if error is not None:
+            out.raised = type(error).__name__
             out.error, out.error_text = error, _error_text(error)
             out.error_line = _learner_line(error, getattr(fn, "__code__", None))
         elif reader is not None:
@@ -234,6 +241,9 @@ def call_learner(fn, args: tuple, names: tuple, limit: Limit | None, *, read_lim
     if out.timed_out:
         out.result, out.error = None, None
     out.printed, out.printed_chars = sink.text(), sink.count
+    # stdout is the process's: a thread started by an earlier cell of theirs prints into the sink too
+    here = threading.current_thread()
+    out.other_threads = any(t is not here and t not in THREADS_AT_IMPORT for t in threading.enumerate())
     out.forbidden = tuple(watch.seen)
     out.unwatched = watch.stopped_watching()
     return out
@@ -269,16 +279,20 @@ def _overran(out: Call) -> Stopped | None:
 def _kernel_kept(out: Call):
     """What the learner's code may change in the kernel, put back after the call whatever happened
     (the stop button included): ``builtins.print`` (replaced, it would hide every later message),
-    ``sys.stdout``/``sys.stderr`` (also put back by the capture), ``sys.unraisablehook``, the recursion limit (``out.recursion_limit``
+    ``sys.stdout``/``sys.stderr`` (also put back by the capture), ``sys.unraisablehook`` and
+    ``sys.excepthook``, numpy's print options (a verdict shows arrays with them), the recursion limit (``out.recursion_limit``
     notes a changed one), and :mod:`tracemalloc` when the call left it tracing."""
     saved_print, saved_out, saved_err = builtins.print, sys.stdout, sys.stderr
-    saved_hook = sys.unraisablehook
+    saved_hooks = sys.unraisablehook, sys.excepthook
     saved_limit, tracing = sys.getrecursionlimit(), tracemalloc.is_tracing()
+    saved_printing = np.get_printoptions()
     try:
         yield
     finally:
         builtins.print, sys.stdout, sys.stderr = saved_print, saved_out, saved_err
-        sys.unraisablehook = saved_hook
+        sys.unraisablehook, sys.excepthook = saved_hooks
+        if np.get_printoptions() != saved_printing:
+            np.set_printoptions(**saved_printing)
         if sys.getrecursionlimit() != saved_limit:
             out.recursion_limit = (saved_limit, sys.getrecursionlimit())
             sys.setrecursionlimit(saved_limit)

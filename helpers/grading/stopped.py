@@ -66,6 +66,8 @@ class Where:
     function: str = ""
     entering: bool = False
     loop_for: bool = False
+    #: ``((first line, is a for loop), …)`` of every loop around it, innermost first, across their frames
+    loops: tuple = ()
 
     @property
     def recursion(self) -> bool:
@@ -108,16 +110,20 @@ def _where(frames) -> Where | None:
     inner = theirs[0]
     code = inner.f_code
     depth = sum(1 for f in theirs if f.f_code is code)
-    loop_line, loop_for = 0, False
-    for f in theirs:  # the innermost loop, in this frame or one of theirs around it
-        loop_line, loop_for = _loop_head(f.f_code, f.f_lasti)
-        if loop_line:
-            break
+    loops = []  # every loop around it, innermost first: a loop in this frame, then in the frames that called it
+    for f in theirs:
+        for loop in _loops_around(f.f_code, f.f_lasti):
+            if loop not in loops:  # a recursion's frames repeat the same loops
+                loops.append(loop)
+    loop_line, loop_for = loops[0] if loops else (0, False)
+    # "just entered": on the def line of a function whose body starts below it (a comprehension, a lambda
+    # or a one-line def runs all its work on that line)
+    entering = inner.f_lineno == code.co_firstlineno and not code.co_name.startswith("<") and _body_below(code)
     step, opname = _step(inner)
     calling = opname.startswith("CALL")
     return Where(inner.f_lineno or 0, _line_text(inner, inner.f_lineno), step, calling,
                  calling or opname.startswith(_OPERATORS), loop_line, depth, code.co_name,
-                 inner.f_lineno == code.co_firstlineno, loop_for)
+                 entering, loop_for, tuple(loops))
 
 
 def _line_text(frame, line) -> str:
@@ -156,10 +162,16 @@ def _loops(code) -> tuple:
     return tuple(loops)
 
 
-def _loop_head(code, offset: int) -> tuple:
-    """``(first line, is a for loop)`` of the innermost loop of ``code`` around ``offset`` (``(0, False)``: none)."""
-    around = [loop for loop in _loops(code) if loop[0] <= offset <= loop[1]]
-    return min(around, key=lambda loop: loop[1] - loop[0])[2:] if around else (0, False)
+def _loops_around(code, offset: int) -> list:
+    """``[(first line, is a for loop), …]`` of the loops of ``code`` around ``offset``, innermost first."""
+    around = sorted((loop for loop in _loops(code) if loop[0] <= offset <= loop[1]), key=lambda loop: loop[1] - loop[0])
+    return list(dict.fromkeys(loop[2:] for loop in around))
+
+
+@functools.lru_cache(maxsize=256)
+def _body_below(code) -> bool:
+    """Whether ``code`` has lines after its first (a ``def`` whose body is below it)."""
+    return any(line is not None and line > code.co_firstlineno for _, line in dis.findlinestarts(code))
 
 
 def _step(frame) -> tuple:

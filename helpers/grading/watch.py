@@ -294,6 +294,8 @@ class Watch:
     # -- installing and removing
     def start(self):
         self._previous_trace = sys.gettrace()
+        # the hook threading gives every new thread (a debugger's, or none): put back after the call
+        self._previous_thread_trace = threading.gettrace() if hasattr(threading, "gettrace") else None
         if self.codes:
             self._previous_profile = sys.getprofile()
             self._previous_thread_profile = getattr(threading, "getprofile", lambda: None)()
@@ -338,6 +340,7 @@ class Watch:
                 sys.setprofile(self._previous_profile)
                 threading.setprofile(self._previous_thread_profile)
             sys.settrace(self._previous_trace)
+            threading.settrace(self._previous_thread_trace)
             if self._room is not None and sys.getrecursionlimit() == self._room[1]:
                 sys.setrecursionlimit(self._room[0])
             if self.use_alarm:

@@ -4,6 +4,7 @@ are rejected with a hint that is true of them, right versions written differentl
 code that fights the checker (swallows BaseException, prints 100,000 lines, reassigns what the
 checker uses, returns complex, float16, an object whose __array__ exits, a giant array) neither hangs
 it, nor fools it, nor leaves it broken for the next answer."""
+import builtins
 import contextlib
 import io
 import signal
@@ -169,6 +170,91 @@ def test_the_stop_landing_in_a_del_is_not_told_as_printing_and_the_learners_own_
     assert sys.unraisablehook is hook
 
 
+def test_the_state_a_checked_function_changes_is_put_back():
+    """threading's trace hook, sys.excepthook and numpy's print options, changed by the learner's function,
+    are as before once the check is over."""
+    before = (threading.gettrace(), sys.excepthook, np.get_printoptions())
+
+    def meddles(x):
+        threading.settrace(lambda *a: None)
+        sys.excepthook = lambda *a: None
+        np.set_printoptions(precision=2)
+        return _softmax(x)
+    ok, message, _ = code_check.run(_fast(), meddles)
+    assert ok is True and (threading.gettrace(), sys.excepthook, np.get_printoptions()) == before
+
+
+def test_printing_while_a_thread_of_an_earlier_cell_runs_is_not_said_to_be_the_functions_alone():
+    """stdout is the process's: a thread started in an earlier cell prints into the capture too."""
+    stop = threading.Event()
+
+    def ticks():
+        while not stop.is_set():
+            print("tick")
+            time.sleep(0.001)
+    worker = threading.Thread(target=ticks, daemon=True)
+    worker.start()
+    try:
+        ok, message, _ = code_check.run(_fast(), _softmax)
+    finally:
+        stop.set()
+        worker.join()
+    message = Unfolded(message)
+    assert ok is True and "你的函数或同时在运行的别的线程打印了" in message and "（你的函数打印了" not in message
+
+
+def test_stopped_in_nested_loops_every_loop_is_named_and_a_while_is_asked_about():
+    """A bounded for loop inside a helper, called from an endless while: the while is the one asked about."""
+    def series(v):
+        total, term = 1.0, 1.0
+        for k in range(1, 400):
+            term *= v / k
+            total += term
+        return total
+
+    def endless(x):
+        done = False
+        while not done:
+            e = np.array([series(v) for v in np.ravel(x)])
+        return e
+    first = endless.__code__.co_firstlineno
+    ok, message, mistake = code_check.run(_fast(), endless)
+    message = Unfolded(message)
+    assert (ok, mistake) == (False, "timeout") and "外面还有" in message and f"{first + 2}" in message
+    assert f"第 {first + 2} 行的 while 循环：它的条件会变成假吗" in message and "这个 for 循环" not in message
+
+
+def test_a_comprehension_running_for_long_is_not_said_to_have_just_been_entered():
+    ok, message, mistake = code_check.run(_fast(), lambda x: [v * v for v in range(10**10)])
+    message = Unfolded(message)
+    assert (ok, mistake) == (False, "timeout") and "刚进入" not in message and "for 循环" in message
+
+
+def test_an_exception_whose_text_never_ends_is_told_as_raised_not_returned():
+    class Endless(Exception):
+        def __str__(self):
+            while True:
+                pass
+
+    def raises(x):
+        raise Endless()
+    ok, message, mistake = code_check.run(_fast(), raises)
+    message = Unfolded(message)
+    assert (ok, mistake) == (False, "timeout") and "你的函数抛出了 Endless" in message and "__str__" in message
+    assert "你的函数返回了" not in message and "不要返回自己定义的对象" not in message
+
+
+def test_a_full_fast_memory_is_not_told_as_a_shape_mismatch():
+    from helpers.tiled import FastMemory
+
+    def keeps_every_tile(mem, bq, bk):
+        kept = [mem.load("k", ks, ks + bk) for ks in range(0, mem.n, bk)]
+        return kept
+    ok, message, mistake = code_check.run(
+        CODE_EXERCISES["07-4"], lambda mem, bq, bk: keeps_every_tile(FastMemory(*[np.ones((64, 4))] * 3, 32), bq, bk))
+    assert ok is False and "快速内存放不下这个数组" in message and "两个形状对不上" not in message
+
+
 def test_a_time_out_names_only_what_the_clock_saw():
     """A sleep is told as waiting, on its line, with the time measured; a loop as a loop on its line;
     neither is told the other's cause, nor a numpy one it does not contain."""
@@ -180,7 +266,7 @@ def test_a_time_out_names_only_what_the_clock_saw():
     ok, message, mistake = code_check.run(_fast(), runaways.swallows_everything)
     message = Unfolded(message)
     assert (ok, mistake) == (False, "timeout") and "的 CPU 时间还没有算完，已经停下" in message
-    assert "开始的循环里" in message and "这个 while 循环没有在上限内走完：它的条件会变成假吗" in message
+    assert "开始的循环里" in message and "while 循环：它的条件会变成假吗" in message  # two nested whiles
     assert "time.sleep" not in message and "在等" not in message and "numpy" not in message
     assert "参考写法这一组在这台机器上刚用了" in message and "上限是它的 50 倍、至少 0.3 秒" in message
 
@@ -279,7 +365,10 @@ def test_the_old_m_returned_is_named_and_no_overflow_is_claimed():
     (lambda: np, "isclose", lambda *a, **k: np.True_),
     (lambda: compare, "close_each", lambda *a, **k: [True, True, True]),
     (lambda: code_check, "run", lambda *a, **k: (True, "✔", None)),
-], ids=["attention.softmax", "helpers.softmax", "np.allclose", "np.isclose", "compare.close_each", "code_check.run"])
+    (lambda: builtins, "abs", lambda v: 0 * v),
+    (lambda: builtins, "print", lambda *a, **k: None),
+], ids=["attention.softmax", "helpers.softmax", "np.allclose", "np.isclose", "compare.close_each", "code_check.run",
+        "builtins.abs", "builtins.print"])
 def test_a_learners_reassignment_changes_nothing_and_is_told_once(monkeypatch, owner, name, value):
     monkeypatch.setattr(owner(), name, value)
     monkeypatch.setattr(originals, "_TOLD", set())
@@ -434,3 +523,20 @@ def test_helpers_imported_inside_catch_warnings_tells_of_no_change():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_outputs_of_mixed_precision_are_each_judged_and_told_at_their_own():
+    """float32 arithmetic with one output promoted to float64 (a float32 array times a float64 number is
+    float64): the float64 output's miss is within float32's precision and told as such, and the note names
+    only the output judged at float32, not the whole result."""
+    def attention(q, k, v):
+        q, k, v = (np.asarray(a, np.float32) for a in (q, k, v))
+        s = q @ k.T / np.float32(np.sqrt(q.shape[-1]))
+        s = np.where(np.triu(np.ones(s.shape, bool), 1), -np.inf, s)
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w = w / w.sum(-1, keepdims=True)
+        return (w @ v).astype(np.float64), w
+    ok, message, mistake = code_check.run(CODE_EXERCISES["05-3"], attention)
+    message = Unfolded(message)
+    assert (ok, mistake) == (False, "small_difference") and "你返回的输出 out 是 float64，其余的是 float32" in message
+    assert "第 1 组的权重 weights 按 float32 的精度判" in message and "你的结果是 float32" not in message

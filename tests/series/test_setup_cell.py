@@ -1,7 +1,8 @@
 """The setup cell against a package index on 127.0.0.1, in the cases a learner meets: the
 index has this version; the index answers but lacks it; nothing listens (refused); the index and
 both git hosts accept the connection and never answer (stalled); a git host answers that it has
-no such repository (a deleted or private one, or a mirror never made). Each run prints one Chinese
+no such repository (a deleted or private one, or a mirror never made); a git host has the
+repository but not this version's tag. Each run prints one Chinese
 sentence first, naming the cause and the index it tried; pip's and git's own output is kept out.
 
 The cell runs as written, in a subprocess of this venv, with three substitutions: the module it
@@ -9,6 +10,7 @@ needs is a probe module (this venv has helpers already), the git hosts are local
 everything after the install (``import helpers``) is cut. pip installs into a folder of the test
 (``PIP_TARGET``) from the local index only (the machine's pip settings are left out). The real
 package and model from a real index: test_install_from_index.py."""
+import functools
 import http.server
 import socket
 import subprocess
@@ -28,6 +30,9 @@ VERSION = nbtool.package_version()
 PROBE = "attnlab_setup_probe"
 #: the cell gives up within this on a stalled network (a learner waits about a minute at most)
 STALLED_LIMIT_S = 60
+#: the most lines each generated setup cell may have, title and comments included: what a reader who
+#: opens it reads, kept to what its promises need (the index probe, the tag fallback, one sentence)
+SETUP_CELL_LINES = {PLAIN: 86, REAL: 94}
 
 
 def fake_wheel(folder, version):
@@ -78,6 +83,29 @@ def no_such_repository(request):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def repository_without_the_tag(tmp_path):
+    """A git repository served over HTTP (git's dumb protocol) whose one commit has no tag."""
+    work, bare = tmp_path / "work", tmp_path / "served" / "lab.git"
+    git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.com"]
+    subprocess.run([*git, "init", "-q", str(work)], check=True)
+    (work / "README").write_text("no tag here\n", encoding="utf-8")
+    subprocess.run([*git, "-C", str(work), "add", "README"], check=True)
+    subprocess.run([*git, "-C", str(work), "commit", "-q", "-m", "untagged"], check=True)
+    subprocess.run([*git, "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    subprocess.run([*git, "-C", str(bare), "update-server-info"], check=True)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(bare.parent)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/lab.git"
     server.shutdown()
     server.server_close()
 
@@ -178,6 +206,21 @@ def test_a_host_without_the_repository_is_named_as_such_not_as_unreachable(tmp_p
                                f"GitHub 上没有仓库 {repos['GitHub']}（不存在或不公开）；"
                                f"Gitee 上没有仓库 {repos['Gitee']}（不存在或不公开）："), lines
     assert "连不上；" not in lines[0] and seconds < 20
+
+
+@pytest.mark.slow  # runs pip and git in a fresh interpreter: seconds each
+def test_a_host_without_the_tag_is_named_as_such(tmp_path, repository_without_the_tag):
+    url = f"http://127.0.0.1:{closed_port()}/simple/"
+    repos = {"GitHub": repository_without_the_tag, "Gitee": f"http://127.0.0.1:{closed_port()}/gitee.git"}
+    lines, err, seconds = run_cell(PLAIN, url, repos, tmp_path)
+    assert len(lines) == 1, (lines, err)
+    assert lines[0].startswith(f"连不上包索引 {url.rstrip('/')}（拒绝连接）；GitHub 上没有标签 v{VERSION}；Gitee 连不上："), lines
+
+
+def test_the_setup_cells_stay_short_to_read():
+    for name, limit in SETUP_CELL_LINES.items():
+        lines = len(nbtool.setup_source(name).splitlines())
+        assert lines <= limit, f"{name}: the setup cell has {lines} lines, more than {limit}"
 
 
 def test_without_a_mirror_the_cell_offers_github_only(monkeypatch):

@@ -411,6 +411,24 @@ FLASH_RIGHT = [_fl, lambda mem, bq, bk: _fl(mem, bq, bk, update=_fl_normalised_e
                _fl_rows, _fl_float32, _fl_scalars]
 
 
+def _fl_strip(mem, bq, bk):
+    """Every block read as the count expects, then made a plain array (``.view(np.ndarray)``): the keys and
+    values up to each row joined, and an ordinary two-pass softmax per row, no running state at all."""
+    n, d = mem.n, mem.d
+    for qs in range(0, n, bq):
+        qb = mem.load("q", qs, qs + bq).view(np.ndarray)
+        ends = range(0, qs + len(qb), bk)
+        keys = np.concatenate([mem.load("k", ks, ks + bk).view(np.ndarray) for ks in ends])
+        values = np.concatenate([mem.load("v", ks, ks + bk).view(np.ndarray) for ks in ends])
+        out = np.empty((len(qb), d))
+        for i in range(len(qb)):
+            s = keys[: qs + i + 1] @ qb[i] / math.sqrt(d)
+            e = np.exp(s - s.max())
+            out[i] = e @ values[: qs + i + 1] / e.sum()
+        mem.store(qs, out)
+    return mem.result()
+
+
 def _fl_keep(mem, bq, bk):
     """Scores of the whole row kept, softmax at the end (the n-wide table)."""
     n, d = mem.n, mem.d
@@ -500,6 +518,7 @@ FLASH_WRONG = [
     ("diagonal key block cut short at the last query", _fl_cut_diagonal, {"traffic"}),
     ("every block made a plain array, a whole row of scores kept",
      lambda mem, bq, bk: _fl_keep(_PlainLoads(mem), bq, bk), {"outside"}),
+    ("blocks as plain arrays, the keys and values of a row joined, a two-pass softmax", _fl_strip, {"outside"}),
     # all float64: held to the float64 bound, not to float32 rounding (the ε moves o by ≈ 1e-6)
     ("ε added to l before dividing", lambda *a: _fl(*a, last=lambda o, l: o / (l + 1e-6)), {"small_difference"}),
     # right while some score in each row is above ≈ −745; a row of only very negative scores underflows

