@@ -191,13 +191,20 @@ def measure(fn, *args, **kwargs) -> tuple:
     """``(seconds, peak traced bytes)`` of one call (tracemalloc sees numpy's allocations)."""
     if not callable(fn):
         raise TypeError(f"fn must be a function to time, got {type(fn).__name__} {fn!r:.60}")
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    start = time.perf_counter()
-    fn(*args, **kwargs)
-    seconds = time.perf_counter() - start
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    # stopped whatever happens (a tracing left on makes every later allocation walk the whole stack:
+    # a deep recursion then takes time quadratic in its depth), and only if it was started here
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start = time.perf_counter()
+        fn(*args, **kwargs)
+        seconds = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        if started:
+            tracemalloc.stop()
     return seconds, peak
 
 

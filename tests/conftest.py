@@ -46,6 +46,19 @@ def _fast_tests_run_without_the_model(request, monkeypatch):
         monkeypatch.setattr(load, "_load_model", functools.cache(missing))
 
 
+@pytest.fixture(autouse=True)
+def _memory_tracing_is_left_off():
+    """No test leaves tracemalloc on: with it on every allocation walks the whole stack, so a later test's
+    deep recursion (the grader's stop tests go to a million frames) takes time quadratic in its depth."""
+    import tracemalloc
+
+    tracing = tracemalloc.is_tracing()
+    yield
+    if tracemalloc.is_tracing() and not tracing:
+        tracemalloc.stop()
+        pytest.fail("this test left tracemalloc tracing (stopped now)")
+
+
 @pytest.fixture
 def as_in_a_kernel():
     """A grader test as in a learner's kernel: Python's default recursion limit (1,000; an in-process

@@ -7,6 +7,7 @@ it, nor fools it, nor leaves it broken for the next answer."""
 import builtins
 import contextlib
 import io
+import os
 import signal
 import sys
 import threading
@@ -130,12 +131,18 @@ def test_a_correct_function_that_prints_100000_lines_passes():
         for i in range(100_000):
             print("第", i, "行")
         return _softmax(x)
-    start = time.process_time()  # this process's CPU time: other load on the machine does not count
+    # the same printing into a file first, in this process now: what a print costs here (a busy machine,
+    # a large heap after other tests) is the yardstick, not a fixed number of seconds
+    start = time.thread_time()
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+        chatty(np.zeros(3))
+    to_a_file = time.thread_time() - start
+    start = time.thread_time()
     ok, message, _ = code_check.run(CODE_EXERCISES["03-3"], chatty)
-    per_case = (time.process_time() - start) / len(CODE_EXERCISES["03-3"].cases())
-    # a quarter of the limit's floor: the capture must not wake the forbidden-call profiler at every write
-    # (which made this ≈ 1.2 s per case)
-    assert ok is True and "打印了" in message and per_case < CODE_EXERCISES["03-3"].time_floor / 4
+    per_case = (time.thread_time() - start) / len(CODE_EXERCISES["03-3"].cases())
+    # the capture costs about twice a file (its buffer and count, the case's own work); waking the
+    # forbidden-call profiler at every write made it ≈ 7 times
+    assert ok is True and "打印了" in message and per_case < 4 * to_a_file, (per_case, to_a_file)
     assert "第 0 行" in message  # the first printed line is still shown
 
 

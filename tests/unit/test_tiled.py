@@ -144,3 +144,21 @@ def test_a_load_past_n_reads_up_to_n_and_memories_with_the_same_problem_are_equa
     assert mem.load("k", 4, 10).shape == (2, 2) and mem.reads == 4
     mem.store(0, np.ones((6, 2)))
     assert mem == FastMemory(q, k, v, 100) and mem != FastMemory(q, k, v, 101)
+
+
+def test_measure_leaves_memory_tracing_as_it_found_it_even_when_the_function_raises():
+    """Tracing left on makes every later allocation in the kernel walk the whole stack (a deep recursion
+    then takes time quadratic in its depth): ``measure`` stops what it started, whatever happens."""
+    import tracemalloc
+
+    def fails():
+        raise ValueError("inside the timed call")
+    with pytest.raises(ValueError, match="inside the timed call"):
+        measure(fails)
+    assert not tracemalloc.is_tracing()
+    tracemalloc.start()
+    try:
+        measure(lambda: None)
+        assert tracemalloc.is_tracing()  # someone else's tracing goes on
+    finally:
+        tracemalloc.stop()
