@@ -227,8 +227,11 @@ def test_stopped_in_nested_loops_every_loop_is_named_and_a_while_is_asked_about(
     first = endless.__code__.co_firstlineno
     ok, message, mistake = code_check.run(_fast(), endless)
     message = Unfolded(message)
-    assert (ok, mistake) == (False, "timeout") and "外面还有" in message and f"{first + 2}" in message
-    assert f"第 {first + 2} 行的 while 循环：它的条件会变成假吗" in message and "这个 for 循环" not in message
+    # stopped inside the helper's loop (almost always: it is nearly all the work) or in the while's own line
+    assert (ok, mistake) == (False, "timeout") and f"{first + 2} 行开始的循环" in message
+    assert "while 循环" in message and "它的条件会变成假吗" in message and "这个 for 循环" not in message
+    if "外面还有" in message:
+        assert f"第 {first + 2} 行的 while 循环：它的条件会变成假吗" in message
 
 
 def test_a_comprehension_running_for_long_is_not_said_to_have_just_been_entered():
