@@ -66,8 +66,10 @@ class ChunkExplorer(Explorer):
         return {"title": "", "panels": [panel]}
 
 
-SETTING_OPTIONS = (("笔记本 11 的模型和任务", "plain"), ("加上短卷积、64 个 token", "conv"))
+SETTING_OPTIONS = (("笔记本 11 的模型和任务", "plain"), ("加上短卷积、重复段 8 个", "conv"))
 SETTING_NAMES = {value: label for label, value in SETTING_OPTIONS}
+#: the distance axis' right end: the longest task's length (a distance is at most length − repeat)
+LONGEST = max(task.length for task, _ in recall.SETTINGS.values())
 
 
 def _recall_title(setting: str, seed: int) -> str:
@@ -93,10 +95,10 @@ class RecallExplorer(Explorer):
 
     def build(self, fig):
         self.ax = fig.add_subplot()
-        (self.soft_line,) = self.ax.plot([8, 56], [0, 0], color=ACCENT, marker="o", label="softmax 注意力")
-        (self.lin_line,) = self.ax.plot([8, 56], [0, 0], color=BASE, marker="o", label="线性注意力")
+        (self.soft_line,) = self.ax.plot([0, LONGEST], [0, 0], color=ACCENT, marker="o", label="softmax 注意力")
+        (self.lin_line,) = self.ax.plot([0, LONGEST], [0, 0], color=BASE, marker="o", label="线性注意力")
         self.chance = self.ax.axhline(0, color=MARKER, ls=":", lw=1, label="瞎猜")
-        self.ax.set_xlim(0, 64)
+        self.ax.set_xlim(0, LONGEST)
         self.ax.set_ylim(-0.04, 1.04)  # markers at 0 or 1 stay whole
         self.ax.set_xlabel("两段副本的距离（token，每格的中点）")
         self.ax.set_ylabel("召回（比例）")
@@ -120,7 +122,7 @@ class RecallExplorer(Explorer):
         panel = web.lines([web.series(s["x"], s["softmax"], color=ACCENT, marker=True, label="softmax 注意力"),
                            web.series(s["x"], s["linear"], color=BASE, marker=True, label="线性注意力")],
                           title=_recall_title(s["setting"], s["seed"]), xlabel="两段副本的距离（token，每格的中点）",
-                          ylabel="召回（比例）", xlim=(0, 64), ylim=(-0.04, 1.04),
+                          ylabel="召回（比例）", xlim=(0, LONGEST), ylim=(-0.04, 1.04),
                           hlines=[(s["chance"], "dotted", MARKER, "瞎猜")])
         return {"title": "", "panels": [panel]}
 

@@ -76,7 +76,7 @@ def test_stored_runs_cover_every_setting_core_and_seed():
     assert set(stored["prefix"]) == {(s, k) for s in recall.SETTINGS for k in ("softmax", "linear")}
     for run in stored["runs"].values():
         assert len(run.bins) == len(run.recall) == len(run.counts) and run.counts.min() > 100
-        assert (0 <= run.recall).all() and (run.recall <= 1).all() and run.steps[-1] == recall.STEPS
+        assert (0 <= run.recall).all() and (run.recall <= 1).all() and run.steps[-1] == recall.STEPS[run.setting]
 
 
 def test_sparse_bins_merge_into_their_neighbour_keeping_every_hit():
