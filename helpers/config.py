@@ -125,26 +125,23 @@ LLAMA_3_1_ROPE = RopeScaling(rope_type="llama3", factor=8.0, low_freq_factor=1.0
 LLAMA_3_2_ROPE = RopeScaling(rope_type="llama3", factor=32.0, low_freq_factor=1.0, high_freq_factor=4.0,
                              original_max_position_embeddings=8192)
 
-LLAMA_3_1_8B = ModelConfig(
-    name="Llama-3.1-8B", hidden_size=4096, num_layers=32, num_heads=32, num_kv_heads=8,
-    head_dim=128, intermediate_size=14336, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=False, source="meta-llama/Llama-3.1-8B, config.json",
-    rope_scaling=LLAMA_3_1_ROPE, max_position_embeddings=131072)
-LLAMA_3_1_70B = ModelConfig(
-    name="Llama-3.1-70B", hidden_size=8192, num_layers=80, num_heads=64, num_kv_heads=8,
-    head_dim=128, intermediate_size=28672, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=False, source="meta-llama/Llama-3.1-70B, config.json",
-    rope_scaling=LLAMA_3_1_ROPE, max_position_embeddings=131072)
-LLAMA_3_2_3B = ModelConfig(
-    name="Llama-3.2-3B", hidden_size=3072, num_layers=28, num_heads=24, num_kv_heads=8,
-    head_dim=128, intermediate_size=8192, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=True, source="meta-llama/Llama-3.2-3B, config.json",
-    rope_scaling=LLAMA_3_2_ROPE, max_position_embeddings=131072)
-LLAMA_3_2_1B = ModelConfig(
-    name="Llama-3.2-1B", hidden_size=2048, num_layers=16, num_heads=32, num_kv_heads=8,
-    head_dim=64, intermediate_size=8192, vocab_size=128256, rope_theta=500000.0,
-    tie_word_embeddings=True, source="meta-llama/Llama-3.2-1B, config.json",
-    rope_scaling=LLAMA_3_2_ROPE, max_position_embeddings=131072)
+
+def _llama(name: str, hidden_size: int, num_layers: int, num_heads: int, head_dim: int, intermediate_size: int,
+           rope_scaling: RopeScaling, tied: bool) -> ModelConfig:
+    """A Llama-3 model's config.json: what the family shares (8 KV heads, the 128,256-token
+    vocabulary, θ = 500,000, 128K positions) written once; the rest per model."""
+    return ModelConfig(
+        name=name, hidden_size=hidden_size, num_layers=num_layers, num_heads=num_heads, num_kv_heads=8,
+        head_dim=head_dim, intermediate_size=intermediate_size, vocab_size=128256, rope_theta=500000.0,
+        tie_word_embeddings=tied, source=f"meta-llama/{name}, config.json",
+        rope_scaling=rope_scaling, max_position_embeddings=131072)
+
+
+LLAMA_3_1_8B = _llama("Llama-3.1-8B", 4096, 32, 32, 128, 14336, LLAMA_3_1_ROPE, tied=False)
+LLAMA_3_1_70B = _llama("Llama-3.1-70B", 8192, 80, 64, 128, 28672, LLAMA_3_1_ROPE, tied=False)
+LLAMA_3_2_3B = _llama("Llama-3.2-3B", 3072, 28, 24, 128, 8192, LLAMA_3_2_ROPE, tied=True)
+LLAMA_3_2_1B = _llama("Llama-3.2-1B", 2048, 16, 32, 64, 8192, LLAMA_3_2_ROPE, tied=True)
+
 SMOLLM2_135M = ModelConfig(
     name="SmolLM2-135M", hidden_size=576, num_layers=30, num_heads=9, num_kv_heads=3,
     head_dim=64, intermediate_size=1536, vocab_size=49152, rope_theta=100000.0,

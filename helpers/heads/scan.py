@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..render.npz import read_npz
+from ..render.npz import check_arrays, read_npz
 from ..render.validation import (
     entries,
     head_pair,
@@ -162,12 +162,7 @@ class Scan:
     arrays: dict
 
     def __post_init__(self):
-        if not isinstance(self.arrays, dict) or not all(isinstance(v, np.ndarray) for v in self.arrays.values()):
-            raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got "
-                            f"{type(self.arrays).__name__}")
-        missing = [k for k in ENTRIES if k not in self.arrays]
-        if missing:
-            raise ValueError(f"arrays lacks {missing}: not a head scan (use helpers.heads.load_scan)")
+        check_arrays(self.arrays, ENTRIES, "a head scan", "helpers.heads.load_scan")
 
     def __getattr__(self, name):
         if name == "arrays":
@@ -177,21 +172,14 @@ class Scan:
         except KeyError:
             raise AttributeError(name) from None
 
-    @property
-    def single(self) -> dict:
-        return {k: self.arrays[f"single_{k}"] for k in self.arrays["kinds"]}
+    def _by_kind(self, entry: str, kinds: str = "kinds") -> dict:
+        """``{kind: arrays[f"{entry}_{kind}"]}`` over the kinds the scan lists under ``kinds``."""
+        return {k: self.arrays[f"{entry}_{k}"] for k in self.arrays[kinds]}
 
-    @property
-    def sets(self) -> dict:
-        return {k: self.arrays[f"sets_{k}"] for k in self.arrays["kinds"]}
-
-    @property
-    def tracked_after(self) -> dict:
-        return {k: self.arrays[f"tracked_after_{k}"] for k in self.arrays["kinds"]}
-
-    @property
-    def draws(self) -> dict:
-        return {k: self.arrays[f"draws_{k}"] for k in self.arrays["draw_kinds"]}
+    single = property(lambda self: self._by_kind("single"), doc="``{kind: single_kind}``")
+    sets = property(lambda self: self._by_kind("sets"), doc="``{kind: sets_kind}``")
+    tracked_after = property(lambda self: self._by_kind("tracked_after"), doc="``{kind: tracked_after_kind}``")
+    draws = property(lambda self: self._by_kind("draws", "draw_kinds"), doc="``{kind: draws_kind}``")
 
     def copy_index(self, copy: str) -> int:
         return COPIES.index(one_of("copy", copy, COPIES))

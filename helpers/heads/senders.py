@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import real_model
 from ..interventions import Replace, Zero
-from ..render.npz import read_npz
+from ..render.npz import check_arrays, read_npz
 from ..render.validation import head_pair, instance, integer, one_of
 from .experiment import ABLATIONS, HeadStudy
 from .patching import INPUTS, _input_names, _sender_write, receiver_pattern, sender_screen
@@ -214,12 +214,7 @@ class Senders:
     arrays: dict
 
     def __post_init__(self):
-        if not isinstance(self.arrays, dict) or not all(isinstance(v, np.ndarray) for v in self.arrays.values()):
-            raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got "
-                            f"{type(self.arrays).__name__}")
-        missing = [k for k in ENTRIES if k not in self.arrays]
-        if missing:
-            raise ValueError(f"arrays lacks {missing}: not a sender screen (use helpers.heads.load_senders)")
+        check_arrays(self.arrays, ENTRIES, "a sender screen", "helpers.heads.load_senders")
 
     @property
     def receiver(self) -> tuple:

@@ -79,6 +79,17 @@ def read_npz(path, *, what: str = "an .npz file", remedy: str = "", format_versi
     return arrays
 
 
+def check_arrays(arrays, required, what: str, loader: str) -> dict:
+    """``arrays`` itself when it is a dict of numpy arrays holding every name of ``required``; otherwise
+    a TypeError or ValueError that says it is not ``what`` and names ``loader``, the way to get one."""
+    if not isinstance(arrays, dict) or not all(isinstance(v, np.ndarray) for v in arrays.values()):
+        raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got {type(arrays).__name__}")
+    missing = [k for k in required if k not in arrays]
+    if missing:
+        raise ValueError(f"arrays lacks {missing}: not {what} (use {loader})")
+    return arrays
+
+
 def _entries(arrays: dict, limit: int = 8) -> str:
     names = sorted(arrays)
     return ", ".join(map(repr, names[:limit])) + (f", … ({len(names)} in all)" if len(names) > limit else "")

@@ -38,6 +38,13 @@ def _run(key, fn):
     return ok, message, mistake
 
 
+def _passes_in_a_fresh_interpreter(script: str) -> None:
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_corpus_is_large_enough():
     for key in CODE_EXERCISES:
         wrong, right = CORPUS[key]
@@ -498,8 +505,6 @@ def test_numpy_reassigned_before_the_exercises_first_load_changes_nothing():
     """``helpers.exercises`` loads on first use, so the originals are recorded by ``import helpers``:
     a learner who reassigns ``np.exp`` in between is still graded against the real one. A fresh
     interpreter, because in this one the exercises are loaded already."""
-    import subprocess
-
     script = (
         "import math, numpy as np, helpers\n"
         "np.exp = lambda x: x\n"
@@ -510,16 +515,13 @@ def test_numpy_reassigned_before_the_exercises_first_load_changes_nothing():
         "assert v.ok is True, v.message\n"
         "assert 'numpy.exp' in v.message\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    _passes_in_a_fresh_interpreter(script)
 
 
 def test_helpers_imported_inside_catch_warnings_tells_of_no_change():
     """``warnings.catch_warnings`` swaps the module's private ``_showwarnmsg_impl`` while it is open
     (pytest wraps tests in one): the record of originals keeps public names only, so the checker does
     not tell the learner of a change they never made."""
-    import subprocess
-
     script = (
         "import warnings\n"
         "with warnings.catch_warnings(record=True):\n"
@@ -531,8 +533,7 @@ def test_helpers_imported_inside_catch_warnings_tells_of_no_change():
         "v = helpers.exercises.check_code('03-3', softmax)\n"
         "assert v.ok is True and '你改过' not in v.message, v.message\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    _passes_in_a_fresh_interpreter(script)
 
 
 def test_outputs_of_mixed_precision_are_each_judged_and_told_at_their_own():

@@ -29,7 +29,7 @@ import re
 
 import numpy as np
 import pytest
-from site_checks import require
+from site_checks import module_browser
 
 from tools import chromium
 from tools.site.live import live_pages
@@ -40,11 +40,7 @@ RANDOM_STATES = 200
 TOL = 1e-9
 
 
-@pytest.fixture(scope="module")
-def browser():
-    require(chromium.missing())
-    with chromium.browser() as b:
-        yield b
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 
 @pytest.fixture(scope="module")

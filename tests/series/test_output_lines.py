@@ -17,6 +17,7 @@ import re
 
 import pytest
 from paths import ROOT
+from printed_gaps import stored_outputs
 
 from helpers.render.format import _PIECES, LINE_COLUMNS, _width, wrap_text
 from tools.series import NOTEBOOKS
@@ -25,20 +26,18 @@ from tools.series import NOTEBOOKS
 def long_lines(path):
     """``(cell index, columns, line)`` for each stored text line wider than LINE_COLUMNS."""
     found = []
-    for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            text = "".join(out.get("text", "")) or ("" if "text/html" in data else "".join(data.get("text/plain", "")))
-            found += [(index, _width(line), line) for line in text.split("\n") if _width(line) > LINE_COLUMNS]
+    for index, out in stored_outputs(path):
+        data = out.get("data", {})
+        text = "".join(out.get("text", "")) or ("" if "text/html" in data else "".join(data.get("text/plain", "")))
+        found += [(index, _width(line), line) for line in text.split("\n") if _width(line) > LINE_COLUMNS]
     return found
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_stored_text_lines_fit_the_output_area(name):
-    found = long_lines(ROOT / "notebooks" / f"{name}.ipynb")
-    assert not found, (f"{name}: {len(found)} stored lines wider than {LINE_COLUMNS} columns (split the print, "
-                       "or fold helper text with helpers.render.format.wrap_text): "
-                       + " | ".join(f"cell {i} ({w}): {line[:40]}…" for i, w, line in found))
+    wide = [f"cell {i} ({w}): {line[:40]}…" for i, w, line in long_lines(ROOT / "notebooks" / f"{name}.ipynb")]
+    hint = "split the print, or fold helper text with helpers.render.format.wrap_text"
+    assert not wide, f"{name}: {len(wide)} stored lines wider than {LINE_COLUMNS} columns ({hint}): " + " | ".join(wide)
 
 
 @pytest.mark.parametrize("text", [

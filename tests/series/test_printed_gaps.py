@@ -9,18 +9,15 @@ import json
 
 import pytest
 from paths import ROOT
-from printed_gaps import noisy_lines, noisy_numbers, output_text
+from printed_gaps import noisy_lines, noisy_numbers, output_text, stored_outputs
 
 from tools.series import NOTEBOOKS
 
 
 def stored_noisy_gaps(path):
     """``(cell index, line, numbers)`` for each stored output line that prints a gap's digits."""
-    found = []
-    for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-        for out in cell.get("outputs", []):
-            found += [(index, line, numbers) for line, numbers in noisy_lines(output_text(out))]
-    return found
+    return [(index, line, numbers) for index, out in stored_outputs(path)
+            for line, numbers in noisy_lines(output_text(out))]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

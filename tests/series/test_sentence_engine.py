@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import sentence_reference
 from sentence_reference import CAP, FIXED, TOL, reference, same_ranking, wrong_files
-from site_checks import require
+from site_checks import module_browser, require
 
 from tools import chromium
 from tools.site.live import sentence
@@ -80,10 +80,7 @@ def folder(tmp_path_factory):
     return work
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium.browser() as b:
-        yield b
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 
 @pytest.fixture(scope="module", params=MODES)

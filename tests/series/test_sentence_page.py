@@ -42,7 +42,7 @@ import numpy as np
 import pytest
 import sentence_reference
 from sentence_reference import CAP, FIXED, TOL, python_view, same_ranking
-from site_checks import require
+from site_checks import module_browser
 from venvs import CACHE
 
 from tools import chromium
@@ -64,11 +64,7 @@ def drawn_texts() -> list:
 # ---- the site and the page --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser():
-    require(chromium.missing())
-    with chromium.browser() as b:
-        yield b
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from paths import ROOT
-from site_checks import require, site_missing
+from site_checks import module_browser, require, site_missing
 
 from tools import chromium
 from tools.series import NOTEBOOKS
@@ -48,13 +48,7 @@ PDF_PAGES = (5 * len(NOTEBOOKS), 16 * len(NOTEBOOKS))
 WINDOW = 1700
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for this module, closed at its end: playwright's sync API allows one
-    running at a time per thread, and tests/series/test_browser.py starts its own."""
-    require(chromium.missing())
-    with chromium.browser() as b:
-        yield b
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 
 @pytest.fixture(scope="module")

@@ -565,6 +565,18 @@ def _zero_layer(w, layer):
     return w
 
 
+def _previous_token_head(weights, head, ps, t, dest, g):
+    """Layer 0's ``head`` of ``weights`` (Q, K, V, O) made a previous-token head: position dimensions
+    ``ps`` (one per position), the query at i matching the key at i − 1 with gap ``g``, token ``t``
+    copied into the stream's dimensions ``dest``."""
+    Q, K, Vw, O = weights
+    n = len(ps)
+    Q[0, head, ps[1:], np.arange(n - 1)] = g
+    K[0, head, ps[:-1], np.arange(n - 1)] = 1
+    Vw[0, head, t, t] = 1
+    O[0, head, t, dest] = 1
+
+
 def _ih_two_heads(W_E, W_U, n):
     """Two heads of D/2 per layer; the work in layer 0's head 1 and layer 1's head 0, the other heads idle."""
     V, D = W_E.shape
@@ -575,10 +587,7 @@ def _ih_two_heads(W_E, W_U, n):
     W_pos = np.zeros((n, D))
     W_pos[np.arange(n), ps] = 1
     g = 25 * math.sqrt(h)
-    Q[0, 1, ps[1:], np.arange(n - 1)] = g
-    K[0, 1, ps[:-1], np.arange(n - 1)] = 1
-    Vw[0, 1, t, t] = 1
-    O[0, 1, t, p] = 1
+    _previous_token_head((Q, K, Vw, O), 1, ps, t, p, g)
     Q[1, 0, t, t] = g
     K[1, 0, p, t] = 1
     Vw[1, 0, t, t] = 1
@@ -624,10 +633,7 @@ def _ih_split_vocab_float32(W_E, W_U, n):
     W_pos = np.zeros((n, D), np.float32)
     W_pos[np.arange(n), ps] = 1
     g = 25 * math.sqrt(h)
-    Q[0, 0, ps[1:], np.arange(n - 1)] = g
-    K[0, 0, ps[:-1], np.arange(n - 1)] = 1
-    Vw[0, 0, t, t] = 1
-    O[0, 0, t, prev] = 1
+    _previous_token_head((Q, K, Vw, O), 0, ps, t, prev, g)
     for head, part in enumerate((t[::2], t[1::2])):
         k = np.arange(len(part))
         Q[1, head, part, k] = g

@@ -11,6 +11,7 @@ printed as plain decimals ("最大差 0.006"、"损失变化 -0.07") are measure
 and pass; values that are no gap ("‖J‖_F = 5.7e-06") are not looked at.
 """
 import html
+import json
 import re
 
 #: words that say the line prints a gap, an error or a difference
@@ -39,6 +40,13 @@ def noisy_lines(text: str) -> list:
     that prints a gap's digits."""
     plain = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<br\s*/?>|</tr>|</p>", "\n", text)))
     return [(line.strip(), numbers) for line in plain.split("\n") if (numbers := noisy_numbers(line))]
+
+
+def stored_outputs(path):
+    """``(cell index, output)`` for every output stored in the notebook at ``path``, in order."""
+    for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+        for out in cell.get("outputs", []):
+            yield index, out
 
 
 def output_text(output: dict) -> str:

@@ -22,3 +22,14 @@ def site_missing() -> str:
     """'' when the site extra is installed, else a one-line reason."""
     gone = [m for m in SITE_MODULES if importlib.util.find_spec(m) is None]
     return f"the site extra is not installed ({', '.join(gone)}; pip install -e '.[site]')" if gone else ""
+
+
+def module_browser():
+    """One headless Chromium for a test module, closed at its end (playwright's sync API allows one
+    running at a time per thread); skipped, or failed in CI, when Chromium is missing. A module takes
+    it as ``browser = pytest.fixture(scope="module", name="browser")(module_browser)``."""
+    from tools import chromium
+
+    require(chromium.missing())
+    with chromium.browser() as b:
+        yield b

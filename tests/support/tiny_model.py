@@ -29,3 +29,13 @@ def tiny_model():
     model = rm.Model(cfg, 1e-5, w(len(tokens), 8), blocks, ones, tokens, np.ones(len(tokens), int), [])
     model.tokenizer = rm.build_tokenizer(model)
     return model
+
+
+def tiny_run(seed: int, shape: tuple) -> tuple:
+    """``(model, ids, run)``: :func:`tiny_model`, random ids of ``shape`` drawn from ``seed``, and the
+    forward over them with every layer's input kept (what the head seam's tests start from)."""
+    from helpers import real_model
+
+    model = tiny_model()
+    ids = np.random.default_rng(seed).integers(0, model.config.vocab_size, shape)
+    return model, ids, real_model.forward(model, ids, keep_inputs=True)

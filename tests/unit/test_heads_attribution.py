@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from blas import assert_blas_close
-from tiny_model import tiny_model
+from tiny_model import tiny_run
 
 from helpers import real_model
 from helpers.heads import attribution as la
@@ -12,9 +12,7 @@ from helpers.heads import patching
 
 @pytest.fixture(scope="module")
 def clean():
-    model = tiny_model()
-    ids = np.random.default_rng(1).integers(0, model.config.vocab_size, (2, 6))
-    return model, ids, real_model.forward(model, ids, keep_inputs=True)
+    return tiny_run(1, (2, 6))
 
 
 def centred_logits(model, x, scale):

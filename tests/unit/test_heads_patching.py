@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from blas import assert_blas_close, forward_reductions
-from tiny_model import tiny_model
+from tiny_model import tiny_run
 
 from helpers import real_model
 from helpers.heads import patching
@@ -13,9 +13,7 @@ from helpers.layer import attention_layer
 
 @pytest.fixture(scope="module")
 def clean():
-    model = tiny_model()
-    ids = np.random.default_rng(0).integers(0, model.config.vocab_size, (3, 7))
-    return model, ids, real_model.forward(model, ids, keep_inputs=True)
+    return tiny_run(0, (3, 7))
 
 
 def same(actual, desired, model):

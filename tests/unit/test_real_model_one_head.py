@@ -4,7 +4,7 @@ writes, recomputed on its own, and the hook an intervention acts through (09_rea
 import numpy as np
 import pytest
 from blas import assert_blas_close, forward_reductions
-from tiny_model import tiny_model
+from tiny_model import tiny_run
 
 from helpers import real_model
 from helpers.interventions import Patch
@@ -13,9 +13,7 @@ from helpers.layer import attention_layer
 
 @pytest.fixture(scope="module")
 def clean():
-    model = tiny_model()
-    ids = np.random.default_rng(1).integers(0, model.config.vocab_size, (2, 5))
-    return model, ids, real_model.forward(model, ids, keep_inputs=True)
+    return tiny_run(1, (2, 5))
 
 
 def test_the_seam_checks_name_the_argument_as_the_caller_wrote_it(clean):

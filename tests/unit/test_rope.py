@@ -6,19 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import config
+from helpers import config, layer
 from helpers.config import LLAMA_3_1_8B, SMOLLM2_135M, ModelConfig, RopeScaling
-from helpers.layer import (
-    LayerCache,
-    LayerShape,
-    apply_rope,
-    attention_layer,
-    expand_gqa_to_mha,
-    random_layer,
-    rope_inv_freq,
-    rope_scores,
-    rope_wavelengths,
-)
 
 
 def published_llama3(head_dim, theta, factor, low_freq_factor, high_freq_factor, old_context_len):
@@ -60,7 +49,7 @@ def test_presets_carry_the_published_rope_scaling():
 
 def test_llama_3_1_8b_inverse_frequencies_match_the_published_rule():
     cfg, s = LLAMA_3_1_8B, LLAMA_3_1_8B.rope_scaling
-    got = rope_inv_freq(cfg.head_dim, cfg.rope_theta, s)
+    got = layer.rope_inv_freq(cfg.head_dim, cfg.rope_theta, s)
     want = published_llama3(cfg.head_dim, cfg.rope_theta, s.factor, s.low_freq_factor, s.high_freq_factor,
                             s.original_max_position_embeddings)
     assert got.shape == (64,)
@@ -69,8 +58,8 @@ def test_llama_3_1_8b_inverse_frequencies_match_the_published_rule():
 
 def test_short_wavelengths_unchanged_long_ones_slowed_by_the_factor():
     cfg = LLAMA_3_1_8B
-    plain = rope_wavelengths(cfg.head_dim, cfg.rope_theta)
-    scaled = rope_wavelengths(cfg.head_dim, cfg.rope_theta, cfg.rope_scaling)
+    plain = layer.rope_wavelengths(cfg.head_dim, cfg.rope_theta)
+    scaled = layer.rope_wavelengths(cfg.head_dim, cfg.rope_theta, cfg.rope_scaling)
     short, long_ = plain < 2048, plain > 8192
     middle = ~short & ~long_
     assert short.any() and long_.any() and middle.any()
@@ -83,7 +72,7 @@ def test_short_wavelengths_unchanged_long_ones_slowed_by_the_factor():
 def test_smollm2_stays_plain():
     cfg = SMOLLM2_135M
     plain = [1.0 / math.pow(cfg.rope_theta, 2 * i / cfg.head_dim) for i in range(cfg.head_dim // 2)]
-    np.testing.assert_allclose(rope_inv_freq(cfg.head_dim, cfg.rope_theta, cfg.rope_scaling), plain, rtol=1e-13)
+    np.testing.assert_allclose(layer.rope_inv_freq(cfg.head_dim, cfg.rope_theta, cfg.rope_scaling), plain, rtol=1e-13)
 
 
 @settings(max_examples=60, deadline=None)
@@ -91,10 +80,10 @@ def test_smollm2_stays_plain():
        st.floats(1.0, 64.0), st.floats(0.5, 2.0), st.floats(0.5, 6.0), st.sampled_from([64, 1024, 8192]))
 def test_rule_matches_the_published_loop_for_any_parameters(head_dim, theta, factor, low, gap, length):
     scaling = RopeScaling("llama3", factor, low, low + gap, length)
-    got = rope_inv_freq(head_dim, theta, scaling)
+    got = layer.rope_inv_freq(head_dim, theta, scaling)
     want = published_llama3(head_dim, theta, factor, low, low + gap, length)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
-    plain = rope_inv_freq(head_dim, theta)
+    plain = layer.rope_inv_freq(head_dim, theta)
     assert np.all(got <= plain * (1 + 1e-15)) and np.all(got >= plain / factor * (1 - 1e-15))
 
 
@@ -115,7 +104,7 @@ def test_bad_scaling_names_the_field(kwargs, error, message):
 
 def test_scaling_of_the_wrong_kind_is_refused():
     with pytest.raises(TypeError, match=r"scaling must be a helpers\.config\.RopeScaling or None, got \{"):
-        rope_inv_freq(128, 500000.0, {"rope_type": "llama3", "factor": 8.0})
+        layer.rope_inv_freq(128, 500000.0, {"rope_type": "llama3", "factor": 8.0})
     fields = {f: getattr(SMOLLM2_135M, f) for f in SMOLLM2_135M.__dataclass_fields__}
     with pytest.raises(TypeError, match="rope_scaling must be a RopeScaling or None, got 'llama3'"):
         ModelConfig(**fields | {"rope_scaling": "llama3"})
@@ -134,20 +123,20 @@ def test_scaled_rope_is_the_published_rotation_and_differs_from_plain():
             a, b = x[row, :, i], x[row, :, i + 4]
             want[row, :, i] = a * np.cos(pos * f) - b * np.sin(pos * f)
             want[row, :, i + 4] = b * np.cos(pos * f) + a * np.sin(pos * f)
-    got = apply_rope(x, positions, SMALL_THETA, SMALL_SCALING)
+    got = layer.apply_rope(x, positions, SMALL_THETA, SMALL_SCALING)
     np.testing.assert_allclose(got, want, atol=1e-12)
-    assert np.abs(got - apply_rope(x, positions, SMALL_THETA)).max() > 0.1
+    assert np.abs(got - layer.apply_rope(x, positions, SMALL_THETA)).max() > 0.1
 
 
 def test_scaled_layer_gqa_equals_its_mha_expansion():
-    shape = LayerShape(64, 8, 2, 8)
-    w = random_layer(shape, seed=3)
+    shape = layer.LayerShape(64, 8, 2, 8)
+    w = layer.random_layer(shape, seed=3)
     x = np.random.default_rng(4).standard_normal((5, 64))
     kw = dict(rope_theta=SMALL_THETA, rope_scaling=SMALL_SCALING, positions=np.arange(200, 205))
-    out, _ = attention_layer(x, w, shape, **kw)
-    w_mha, shape_mha = expand_gqa_to_mha(w, shape)
-    np.testing.assert_allclose(attention_layer(x, w_mha, shape_mha, **kw)[0], out, atol=1e-12)
-    plain, _ = attention_layer(x, w, shape, rope_theta=SMALL_THETA, positions=np.arange(200, 205))
+    out, _ = layer.attention_layer(x, w, shape, **kw)
+    w_mha, shape_mha = layer.expand_gqa_to_mha(w, shape)
+    np.testing.assert_allclose(layer.attention_layer(x, w_mha, shape_mha, **kw)[0], out, atol=1e-12)
+    plain, _ = layer.attention_layer(x, w, shape, rope_theta=SMALL_THETA, positions=np.arange(200, 205))
     assert np.abs(out - plain).max() > 1e-3
 
 
@@ -157,10 +146,10 @@ def test_scaled_rope_preserves_norms_and_depends_on_offset_only():
     k = rng.standard_normal((1, 1, 16))
     scaling = LLAMA_3_1_8B.rope_scaling
     for pos in (0, 1, 77, 5000, 131071):
-        assert np.linalg.norm(apply_rope(q, [pos], 500000.0, scaling)) == pytest.approx(np.linalg.norm(q))
+        assert np.linalg.norm(layer.apply_rope(q, [pos], 500000.0, scaling)) == pytest.approx(np.linalg.norm(q))
 
     def score(m, n, s=scaling):
-        return float((apply_rope(q, [m], 500000.0, s) * apply_rope(k, [n], 500000.0, s)).sum())
+        return float((layer.apply_rope(q, [m], 500000.0, s) * layer.apply_rope(k, [n], 500000.0, s)).sum())
 
     assert score(20005, 2) == pytest.approx(score(120005, 100002), abs=1e-8)
     assert score(3, 3) == pytest.approx(score(0, 0), abs=1e-12)
@@ -168,15 +157,15 @@ def test_scaled_rope_preserves_norms_and_depends_on_offset_only():
 
 
 def test_scaled_layer_cache_equals_full_pass():
-    shape = LayerShape(48, 6, 2, 8)
-    w = random_layer(shape, seed=7)
+    shape = layer.LayerShape(48, 6, 2, 8)
+    w = layer.random_layer(shape, seed=7)
     x = np.random.default_rng(8).standard_normal((7, 48))
     kw = dict(rope_theta=SMALL_THETA, rope_scaling=SMALL_SCALING)
     pos = np.arange(100, 107)
-    full, _ = attention_layer(x, w, shape, positions=pos, **kw)
-    cache = LayerCache()
-    first, _ = attention_layer(x[:3], w, shape, positions=pos[:3], cache=cache, **kw)
-    steps = [attention_layer(x[i:i + 1], w, shape, positions=pos[i:i + 1], cache=cache, **kw)[0] for i in range(3, 7)]
+    full, _ = layer.attention_layer(x, w, shape, positions=pos, **kw)
+    cache = layer.LayerCache()
+    first, _ = layer.attention_layer(x[:3], w, shape, positions=pos[:3], cache=cache, **kw)
+    steps = [layer.attention_layer(x[i:i + 1], w, shape, positions=pos[i:i + 1], cache=cache, **kw)[0] for i in range(3, 7)]
     np.testing.assert_allclose(np.vstack([first, *steps]), full, atol=1e-12)
 
 
@@ -185,13 +174,13 @@ def test_rope_scores_are_rotated_dot_products():
     q, k = rng.standard_normal((2, 3, 16))
     scaling = LLAMA_3_1_8B.rope_scaling
     distances = [0, 16, 4096, 131072]
-    got = rope_scores(q, k, distances, 500000.0, scaling)
+    got = layer.rope_scores(q, k, distances, 500000.0, scaling)
     assert got.shape == (4, 3)
     for a, m in enumerate(distances):
         for b in range(3):
-            qr = apply_rope(q[b][None, None], [m], 500000.0, scaling)
+            qr = layer.apply_rope(q[b][None, None], [m], 500000.0, scaling)
             assert got[a, b] == pytest.approx(float((qr * k[b]).sum()) / 4.0, abs=1e-12)
-    np.testing.assert_allclose(rope_scores(q[1], k[1], distances, 500000.0, scaling), got[:, 1])
+    np.testing.assert_allclose(layer.rope_scores(q[1], k[1], distances, 500000.0, scaling), got[:, 1])
     np.testing.assert_allclose(got[0], (q * k).sum(axis=1) / 4.0)
     with pytest.raises(ValueError, match=r"q and k must have the same shape, got \(3, 16\) and \(16,\)"):
-        rope_scores(q, k[0], distances, 500000.0)
+        layer.rope_scores(q, k[0], distances, 500000.0)
