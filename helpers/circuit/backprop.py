@@ -65,6 +65,23 @@ def loss_and_grads(model: Model, tokens) -> tuple:
 
 
 def _backward(p: dict, cache: Cache) -> dict:
+    return gradients(p, cache)[0]
+
+
+def softmax_scores_backward(cache, layer: int, d_weights: np.ndarray) -> tuple:
+    """Step 5 for softmax attention: ``(∂q, ∂k)`` from ``∂A`` through ``A = softmax(q kᵀ / √d)``."""
+    q, k = cache.q[layer], cache.k[layer]
+    d_scores = softmax_backward(cache.weights[layer], d_weights) / np.sqrt(q.shape[-1])
+    return d_scores @ k, np.swapaxes(d_scores, -1, -2) @ q
+
+
+def gradients(p: dict, cache, scores_backward=softmax_scores_backward) -> tuple:
+    """``(grads, ∂x₀)``: every parameter's gradient of the mean next-token loss, and the loss's gradient
+    with respect to the first residual stream (another model's extra input table reads its rows there).
+    ``cache`` holds what :func:`helpers.circuit.forward` records (``config``, ``tokens``, ``layer_inputs``,
+    ``q``, ``k``, ``v``, ``weights``, ``z``, ``final_residual``, ``logits``); ``scores_backward(cache,
+    layer, ∂A)`` turns the weights' gradient into the queries' and keys' (step 5), so a model with
+    another attention core reuses every other step. Unchecked: the callers check."""
     config = cache.config
     tokens = cache.tokens
     b, n = tokens.shape
@@ -84,17 +101,15 @@ def _backward(p: dict, cache: Cache) -> dict:
     pos = p["W_pos"][:n]
     for layer in reversed(range(config.layers)):
         x = cache.layer_inputs[layer]
-        q, k, v, weights, z = (getattr(cache, name)[layer] for name in ("q", "k", "v", "weights", "z"))
+        v, weights, z = (getattr(cache, name)[layer] for name in ("v", "weights", "z"))
         # 3.–4. every head's output gets ∂x unchanged; out_h = z_h W_O[h], all heads as one product
         w_o = p["W_O"][layer].reshape(h * dh, d_model)
         grads["W_O"][layer] = (merge_heads(z).T @ flatten_positions(dx)).reshape(h, dh, d_model)
         dz = split_heads(flatten_positions(dx) @ w_o.T, b, h)                            # (B, H, n, d)
         d_weights = dz @ np.swapaxes(v, -1, -2)
         dv = np.swapaxes(weights, -1, -2) @ dz
-        # 5. softmax, then s = q kᵀ / √d
-        d_scores = softmax_backward(weights, d_weights) / np.sqrt(dh)
-        dq = d_scores @ k
-        dk = np.swapaxes(d_scores, -1, -2) @ q
+        # 5. the attention core: softmax, then s = q kᵀ / √d
+        dq, dk = scores_backward(cache, layer, d_weights)
         # 6. q, k, v from their inputs
         qk_input = x + pos if config.positions == "qk" else x
         d_inputs = 0.0
@@ -115,7 +130,7 @@ def _backward(p: dict, cache: Cache) -> dict:
     one_hot = np.zeros((b * n, config.vocab), dtype=dx.dtype)   # row r marks the token at position r
     one_hot[np.arange(b * n), tokens.ravel()] = 1.0
     grads["W_E"] = one_hot.T @ flatten_positions(dx)                          # each token's row: Σ of its positions' ∂x
-    return grads
+    return grads, dx
 
 
 def split_heads(flat: np.ndarray, b: int, h: int) -> np.ndarray:

@@ -14,9 +14,9 @@ Gated DeltaNet convolves over 4 tokens): an extra table ``W_P`` whose row for th
 added to the residual stream, ``x₀[i] = W_E[t_i] + W_P[t_{i−1}]``. It hands every position "the token
 before me" without a previous-token head, so a model can find the earlier copy in one layer.
 
-:func:`backward` follows :mod:`helpers.circuit.backprop` step for step; only the weights' gradient
-differs for the linear core (``A = S / Σ S`` with ``S = φ(Q)φ(K)ᵀ`` masked) and ``W_P`` collects the
-gradient of the positions after each token.
+:func:`backward` is :func:`helpers.circuit.backprop.gradients` with the core's own step 5 (for the
+linear core ``A = S / Σ S`` with ``S = φ(Q)φ(K)ᵀ`` masked); ``W_P`` collects the gradient of the
+positions after each token.
 """
 from __future__ import annotations
 
@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..attention import causal_mask, target_loss
-from ..circuit.backprop import flatten_positions, split_heads
+from ..circuit.backprop import gradients, softmax_scores_backward
 from ..circuit.model import Config, head_projection, init_model, merge_heads
 from ..render.validation import boolean, choice, quiet_overflow
 from ..render.validation import seed as check_seed
-from ..training import softmax_backward
 from .forms import feature_map
 
 KINDS = ("softmax", "linear")
@@ -51,17 +50,19 @@ def init(config: Config, seed: int, *, shift: bool = False) -> dict:
 
 @dataclass
 class Cache:
-    """Every intermediate of :func:`forward` the gradient needs; ``weights[l]`` ``(B, H, n, n)``."""
+    """Every intermediate of :func:`forward` the gradient needs, named as :class:`helpers.circuit.Cache`
+    names them; ``weights[l]`` ``(B, H, n, n)``, ``sums[l]`` the linear core's row sums ``(B, H, n, 1)``."""
 
     tokens: np.ndarray
-    inputs: list = field(default_factory=list)
+    config: Config
+    layer_inputs: list = field(default_factory=list)
     q: list = field(default_factory=list)
     k: list = field(default_factory=list)
     v: list = field(default_factory=list)
     weights: list = field(default_factory=list)
     sums: list = field(default_factory=list)      # linear: each row's Σ φq·φk, (B, H, n, 1)
     z: list = field(default_factory=list)
-    final: np.ndarray = None
+    final_residual: np.ndarray = None
     logits: np.ndarray = None
 
     def token_losses(self) -> np.ndarray:
@@ -75,7 +76,7 @@ def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cach
     kind = choice("kind", kind, KINDS)
     b, n = tokens.shape
     d_model, h, dh = config.d_model, config.heads, config.d_head
-    cache = Cache(tokens)
+    cache = Cache(tokens, config)
     x = params["W_E"][tokens] + (params["W_pos"][:n] if config.positions == "residual" else 0.0)
     if "W_P" in params:
         x = x.copy()
@@ -83,7 +84,7 @@ def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cach
     mask, lower = causal_mask(n), np.tril(np.ones((n, n)))
     with quiet_overflow():
         for layer in range(config.layers):
-            cache.inputs.append(x)
+            cache.layer_inputs.append(x)
             q, k, v = (head_projection(x, params, config, layer, name) for name in ("q", "k", "v"))
             if kind == "softmax":
                 scores = q @ np.swapaxes(k, -1, -2)
@@ -102,63 +103,31 @@ def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cach
             for name, value in (("q", q), ("k", k), ("v", v), ("weights", weights), ("z", z)):
                 getattr(cache, name).append(value)
             x = x + (merge_heads(z) @ params["W_O"][layer].reshape(h * dh, d_model)).reshape(b, n, d_model)
-        cache.final = x
+        cache.final_residual = x
         cache.logits = x @ params["W_U"]
     return cache
 
 
 def backward(params: dict, config: Config, cache: Cache, kind: str) -> dict:
-    """Gradients of the mean next-token loss over every entry (:func:`forward`'s ``cache``)."""
+    """Gradients of the mean next-token loss over every entry (:func:`forward`'s ``cache``):
+    :func:`helpers.circuit.backprop.gradients` with this core's step 5, plus ``W_P``'s rows."""
     kind = choice("kind", kind, KINDS)
-    tokens = cache.tokens
-    b, n = tokens.shape
-    d_model, h, dh = config.d_model, config.heads, config.d_head
-    grads = {name: np.zeros_like(params[name]) for name in ("W_Q", "W_K", "W_V", "W_O")}
-    d_logits = np.exp(cache.logits - cache.logits.max(axis=-1, keepdims=True))
-    d_logits /= d_logits.sum(axis=-1, keepdims=True)
-    rows, cols = np.nonzero(np.ones((b, n - 1), dtype=bool))
-    d_logits[rows, cols, tokens[:, 1:].ravel()] -= 1.0
-    d_logits[:, -1] = 0.0
-    d_logits /= b * (n - 1)
-    grads["W_U"] = flatten_positions(cache.final).T @ flatten_positions(d_logits)
-    dx = d_logits @ params["W_U"].T
-    d_pos = np.zeros((n, d_model))
-    pos = params["W_pos"][:n]
-    lower = np.tril(np.ones((n, n)))
-    for layer in reversed(range(config.layers)):
-        x = cache.inputs[layer]
-        q, k, v, weights, z = (getattr(cache, name)[layer] for name in ("q", "k", "v", "weights", "z"))
-        w_o = params["W_O"][layer].reshape(h * dh, d_model)
-        grads["W_O"][layer] = (merge_heads(z).T @ flatten_positions(dx)).reshape(h, dh, d_model)
-        dz = split_heads(flatten_positions(dx) @ w_o.T, b, h)
-        d_weights = dz @ np.swapaxes(v, -1, -2)
-        dv = np.swapaxes(weights, -1, -2) @ dz
-        if kind == "softmax":
-            d_scores = softmax_backward(weights, d_weights) / np.sqrt(dh)
-            dq, dk = d_scores @ k, np.swapaxes(d_scores, -1, -2) @ q
-        else:   # weights = S / ΣS: ∂S = (∂A − Σ ∂A·A) / ΣS, inside the causal triangle
-            d_table = (d_weights - (d_weights * weights).sum(axis=-1, keepdims=True)) / cache.sums[layer] * lower
-            dq = (d_table @ feature_map(k)) * _phi_slope(q)
-            dk = (np.swapaxes(d_table, -1, -2) @ feature_map(q)) * _phi_slope(k)
-        qk_input = x + pos if config.positions == "qk" else x
-        d_inputs = 0.0
-        for name, source, d_proj in (("W_Q", qk_input, dq), ("W_K", qk_input, dk), ("W_V", x, dv)):
-            d_flat = merge_heads(d_proj)
-            w_flat = params[name][layer].transpose(1, 0, 2).reshape(d_model, h * dh)
-            grads[name][layer] = (flatten_positions(source).T @ d_flat).reshape(d_model, h, dh).transpose(1, 0, 2)
-            d_source = (d_flat @ w_flat.T).reshape(b, n, d_model)
-            if name != "W_V" and config.positions == "qk":
-                d_pos += d_source.sum(axis=0)
-            d_inputs = d_inputs + d_source
-        dx = dx + d_inputs
-    if config.positions == "residual":
-        d_pos += dx.sum(axis=0)
-    grads["W_pos"] = np.zeros_like(params["W_pos"])
-    grads["W_pos"][:n] = d_pos
-    grads["W_E"] = _token_rows(tokens, dx, config.vocab)
+    core = softmax_scores_backward if kind == "softmax" else _linear_scores_backward
+    grads, dx = gradients(params, cache, core)
     if "W_P" in params:
-        grads["W_P"] = _token_rows(tokens[:, :-1], dx[:, 1:], config.vocab)
+        grads["W_P"] = _token_rows(cache.tokens[:, :-1], dx[:, 1:], config.vocab)
     return grads
+
+
+def _linear_scores_backward(cache: Cache, layer: int, d_weights: np.ndarray) -> tuple:
+    """``(∂q, ∂k)`` through ``A = S / ΣS``, ``S = φ(q)φ(k)ᵀ`` inside the causal triangle:
+    ``∂S = (∂A − Σ ∂A·A) / ΣS``, then ``φ``'s slope."""
+    q, k, weights = cache.q[layer], cache.k[layer], cache.weights[layer]
+    lower = np.tril(np.ones((q.shape[-2], q.shape[-2])))
+    d_table = (d_weights - (d_weights * weights).sum(axis=-1, keepdims=True)) / cache.sums[layer] * lower
+    dq = (d_table @ feature_map(k)) * _phi_slope(q)
+    dk = (np.swapaxes(d_table, -1, -2) @ feature_map(q)) * _phi_slope(k)
+    return dq, dk
 
 
 def _token_rows(tokens: np.ndarray, dx: np.ndarray, vocab: int) -> np.ndarray:
