@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..attention import causal_mask, target_loss
+from ..attention import causal_mask
 from ..circuit.backprop import gradients, softmax_scores_backward
+from ..circuit.model import Cache as CircuitCache
 from ..circuit.model import Config, head_projection, init_model, merge_heads
 from ..render.validation import boolean, choice, quiet_overflow
 from ..render.validation import seed as check_seed
@@ -49,25 +50,11 @@ def init(config: Config, seed: int, *, shift: bool = False) -> dict:
 
 
 @dataclass
-class Cache:
-    """Every intermediate of :func:`forward` the gradient needs, named as :class:`helpers.circuit.Cache`
-    names them; ``weights[l]`` ``(B, H, n, n)``, ``sums[l]`` the linear core's row sums ``(B, H, n, 1)``."""
+class Cache(CircuitCache):
+    """:class:`helpers.circuit.Cache` (every intermediate, named alike), plus ``sums[l]``: the linear
+    core's row sums ``Σ φq·φk`` ``(B, H, n, 1)`` (``None`` for softmax), which its gradient divides by."""
 
-    tokens: np.ndarray
-    config: Config
-    layer_inputs: list = field(default_factory=list)
-    q: list = field(default_factory=list)
-    k: list = field(default_factory=list)
-    v: list = field(default_factory=list)
-    weights: list = field(default_factory=list)
-    sums: list = field(default_factory=list)      # linear: each row's Σ φq·φk, (B, H, n, 1)
-    z: list = field(default_factory=list)
-    final_residual: np.ndarray = None
-    logits: np.ndarray = None
-
-    def token_losses(self) -> np.ndarray:
-        """``(B, n − 1)``: −log p(token i+1) at entry i."""
-        return target_loss(self.logits[:, :-1], self.tokens[:, 1:])
+    sums: list = field(default_factory=list)
 
 
 def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cache:
@@ -76,7 +63,7 @@ def forward(params: dict, config: Config, tokens: np.ndarray, kind: str) -> Cach
     kind = choice("kind", kind, KINDS)
     b, n = tokens.shape
     d_model, h, dh = config.d_model, config.heads, config.d_head
-    cache = Cache(tokens, config)
+    cache = Cache(config, tokens, params)
     x = params["W_E"][tokens] + (params["W_pos"][:n] if config.positions == "residual" else 0.0)
     if "W_P" in params:
         x = x.copy()
