@@ -15,6 +15,11 @@ from ..render.format import fmt
 RANKS = 5
 
 
+#: the readout's scores and ablations: (state key, the word before it)
+SCORE_READOUT = (("previous", "前一个 token"), ("sink", "汇聚"), ("induction", "归纳"))
+ABLATION_READOUT = (("zero", "置零"), ("mean", "换成均值"), ("resample", "重采样"))
+
+
 class HeadsExplorer(Explorer):
     """A score and a rank → that head's pattern on the repeated sequence, its three scores, and the
     second-copy loss change (mean over the sequences) with it removed by zero-, mean- and
@@ -70,11 +75,10 @@ class HeadsExplorer(Explorer):
 
     def describe(self, s):
         layer, head = s["head"]
-        return (f"第 {layer} 层第 {head} 个头 · 前一个 token <span class='previous'>{fmt(s['previous'])}</span> · "
-                f"汇聚 <span class='sink'>{fmt(s['sink'])}</span> · 归纳 <span class='induction'>{fmt(s['induction'])}</span>"
-                f"<br>只去掉这个头，第二遍的损失变化（{len(self.study.seeds)} 条序列的平均，nats）：置零 "
-                f"<span class='zero'>{s['zero']:+.3f}</span> · 换成均值 <span class='mean'>{s['mean']:+.3f}</span>"
-                f" · 重采样 <span class='resample'>{s['resample']:+.3f}</span>" + limit_note(self.controls))
+        scores = " · ".join(f"{label} <span class='{key}'>{fmt(s[key])}</span>" for key, label in SCORE_READOUT)
+        changes = " · ".join(f"{label} <span class='{key}'>{s[key]:+.3f}</span>" for key, label in ABLATION_READOUT)
+        return (f"第 {layer} 层第 {head} 个头 · {scores}<br>只去掉这个头，第二遍的损失变化"
+                f"（{len(self.study.seeds)} 条序列的平均，nats）：{changes}" + limit_note(self.controls))
 
     def web_view(self, s):
         # tokens named on every other position, as the still names them (both copies show the same

@@ -30,6 +30,11 @@ def _settings_title(state) -> str:
     return f"d = {state['d']} · n = {state['n']} · {score}"
 
 
+#: the readout: (words, span class, state key, fmt's extra arguments)
+READOUT = (("分数标准差", "std", "score_std", (2,)), ("最大权重平均", "maxw", "mean_max", ()),
+           ("softmax 雅可比范数平均", "jac", "jacobian", ()))
+
+
 class SqrtDExplorer(Explorer):
     """d (log steps), n and the 1/√d switch → the score histogram and each rank's mean weight."""
 
@@ -110,10 +115,9 @@ class SqrtDExplorer(Explorer):
 
     def describe(self, s):
         mode = "÷√d" if s["scaled"] else "不缩放"
-        return (f"d = {s['d']}，n = {s['n']}，{mode}：分数标准差 "
-                f'<span class="std">{fmt(s["score_std"], 2)}</span> · 最大权重平均 '
-                f'<span class="maxw">{fmt(s["mean_max"])}</span> · softmax 雅可比范数平均 '
-                f'<span class="jac">{fmt(s["jacobian"])}</span>')
+        values = " · ".join(f'{label} <span class="{cls}">{fmt(s[key], *digits)}</span>'
+                            for label, cls, key, digits in READOUT)
+        return f"d = {s['d']}，n = {s['n']}，{mode}：{values}"
 
     def web_view(self, s):
         shown = s["shown"]
