@@ -84,6 +84,8 @@ def check_arrays(arrays, required, what: str, loader: str) -> dict:
     a TypeError or ValueError that says it is not ``what`` and names ``loader``, the way to get one."""
     if not isinstance(arrays, dict) or not all(isinstance(v, np.ndarray) for v in arrays.values()):
         raise TypeError(f"arrays must be the dict of numpy arrays that compute() returns, got {type(arrays).__name__}")
+    required = [str(text(f"required[{i}]", k)) for i, k in enumerate(entries("required", required, "entry names"))]
+    what, loader = text("what", what), text("loader", loader)
     missing = [k for k in required if k not in arrays]
     if missing:
         raise ValueError(f"arrays lacks {missing}: not {what} (use {loader})")
