@@ -75,7 +75,9 @@ EXEMPT = {
              "like the loop's softmax; their arguments are checked where forward and backward are entered, which "
              "are walked" for name in ("helpers.circuit.model.head_projection", "helpers.circuit.model.merge_heads",
                                        "helpers.circuit.backprop.split_heads",
-                                       "helpers.circuit.backprop.flatten_positions")},
+                                       "helpers.circuit.backprop.flatten_positions",
+                                       "helpers.circuit.backprop.gradients",
+                                       "helpers.circuit.backprop.softmax_scores_backward")},
     "helpers.display.show": "displays a figure in the notebook (IPython display); `fig` is checked by the same "
                             "code as figure_png, which is walked",
 }
