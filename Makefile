@@ -154,7 +154,7 @@ streaming-data: setup-test
 	$(PY) -m tools.data.streaming_data
 
 # Notebook 15's training runs: 11's model with softmax and with linear attention, in two settings, three seeds
-# each, into helpers/data/fixed_state_recall.npz (about an hour of one core; two processes on two cores, merged;
+# each, into helpers/data/fixed_state_recall.npz (about 40 minutes of one core; two processes on two cores, merged;
 # byte-stable, pinned like circuit-data).
 fixed-state-data: setup-test
 	$(PY) -m tools.data.fixed_state_data --settings plain --part .cache/fixed_state_plain.pkl & \
