@@ -66,7 +66,7 @@ class ChunkExplorer(Explorer):
         return {"title": "", "panels": [panel]}
 
 
-SETTING_OPTIONS = (("笔记本 11 的模型和任务", "plain"), ("加上短卷积、重复段 8 个", "conv"))
+SETTING_OPTIONS = (("笔记本 11 的模型和任务", "plain"), ("加短卷积、重复段 8 个", "conv"))
 SETTING_NAMES = {value: label for label, value in SETTING_OPTIONS}
 #: the distance axis' right end: the longest task's length (a distance is at most length − repeat)
 LONGEST = max(task.length for task, _ in recall.SETTINGS.values())

@@ -52,7 +52,7 @@ def recall_figure():
     chance (one token in ``vocab``)."""
     fig = new_figure(7.6, 3.8)
     axes = fig.subplots(1, 2, sharey=True)
-    titles = {"plain": "笔记本 11 的模型和任务（32 个 token）", "conv": "加上短卷积，32 个 token、重复段 8 个"}
+    titles = {"plain": "笔记本 11 的模型和任务（32 个 token）", "conv": "加短卷积，32 个 token、重复段 8 个"}
     for ax, setting in zip(axes, recall.SETTINGS):
         for kind, colour, label in (("softmax", ACCENT, "softmax 注意力"), ("linear", BASE, "线性注意力")):
             bins, mean, low, high = recall.mean_recall(setting, kind)
