@@ -142,6 +142,11 @@ def ledger_colours() -> list:
             for m in ledger.MODELS]
 
 
+def _short(model) -> str:
+    """A row's name without its note, the counterfactual row told apart: what fits under a bar."""
+    return model.name.split("（")[0] + (" 展开" if model.counterfactual else "")
+
+
 def _ledger_title(n: int) -> str:
     return f"n = {n // 1024}K 个 token 时一条序列的缓存"
 
@@ -156,7 +161,7 @@ class LedgerExplorer(Explorer):
 
     def compute(self, n):
         totals = np.array([m.total(n) for m in ledger.MODELS], dtype=float)
-        return {"n": n, "totals": totals, "names": [m.name for m in ledger.MODELS]}
+        return {"n": n, "totals": totals, "names": [_short(m) for m in ledger.MODELS]}
 
     def build(self, fig):
         self.ax = fig.add_subplot()
@@ -179,12 +184,11 @@ class LedgerExplorer(Explorer):
         self.title.set_text(_ledger_title(s["n"]))
 
     def describe(self, s):
-        rows = "；".join(f"{name.split('（')[0]} {fmt_bytes(t)}" for name, t in zip(s["names"], s["totals"]))
+        rows = "；".join(f"{name} {fmt_bytes(t)}" for name, t in zip(s["names"], s["totals"]))
         return f"n = {s['n'] // 1024}K：{rows}"
 
     def web_view(self, s):
-        labels = [name.split("（")[0] for name in s["names"]]
         key = "，".join(f"{colour_word(colour)} = {label}" for colour, label in LEDGER_GROUPS)
-        panel = web.bars(labels, np.log10(s["totals"]), title=f"{_ledger_title(s['n'])}（log₁₀ 字节；{key}）",
+        panel = web.bars(s["names"], np.log10(s["totals"]), title=f"{_ledger_title(s['n'])}（log₁₀ 字节；{key}）",
                          ylabel="log₁₀（字节）", ylim=(6.0, 13.0), colors=ledger_colours())
         return {"title": "", "panels": [panel]}

@@ -311,7 +311,9 @@
     bars: function (svg, p) {
       var t = titleLines(p.title, W - 8), box = { x: 52, y: 32 + t.height, w: W - 64, h: 170 }, n = p.labels.length, lo = p.ylim[0], hi = p.ylim[1];
       var ys = scale(lo, hi, box.y + box.h, box.y), bw = box.w / n;
-      svg.setAttribute("viewBox", "0 0 " + W + " " + (254 + t.height));
+      var longest = Math.max.apply(null, p.labels.map(function (s) { return textWidth(s, MIN_FONT); }).concat([0]));
+      var turn = longest > 0.9 * bw, under = turn ? 10 + longest : null;  // labels that would run into each other stand up
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (254 + t.height + (turn ? under - 24 : 0)));
       axes(svg, box, null, ys, null, niceTicks(lo, hi));
       var visible = p.visible === null ? n : p.visible, top = p.highlight === null ? [] : [].concat(p.highlight);  // a tie: several
       for (var i = 0; i < visible; i++) {
@@ -319,12 +321,15 @@
         var colour = top.indexOf(i) >= 0 ? p.accent : (p.colors ? p.colors[i] : p.color);
         svg.appendChild(el("rect", { x: box.x + i * bw + 0.15 * bw, width: 0.7 * bw, y: Math.min(y0, y1),
                                      height: Math.abs(y0 - y1), fill: colour }));
-        svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: box.y + box.h + 18, "text-anchor": "middle",
-                                     class: "al-ticklabel" }, p.labels[i]));
+        var lx = box.x + (i + 0.5) * bw, ly = box.y + box.h + 6;
+        svg.appendChild(el("text", turn ? { x: lx + MIN_FONT / 3, y: ly, "text-anchor": "end", class: "al-ticklabel",
+                                            transform: "rotate(-90 " + (lx + MIN_FONT / 3) + " " + ly + ")" }
+                                        : { x: lx, y: box.y + box.h + 18, "text-anchor": "middle", class: "al-ticklabel" },
+                                   p.labels[i]));
         if (p.digits !== null) svg.appendChild(el("text", { x: box.x + (i + 0.5) * bw, y: Math.min(y0, y1) - 4,
                                                             "text-anchor": "middle", class: "al-value" }, fmt(v, p.digits)));
       }
-      frame(svg, box, p, null, W, t);
+      frame(svg, box, p, under, W, t);
     },
     heatmap: function (svg, p) {
       var rows = p.cells.shape[0], cols = p.cells.shape[1], lv = levels(p.cells);
